@@ -1,0 +1,36 @@
+"""The `puffer` command line. Each subcommand lives in its own module, imported on use."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+#: subcommand -> ("module:function", one-line help). The function takes argv (list[str])
+#: after the subcommand and returns an exit code.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "list": ("pufferlib.cli_registry:list_command", "list environment ids per plugin"),
+    "plugins": ("pufferlib.cli_registry:plugins_command", "list installed plugins and versions"),
+    "rollout": ("pufferlib.cli_registry:rollout_command",
+                "step an env with random actions and print steps per second"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `puffer` (and `python -m pufferlib`)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: puffer COMMAND [options]\n\ncommands:")
+        for name, (_, help_text) in COMMANDS.items():
+            print(f"  {name:<10} {help_text}")
+        print("\n`puffer COMMAND --help` describes a command's options.")
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(COMMANDS), n=3)
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        print(f"puffer: unknown command {name!r}.{hint} Commands: {', '.join(COMMANDS)}", file=sys.stderr)
+        return 2
+    module, _, func = COMMANDS[name][0].partition(":")
+    return int(getattr(importlib.import_module(module), func)(rest) or 0)

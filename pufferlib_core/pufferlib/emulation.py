@@ -1,0 +1,285 @@
+"""Emulation: any Gymnasium or PettingZoo env becomes a PufferEnv.
+
+Observations of any nesting are flattened into one row per agent by
+`pufferlib.spaces.ObsLayout` (`env.obs_layout.unflatten(...)` and
+`pufferlib.pytorch.unflatten(...)` give the structure back as views); structured
+actions are flattened by `pufferlib.spaces.ActionLayout`.
+
+Auto-reset semantics (the same as native PufferEnvs): when the wrapped env ends an
+episode (terminated or truncated; for PettingZoo, when no agent is left), the same
+`step` call resets it. The returned observation is then the first observation of the
+next episode, while `rewards`, `terminals` and `truncations` belong to the step that
+ended the episode. That step's infos carry the env's own final info dict plus
+`episode_return` (sum of rewards; for PettingZoo the mean over agents) and
+`episode_length` (steps). Infos of steps that end no episode are not forwarded.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from typing import Any, Callable
+
+import numpy as np
+
+from pufferlib.environment import Buffers, PufferEnv
+from pufferlib.errors import APIUsageError
+from pufferlib.spaces import ActionLayout, ObsLayout
+
+
+def _instantiate(env_or_creator: Any, env_args: tuple, env_kwargs: dict | None) -> Any:
+    if callable(env_or_creator) and not _is_env_instance(env_or_creator):
+        return env_or_creator(*env_args, **(env_kwargs or {}))
+    if env_args or env_kwargs:
+        raise APIUsageError("env_args/env_kwargs were given with an env instance; pass a creator instead.")
+    return env_or_creator
+
+
+def _is_env_instance(obj: Any) -> bool:
+    return not isinstance(obj, type) and (hasattr(obj, "step") and hasattr(obj, "reset"))
+
+
+class _Emulated(PufferEnv):
+    """Shared parts of the emulation wrappers: the layouts and buffer rebinding."""
+
+    def _setup(self, obs_space, act_space, num_agents: int, buf: Any) -> None:
+        self.obs_layout = ObsLayout(obs_space)
+        self.action_layout = ActionLayout(act_space)
+        self.single_observation_space = self.obs_layout.flat_space
+        self.single_action_space = self.action_layout.flat_space
+        self.num_agents = num_agents
+        super().__init__(buf)
+
+    def _bind(self, buf: Buffers) -> None:
+        super()._bind(buf)
+        self._obs_views = [self.obs_layout.leaf_views(row) for row in self.observations]
+
+    def rebind(self, buf: Any) -> None:
+        """Move this env onto another set of arrays (a vectorizer's batch slice)."""
+        self._bind(Buffers.coerce(buf))
+
+
+class GymnasiumPufferEnv(_Emulated):
+    """A single-agent Gymnasium env (or a simple-style PufferEnv) as a PufferEnv.
+
+    `env` is an env instance or a creator called as `env(*env_args, **env_kwargs)`.
+    """
+
+    def __init__(self, env: Any = None, env_args: tuple = (), env_kwargs: dict | None = None,
+                 buf: Any = None, *, env_creator: Callable | None = None):
+        self.env = _instantiate(env if env is not None else env_creator, env_args, env_kwargs)
+        self._simple_api = isinstance(self.env, PufferEnv) and self.env.is_simple_style
+        for attr in ("observation_space", "action_space"):
+            if getattr(self.env, attr, None) is None:
+                raise APIUsageError(f"{type(self.env).__name__} has no {attr}; set it in __init__.")
+        self.render_mode = getattr(self.env, "render_mode", None)
+        self._setup(self.env.observation_space, self.env.action_space, 1, buf)
+        self._reset_takes_seed = not self._simple_api or "seed" in inspect.signature(self.env.reset).parameters
+        self._discrete_action = (not self.action_layout.structured and self.action_layout.discrete
+                                 and self.action_layout.shape == () and self.env.action_space.start == 0)
+        self.episode_return = 0.0
+        self.episode_length = 0
+
+    def _reset_env(self, seed: int | None) -> tuple[Any, dict]:
+        if self._simple_api:
+            obs = self.env.reset(seed=seed) if self._reset_takes_seed and seed is not None else self.env.reset()
+            return obs, {}
+        return self.env.reset(seed=seed)
+
+    def reset(self, seed: int | None = None):
+        obs, info = self._reset_env(seed)
+        self.obs_layout.write(obs, self._obs_views[0])
+        self.rewards[0] = 0.0
+        self.terminals[0] = False
+        self.truncations[0] = False
+        self.masks[0] = True
+        self.episode_return, self.episode_length = 0.0, 0
+        return self.observations, [info] if info else []
+
+    def step(self, actions: np.ndarray):
+        row = actions[0]
+        action = int(row[0]) if self._discrete_action else self.action_layout.unflatten(row)
+        if self._simple_api:
+            obs, reward, terminal, info = self.env.step(action)
+            truncated = False
+        else:
+            obs, reward, terminal, truncated, info = self.env.step(action)
+        self.episode_return += float(reward)
+        self.episode_length += 1
+        infos = []
+        if terminal or truncated:
+            info = dict(info) if info else {}
+            info["episode_return"] = self.episode_return
+            info["episode_length"] = self.episode_length
+            infos.append(info)
+            obs, _ = self._reset_env(None)
+            self.episode_return, self.episode_length = 0.0, 0
+        self.obs_layout.write(obs, self._obs_views[0])
+        self.rewards[0] = reward
+        self.terminals[0] = terminal
+        self.truncations[0] = truncated
+        return self.observations, self.rewards, self.terminals, self.truncations, infos
+
+    def render(self) -> Any:
+        return self.env.render()
+
+    def close(self) -> None:
+        close = getattr(self.env, "close", None)
+        if close is not None:
+            close()
+
+
+class PettingZooPufferEnv(_Emulated):
+    """A PettingZoo env (parallel API; AEC envs are converted) as a multi-agent PufferEnv.
+
+    Every agent of `possible_agents` owns a fixed row. Agents that are absent (not yet
+    spawned, or gone after their final step) have zeroed observations and mask False;
+    their actions are ignored. All agents must share one observation and one action space.
+    """
+
+    def __init__(self, env: Any = None, env_args: tuple = (), env_kwargs: dict | None = None,
+                 buf: Any = None, *, env_creator: Callable | None = None):
+        env = _instantiate(env if env is not None else env_creator, env_args, env_kwargs)
+        self.env = _as_parallel(env)
+        self.possible_agents = list(self.env.possible_agents)
+        if not self.possible_agents:
+            raise APIUsageError(f"{type(self.env).__name__} has no possible_agents.")
+        obs_space = _shared_space(self.env, self.possible_agents, "observation_space")
+        act_space = _shared_space(self.env, self.possible_agents, "action_space")
+        self.render_mode = getattr(self.env, "render_mode", None)
+        self._slot = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self._setup(obs_space, act_space, len(self.possible_agents), buf)
+        self._returns = np.zeros(self.num_agents, np.float64)
+        self._seen = np.zeros(self.num_agents, bool)
+        self.episode_length = 0
+
+    def _write_obs(self, obs: dict) -> None:
+        self.observations[:] = 0
+        self.masks[:] = False
+        for agent, value in obs.items():
+            i = self._slot[agent]
+            self.obs_layout.write(value, self._obs_views[i])
+            self.masks[i] = True
+
+    def reset(self, seed: int | None = None):
+        obs, infos = self.env.reset(seed=seed)
+        self._write_obs(obs)
+        self._seen[:] = self.masks
+        self.rewards[:] = 0
+        self.terminals[:] = False
+        self.truncations[:] = False
+        self._returns[:] = 0
+        self.episode_length = 0
+        return self.observations, [i for i in (infos or {}).values() if i]
+
+    def step(self, actions: np.ndarray):
+        unflatten = self.action_layout.unflatten
+        action = {agent: unflatten(actions[self._slot[agent]]) for agent in self.env.agents}
+        obs, rewards, terms, truncs, _ = self.env.step(action)
+        self.rewards[:] = 0
+        self.terminals[:] = False
+        self.truncations[:] = False
+        slot = self._slot
+        for agent, r in rewards.items():
+            self.rewards[slot[agent]] = r
+        for agent, t in terms.items():
+            self.terminals[slot[agent]] = t
+        for agent, t in truncs.items():
+            self.truncations[slot[agent]] = t
+        self._returns += self.rewards
+        self.episode_length += 1
+        self._write_obs(obs)
+        # Agents that just finished still own this step's transition.
+        for agent in rewards:
+            self.masks[slot[agent]] = True
+        self._seen |= self.masks
+        infos = []
+        if not self.env.agents:
+            infos.append({"episode_return": float(self._returns[self._seen].mean()),
+                          "episode_length": self.episode_length})
+            obs, _ = self.env.reset()
+            masks = self.masks.copy()
+            self._write_obs(obs)  # next episode's first observation ...
+            self.masks |= masks   # ... while the finishing agents keep their final transition
+            self._seen[:] = self.masks
+            self._returns[:] = 0
+            self.episode_length = 0
+        return self.observations, self.rewards, self.terminals, self.truncations, infos
+
+    def render(self) -> Any:
+        return self.env.render()
+
+    def close(self) -> None:
+        self.env.close()
+
+
+def _as_parallel(env: Any) -> Any:
+    from pettingzoo.utils.env import AECEnv
+
+    if isinstance(env, AECEnv):
+        from pettingzoo.utils.conversions import aec_to_parallel
+
+        try:
+            return aec_to_parallel(env)
+        except AssertionError as exc:
+            raise APIUsageError(f"This AEC env cannot be converted to the parallel API: {exc}") from exc
+    return env
+
+
+def _shared_space(env: Any, agents: list, attr: str):
+    spaces_by_agent = {agent: getattr(env, attr)(agent) for agent in agents}
+    first = spaces_by_agent[agents[0]]
+    differ = [a for a, s in spaces_by_agent.items() if s != first]
+    if differ:
+        raise APIUsageError(
+            f"PettingZoo agents must share one {attr.replace('_', ' ')}: agent {agents[0]!r} has "
+            f"{first}, but {differ[:5]} differ (e.g. {differ[0]!r}: {spaces_by_agent[differ[0]]}). "
+            "Pad them to a common space with a PettingZoo wrapper first.")
+    return first
+
+
+def is_pettingzoo_env(env: Any) -> bool:
+    """True for PettingZoo parallel or AEC env instances."""
+    try:
+        from pettingzoo.utils.env import AECEnv, ParallelEnv
+    except ImportError:
+        return False
+    if isinstance(env, (AECEnv, ParallelEnv)):
+        return True
+    # Wrappers such as aec_to_parallel do not always inherit ParallelEnv.
+    return hasattr(env, "possible_agents") and callable(getattr(env, "observation_space", None))
+
+
+def wrap(env: Any, buf: Any = None) -> PufferEnv:
+    """Return `env` as a native PufferEnv bound to `buf`, wrapping it if needed."""
+    if isinstance(env, PufferEnv) and not env.is_simple_style:
+        if buf is not None:
+            if not isinstance(env, _Emulated):
+                raise APIUsageError(f"{type(env).__name__} is already built; pass buf to its constructor.")
+            env.rebind(buf)
+        return env
+    if is_pettingzoo_env(env):
+        return PettingZooPufferEnv(env, buf=buf)
+    if hasattr(env, "observation_space") and hasattr(env, "step"):
+        return GymnasiumPufferEnv(env, buf=buf)
+    raise APIUsageError(
+        f"Cannot emulate {type(env).__name__}: expected a PufferEnv, a Gymnasium env or a PettingZoo env.")
+
+
+def creator_from_instance(env: Any) -> Callable[[], Any]:
+    """A creator that makes fresh copies of an env instance (from its spec when it has one)."""
+    spec = getattr(env, "spec", None)
+    if spec is not None and not isinstance(env, PufferEnv):
+        import gymnasium
+
+        def make_from_spec(**kwargs):
+            return gymnasium.make(spec, **kwargs)
+
+        return make_from_spec
+    try:
+        template = copy.deepcopy(env)
+    except Exception as exc:
+        raise APIUsageError(
+            f"Cannot make copies of this {type(env).__name__} instance ({exc}); pass its class or a "
+            "creator (e.g. lambda: MyEnv()) so that every copy gets its own env.") from exc
+    return lambda: copy.deepcopy(template)

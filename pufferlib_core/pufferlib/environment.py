@@ -1,0 +1,193 @@
+"""PufferEnv: environments that write into preallocated arrays in place.
+
+A native PufferEnv subclass sets `single_observation_space`, `single_action_space` and
+`num_agents`, then calls `super().__init__(buf)`. The base class validates them and
+binds the six arrays below, either its own or slices of a vectorizer's shared batch
+(`buf`), so a vectorized step copies nothing:
+
+    observations  (num_agents, *obs_shape)  obs dtype
+    rewards       (num_agents,)             float32
+    terminals     (num_agents,)             bool
+    truncations   (num_agents,)             bool
+    masks         (num_agents,)             bool   (False: padded/absent agent)
+    actions       (num_agents, *act_shape)  int32 (Discrete/MultiDiscrete) or float32 (Box)
+
+`reset(seed=None) -> (observations, infos)` and
+`step(actions) -> (observations, rewards, terminals, truncations, infos)` fill the
+arrays and return them; `infos` is a list of dicts. A native env resets its finished
+agents itself inside `step`.
+
+The simpler authoring style of the user guide is accepted too: a subclass that calls
+`super().__init__(buf)` first, then sets `observation_space`/`action_space` (for
+example with `make_space`/`make_discrete`), whose `reset()` returns an observation
+and whose `step(action)` returns `(obs, reward, done, info)`. Such an env is a
+single-agent env with `is_simple_style == True`; `pufferlib.emulate`, the
+vectorizers and the trainer adapt it through `pufferlib.emulation`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+import numpy as np
+from gymnasium import spaces
+
+from pufferlib import spaces as pspaces
+from pufferlib.errors import APIUsageError
+
+OBS_SPACES = (spaces.Box,)
+ACTION_SPACES = (spaces.Discrete, spaces.MultiDiscrete, spaces.Box)
+
+
+def action_dtype(space: spaces.Space) -> np.dtype:
+    """dtype of the actions array for a (flat) action space."""
+    return np.dtype(np.float32) if isinstance(space, spaces.Box) else np.dtype(np.int32)
+
+
+def action_shape(space: spaces.Space) -> tuple[int, ...]:
+    """Per-agent shape of the actions array: (1,) for Discrete, else the space's shape."""
+    return (1,) if isinstance(space, spaces.Discrete) else tuple(space.shape)
+
+
+@dataclass
+class Buffers:
+    """The six in-place arrays of a batch of agents; `slice` hands a block to one env."""
+
+    observations: np.ndarray
+    rewards: np.ndarray
+    terminals: np.ndarray
+    truncations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+
+    @classmethod
+    def allocate(cls, obs_space: spaces.Space, act_space: spaces.Space, num_agents: int,
+                 alloc=np.zeros) -> "Buffers":
+        """New zeroed buffers for `num_agents` rows; `alloc(shape, dtype)` may map shared memory."""
+        buf = cls(
+            observations=alloc((num_agents, *obs_space.shape), obs_space.dtype),
+            rewards=alloc((num_agents,), np.float32),
+            terminals=alloc((num_agents,), np.bool_),
+            truncations=alloc((num_agents,), np.bool_),
+            masks=alloc((num_agents,), np.bool_),
+            actions=alloc((num_agents, *action_shape(act_space)), action_dtype(act_space)),
+        )
+        buf.masks[:] = True
+        return buf
+
+    def slice(self, start: int, stop: int) -> "Buffers":
+        """Views of rows [start, stop) of every array."""
+        return Buffers(*(getattr(self, f.name)[start:stop] for f in fields(self)))
+
+    @classmethod
+    def coerce(cls, buf: Any) -> "Buffers":
+        """Accept a Buffers, a mapping or any object with the six array attributes."""
+        if isinstance(buf, cls):
+            return buf
+        names = [f.name for f in fields(cls)]
+        get = buf.get if isinstance(buf, Mapping) else (lambda k: getattr(buf, k, None))
+        missing = [k for k in names if get(k) is None]
+        if missing:
+            raise APIUsageError(f"buf is missing the arrays {missing}; it needs {names}.")
+        return cls(*(get(k) for k in names))
+
+
+class PufferEnv:
+    """Base class of in-place environments (see the module docstring for the contract)."""
+
+    render_mode: str | None = None
+    #: True when the subclass set no `single_observation_space` before `super().__init__`,
+    #: i.e. it follows the simple authoring style and needs `pufferlib.emulation`.
+    is_simple_style: bool = False
+
+    def __init__(self, buf: Any = None):
+        if not hasattr(self, "single_observation_space") and not hasattr(self, "single_action_space"):
+            if buf is not None:
+                raise APIUsageError(
+                    f"{type(self).__name__} got a vectorizer buffer but sets no "
+                    "single_observation_space/single_action_space before super().__init__(buf). "
+                    "Set them (and num_agents) first, or create it with pufferlib.emulate().")
+            self.is_simple_style = True
+            return
+        self._validate_spaces()
+        self.observation_space = pspaces.joint_space(self.single_observation_space, self.num_agents)
+        self.action_space = pspaces.joint_space(self.single_action_space, self.num_agents)
+        if buf is None:
+            buf = Buffers.allocate(self.single_observation_space, self.single_action_space, self.num_agents)
+        self._bind(Buffers.coerce(buf))
+
+    def _validate_spaces(self) -> None:
+        name = type(self).__name__
+        for attr in ("single_observation_space", "single_action_space"):
+            if not hasattr(self, attr):
+                raise APIUsageError(f"{name} must set self.{attr} before calling super().__init__(buf).")
+        n = getattr(self, "num_agents", None)
+        if n is None:
+            raise APIUsageError(f"{name} must set self.num_agents (an int >= 1) before super().__init__(buf).")
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+            raise APIUsageError(f"{name}.num_agents must be an int >= 1, got {n!r}.")
+        self.num_agents = int(n)
+        obs, act = self.single_observation_space, self.single_action_space
+        if not isinstance(obs, OBS_SPACES):
+            raise APIUsageError(
+                f"{name}.single_observation_space is {obs!r}; a PufferEnv observation must be a Box. "
+                "Structured (Dict/Tuple/Discrete) observations go through pufferlib.emulation, which "
+                "flattens them.")
+        if not isinstance(act, ACTION_SPACES):
+            raise APIUsageError(
+                f"{name}.single_action_space is {act!r}; a PufferEnv action must be Discrete, "
+                "MultiDiscrete or Box. Structured actions go through pufferlib.emulation.")
+
+    def _bind(self, buf: Buffers) -> None:
+        """Validate and adopt `buf` as this env's arrays."""
+        n, name = self.num_agents, type(self).__name__
+        obs, act = self.single_observation_space, self.single_action_space
+        expected = {
+            "observations": ((n, *obs.shape), np.dtype(obs.dtype)),
+            "rewards": ((n,), np.dtype(np.float32)),
+            "terminals": ((n,), np.dtype(np.bool_)),
+            "truncations": ((n,), np.dtype(np.bool_)),
+            "masks": ((n,), np.dtype(np.bool_)),
+            "actions": ((n, *action_shape(act)), action_dtype(act)),
+        }
+        for key, (shape, dtype) in expected.items():
+            arr = getattr(buf, key)
+            if not isinstance(arr, np.ndarray):
+                raise APIUsageError(f"{name}: buf.{key} must be a numpy array, got {type(arr).__name__}.")
+            if arr.shape != shape or arr.dtype != dtype:
+                raise APIUsageError(
+                    f"{name}: buf.{key} has shape {arr.shape} and dtype {arr.dtype}; "
+                    f"expected shape {shape} and dtype {dtype}.")
+        self.observations = buf.observations
+        self.rewards = buf.rewards
+        self.terminals = buf.terminals
+        self.truncations = buf.truncations
+        self.masks = buf.masks
+        self.actions = buf.actions
+
+    @property
+    def buffers(self) -> Buffers:
+        """This env's six arrays."""
+        return Buffers(self.observations, self.rewards, self.terminals, self.truncations,
+                       self.masks, self.actions)
+
+    # Helpers of the simple authoring style.
+    make_space = staticmethod(pspaces.make_space)
+    make_discrete = staticmethod(pspaces.make_discrete)
+    make_multidiscrete = staticmethod(pspaces.make_multidiscrete)
+
+    def reset(self, seed: int | None = None):
+        """Reset every agent; return (observations, infos)."""
+        raise NotImplementedError
+
+    def step(self, actions: np.ndarray):
+        """Advance one step; return (observations, rewards, terminals, truncations, infos)."""
+        raise NotImplementedError
+
+    def render(self) -> Any:
+        """Render the env (what depends on `render_mode`); None when it cannot render."""
+        return None
+
+    def close(self) -> None:
+        """Release resources; safe to call more than once."""

@@ -1,0 +1,20 @@
+"""Exceptions raised by PufferLib. Each message says what was wrong and how to fix it."""
+
+
+class PufferError(Exception):
+    """Base class of every PufferLib error."""
+
+
+class APIUsageError(PufferError, ValueError):
+    """The library was called with arguments or an environment that break its contract."""
+
+
+class EnvNotFoundError(PufferError, KeyError):
+    """No registered environment or plugin provides the requested id."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class WorkerError(PufferError, RuntimeError):
+    """A vectorization worker failed; the message carries its traceback."""

@@ -1,0 +1,59 @@
+"""`pufferlib.make` and `pufferlib.emulate`: from an id or an env to a vectorized env."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from pufferlib import registry
+from pufferlib.errors import APIUsageError
+
+
+def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,
+         envs_per_worker: int | None = None, batch_size: int | None = None,
+         backend: str | type | None = None, seed: int | None = 0, **env_kwargs: Any):
+    """Make a vectorized env from a registered id, a family id or a 'module:Callable' id.
+
+    `env_kwargs` override the spec's default env kwargs. The backend defaults to the
+    spec's, else 'multiprocessing' when `num_workers > 1`, else 'serial'.
+    """
+    if not isinstance(env_id, str):
+        raise APIUsageError(f"env_id must be a string such as 'gym-CartPole-v1', got {type(env_id).__name__}; "
+                            "use pufferlib.emulate() for env objects and creators.")
+    spec = registry.spec(env_id)
+    kwargs = {**spec.kwargs, **env_kwargs}
+    if backend is None:
+        backend = spec.backend or ("multiprocessing" if (num_workers or 1) > 1 else "serial")
+    from pufferlib import vector
+
+    vecenv = vector.make(spec.load_creator(), env_kwargs=kwargs, backend=backend, num_envs=num_envs,
+                         num_workers=num_workers, envs_per_worker=envs_per_worker,
+                         batch_size=batch_size, seed=seed)
+    vecenv.spec = spec
+    return vecenv
+
+
+def emulate(env_or_creator: Any, num_envs: int = 1, **vec_kwargs: Any):
+    """Vectorize an env instance, an env class or a creator (Gymnasium, PettingZoo or PufferEnv).
+
+    An instance is never shared between copies: a Gymnasium env is re-made from its
+    spec, other instances are deep-copied (pass a class or creator when they cannot be).
+    `vec_kwargs` go to `pufferlib.vector.make` (backend, seed, batch_size, ...).
+    """
+    from pufferlib import vector
+    from pufferlib.emulation import creator_from_instance
+
+    creator: Callable
+    if isinstance(env_or_creator, type) or not _looks_like_env(env_or_creator):
+        if not callable(env_or_creator):
+            raise APIUsageError(f"Cannot emulate {env_or_creator!r}: pass an env, an env class or a creator.")
+        creator = env_or_creator
+    elif num_envs == 1:
+        instance = env_or_creator
+        creator = lambda: instance  # noqa: E731 - the one copy is the instance itself
+    else:
+        creator = creator_from_instance(env_or_creator)
+    return vector.make(creator, num_envs=num_envs, **vec_kwargs)
+
+
+def _looks_like_env(obj: Any) -> bool:
+    return hasattr(obj, "step") and hasattr(obj, "reset") and not isinstance(obj, type)

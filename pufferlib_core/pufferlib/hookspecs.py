@@ -1,0 +1,34 @@
+"""pluggy hook specifications that PufferLib plugins implement.
+
+A plugin is a module (or object) registered through the entry-point group
+`pufferlib.plugins`; it marks its functions with `pufferlib.hookimpl`. Its entry module
+must stay light: it lists env specs with lazy `"module:attr"` creators and imports
+nothing heavy itself.
+"""
+
+from __future__ import annotations
+
+import pluggy
+
+PROJECT = "pufferlib"
+hookspec = pluggy.HookspecMarker(PROJECT)
+hookimpl = pluggy.HookimplMarker(PROJECT)
+
+
+@hookspec
+def pufferlib_env_specs() -> list:
+    """Return the `pufferlib.EnvSpec`s this plugin lists (shown by `puffer list`)."""
+
+
+@hookspec
+def pufferlib_env_prefixes() -> list:
+    """Return the id prefixes this plugin owns (e.g. ["atari-"]), listed or resolved on demand."""
+
+
+@hookspec(firstresult=True)
+def pufferlib_resolve_env(env_id: str):
+    """Return an EnvSpec for an id that no plugin lists (open-ended families), or None.
+
+    A plugin that owns the id's prefix but cannot resolve it may raise
+    `pufferlib.EnvNotFoundError` with suggestions.
+    """

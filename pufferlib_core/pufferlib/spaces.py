@@ -1,0 +1,284 @@
+"""Space helpers and the flat layouts that map structured spaces onto flat arrays.
+
+An observation space of any nesting (Dict/Tuple of Box, Discrete, MultiDiscrete,
+MultiBinary) becomes one flat row per agent. When every leaf has the same dtype the
+row has that dtype; otherwise the row is raw bytes (uint8) with each leaf aligned to
+its itemsize, so that numpy and torch can view each leaf in place without copying.
+Action spaces flatten to a single MultiDiscrete (discrete leaves) or a single Box
+(continuous leaves).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Hashable, Sequence
+
+import numpy as np
+from gymnasium import spaces
+
+from pufferlib.errors import APIUsageError
+
+LEAF_TYPES = (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)
+STRUCT_TYPES = (spaces.Dict, spaces.Tuple)
+
+
+def make_space(shape: Sequence[int] | int, low: float = -np.inf, high: float = np.inf,
+               dtype: Any = np.float32) -> spaces.Box:
+    """A Box observation/action space of `shape` (float32 by default)."""
+    if isinstance(shape, int):
+        shape = (shape,)
+    return spaces.Box(low=low, high=high, shape=tuple(shape), dtype=dtype)
+
+
+def make_discrete(n: int) -> spaces.Discrete:
+    """A Discrete action space with `n` choices."""
+    return spaces.Discrete(int(n))
+
+
+def make_multidiscrete(nvec: Sequence[int]) -> spaces.MultiDiscrete:
+    """A MultiDiscrete action space with one sub-action per entry of `nvec`."""
+    return spaces.MultiDiscrete(np.asarray(nvec, dtype=np.int64))
+
+
+def iter_leaves(space: spaces.Space, path: tuple = ()) -> list[tuple[tuple, spaces.Space]]:
+    """(path, leaf space) pairs of a nested space, in a fixed order (Dict keys as stored)."""
+    if isinstance(space, spaces.Dict):
+        return [leaf for key, sub in space.spaces.items() for leaf in iter_leaves(sub, path + (key,))]
+    if isinstance(space, spaces.Tuple):
+        return [leaf for i, sub in enumerate(space.spaces) for leaf in iter_leaves(sub, path + (i,))]
+    if isinstance(space, LEAF_TYPES):
+        return [(path, space)]
+    raise APIUsageError(
+        f"Unsupported space {space!r} at {_fmt_path(path)}: PufferLib supports Box, Discrete, "
+        "MultiDiscrete, MultiBinary and Dict/Tuple nestings of them.")
+
+
+def _fmt_path(path: tuple) -> str:
+    return "observation" + "".join(f"[{k!r}]" for k in path) if path else "the top level"
+
+
+def _leaf_shape(space: spaces.Space) -> tuple[int, ...]:
+    return () if isinstance(space, spaces.Discrete) else tuple(space.shape)
+
+
+def _leaf_bounds(space: spaces.Space) -> tuple[np.ndarray, np.ndarray]:
+    """Flat low/high of a leaf, in float64 so that the union can be cast afterwards."""
+    if isinstance(space, spaces.Box):
+        return space.low.astype(np.float64).ravel(), space.high.astype(np.float64).ravel()
+    if isinstance(space, spaces.Discrete):
+        return np.array([space.start], np.float64), np.array([space.start + space.n - 1], np.float64)
+    if isinstance(space, spaces.MultiDiscrete):
+        start = np.broadcast_to(space.start, space.nvec.shape).astype(np.float64).ravel()
+        return start, start + space.nvec.astype(np.float64).ravel() - 1
+    n = int(np.prod(space.shape))
+    return np.zeros(n), np.ones(n)
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """One leaf of a structured space and where it lives in the flat row."""
+
+    path: tuple[Hashable, ...]
+    space: spaces.Space
+    dtype: np.dtype
+    shape: tuple[int, ...]
+    offset: int  # in elements of the row dtype (bytes when the row is uint8 raw bytes)
+    length: int  # in elements of the row dtype
+
+    def view(self, flat: np.ndarray, raw: bool) -> np.ndarray:
+        """A view of this leaf in `flat` of shape (..., row_size); no copy."""
+        part = flat[..., self.offset:self.offset + self.length]
+        if raw:
+            part = part.view(self.dtype)
+        return part.reshape(flat.shape[:-1] + self.shape)
+
+
+class ObsLayout:
+    """Maps a nested observation space onto one flat row and back, without copies.
+
+    `flat_space` is the Box that vectorizers and policies see. `write(obs, views)`
+    copies one env observation into precomputed leaf views of a row (a plain loop over
+    leaves, no recursion); `unflatten(flat)` returns the nested structure as views of
+    `flat`, for a single row or a batch.
+    """
+
+    def __init__(self, space: spaces.Space):
+        self.space = space
+        self.structured = isinstance(space, STRUCT_TYPES)
+        leaf_spaces = iter_leaves(space)
+        dtypes = {np.dtype(s.dtype) for _, s in leaf_spaces}
+        self.raw = len(dtypes) > 1
+        self.dtype = np.dtype(np.uint8) if self.raw else dtypes.pop()
+        leaves, offset = [], 0
+        for path, sub in leaf_spaces:
+            dt, shape = np.dtype(sub.dtype), _leaf_shape(sub)
+            count = math.prod(shape)
+            if self.raw:
+                offset = -(-offset // dt.alignment) * dt.alignment
+                length = count * dt.itemsize
+            else:
+                length = count
+            leaves.append(Leaf(path, sub, dt, shape, offset, length))
+            offset += length
+        if self.raw:  # rows stay aligned for the widest leaf, so batched views work in torch too
+            widest = max(leaf.dtype.itemsize for leaf in leaves)
+            offset = -(-offset // widest) * widest
+        self.leaves: tuple[Leaf, ...] = tuple(leaves)
+        self.size = offset
+        self.flat_space = self._make_flat_space()
+
+    def _make_flat_space(self) -> spaces.Box:
+        if not self.structured and isinstance(self.space, spaces.Box):
+            return self.space
+        if not self.structured:
+            low, high = _leaf_bounds(self.space)
+            shape = (1,) if isinstance(self.space, spaces.Discrete) else self.space.shape
+            return spaces.Box(low.reshape(shape).astype(self.dtype), high.reshape(shape).astype(self.dtype),
+                              dtype=self.dtype)
+        if self.raw:
+            return spaces.Box(0, 255, (self.size,), np.uint8)
+        low = np.concatenate([_leaf_bounds(leaf.space)[0] for leaf in self.leaves])
+        high = np.concatenate([_leaf_bounds(leaf.space)[1] for leaf in self.leaves])
+        if np.issubdtype(self.dtype, np.integer):
+            info = np.iinfo(self.dtype)
+            low, high = np.clip(low, info.min, info.max), np.clip(high, info.min, info.max)
+        return spaces.Box(low.astype(self.dtype), high.astype(self.dtype), dtype=self.dtype)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Shape of one agent's flat observation."""
+        return tuple(self.flat_space.shape)
+
+    def leaf_views(self, row: np.ndarray) -> list[tuple[tuple, np.ndarray]]:
+        """(path, view) for each leaf of one flat row; precompute once per env."""
+        if not self.structured:
+            return [((), row.reshape(self.leaves[0].shape))]
+        return [(leaf.path, leaf.view(row, self.raw)) for leaf in self.leaves]
+
+    @staticmethod
+    def write(obs: Any, views: list[tuple[tuple, np.ndarray]]) -> None:
+        """Copy one structured observation into the leaf views of its row."""
+        for path, view in views:
+            value = obs
+            for key in path:
+                value = value[key]
+            view[...] = value
+
+    def flatten(self, obs: Any) -> np.ndarray:
+        """A new flat row holding `obs` (tests and tools; envs use `write`)."""
+        row = np.zeros(self.shape, self.dtype)
+        self.write(obs, self.leaf_views(row))
+        return row
+
+    def unflatten(self, flat: np.ndarray) -> Any:
+        """The nested observation (dict/tuple of arrays) as views of `flat` (..., *shape)."""
+        if not self.structured:
+            return flat.reshape(flat.shape[:flat.ndim - len(self.shape)] + self.leaves[0].shape)
+        values = {leaf.path: leaf.view(flat, self.raw) for leaf in self.leaves}
+        return _assemble(self.space, (), values)
+
+
+def _assemble(space: spaces.Space, path: tuple, values: dict) -> Any:
+    """Rebuild the nested container of `space` from leaf values keyed by path."""
+    if isinstance(space, spaces.Dict):
+        return {key: _assemble(sub, path + (key,), values) for key, sub in space.spaces.items()}
+    if isinstance(space, spaces.Tuple):
+        return tuple(_assemble(sub, path + (i,), values) for i, sub in enumerate(space.spaces))
+    return values[path]
+
+
+class ActionLayout:
+    """Maps an action space onto a flat Discrete, MultiDiscrete or Box and back.
+
+    Dict/Tuple of discrete leaves (Discrete, MultiDiscrete, MultiBinary) become one
+    MultiDiscrete; Dict/Tuple of Box leaves become one flat float32 Box. Mixing the two
+    is not supported yet and raises APIUsageError.
+    """
+
+    def __init__(self, space: spaces.Space):
+        self.space = space
+        self.structured = isinstance(space, STRUCT_TYPES)
+        leaf_spaces = iter_leaves(space)
+        discrete = [isinstance(s, (spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary))
+                    for _, s in leaf_spaces]
+        if any(discrete) and not all(discrete):
+            kinds = ", ".join(f"{_fmt_path(p).replace('observation', 'action')}: {type(s).__name__}"
+                              for p, s in leaf_spaces)
+            raise APIUsageError(
+                f"Action space mixes discrete and continuous leaves ({kinds}); this is not supported "
+                "yet. Split the action into a discrete-only or Box-only structure.")
+        self.discrete = all(discrete)
+        self._slices = []
+        offset = 0
+        for path, sub in leaf_spaces:
+            count = 1 if isinstance(sub, spaces.Discrete) else math.prod(sub.shape)
+            self._slices.append((path, sub, offset, count))
+            offset += count
+        self.size = offset
+        self.flat_space = self._make_flat_space(leaf_spaces)
+        self.dtype = np.dtype(np.int32) if self.discrete else np.dtype(np.float32)
+
+    def _make_flat_space(self, leaf_spaces) -> spaces.Space:
+        if not self.structured:
+            if isinstance(self.space, spaces.Discrete):
+                return spaces.Discrete(int(self.space.n))
+            if isinstance(self.space, spaces.MultiDiscrete):
+                return spaces.MultiDiscrete(self.space.nvec.ravel())
+            if isinstance(self.space, spaces.MultiBinary):
+                return spaces.MultiDiscrete(np.full(math.prod(self.space.shape), 2))
+            return spaces.Box(self.space.low.astype(np.float32), self.space.high.astype(np.float32),
+                              dtype=np.float32)
+        if self.discrete:
+            nvec = []
+            for _, sub in leaf_spaces:
+                if isinstance(sub, spaces.Discrete):
+                    nvec.append(int(sub.n))
+                elif isinstance(sub, spaces.MultiDiscrete):
+                    nvec.extend(int(n) for n in sub.nvec.ravel())
+                else:
+                    nvec.extend([2] * math.prod(sub.shape))
+            return spaces.MultiDiscrete(nvec)
+        low = np.concatenate([s.low.astype(np.float32).ravel() for _, s in leaf_spaces])
+        high = np.concatenate([s.high.astype(np.float32).ravel() for _, s in leaf_spaces])
+        return spaces.Box(low, high, dtype=np.float32)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """Shape of one agent's flat action (() for Discrete)."""
+        return tuple(self.flat_space.shape)
+
+    def unflatten(self, flat: np.ndarray) -> Any:
+        """The env's action for one agent from its flat action row."""
+        if not self.structured:
+            return self._leaf_action(self.space, flat, 0, None)
+        values = {path: self._leaf_action(sub, flat, off, count) for path, sub, off, count in self._slices}
+        return _assemble(self.space, (), values)
+
+    @staticmethod
+    def _leaf_action(space: spaces.Space, flat: np.ndarray, offset: int, count: int | None) -> Any:
+        part = flat if count is None else flat[offset:offset + count]
+        if isinstance(space, spaces.Discrete):
+            return np.int64(part.reshape(-1)[0]) + space.start
+        if isinstance(space, spaces.MultiDiscrete):
+            return part.reshape(space.shape).astype(space.dtype) + space.start
+        return part.reshape(space.shape).astype(space.dtype)
+
+    def flatten(self, action: Any) -> np.ndarray:
+        """The flat action row of one env action (inverse of `unflatten`)."""
+        row = np.zeros(self.shape if self.shape else (1,), self.dtype)
+        for path, sub, off, count in self._slices:
+            value = action
+            for key in path:
+                value = value[key]
+            value = np.asarray(value)
+            if isinstance(sub, (spaces.Discrete, spaces.MultiDiscrete)):
+                value = value - sub.start
+            row[off:off + count] = value.ravel()
+        return row.reshape(self.shape)
+
+
+def joint_space(space: spaces.Space, n: int) -> spaces.Space:
+    """The batched space of `n` agents sharing `space` (what `vecenv.action_space` is)."""
+    from gymnasium.vector.utils import batch_space
+    return batch_space(space, n)

@@ -1,0 +1,182 @@
+"""What every vectorization backend shares: the API, spaces, action checks, env creation.
+
+Sync API: `reset(seed) -> (obs, infos)`, `step(actions) -> (obs, rewards, terminals,
+truncations, infos)`; only when `batch_size == num_envs`.
+
+Async API (EnvPool style): `async_reset(seed)`, then alternate `recv()` and
+`send(actions)`. `recv()` returns `(obs, rewards, terminals, truncations, infos,
+env_ids, masks)` for `agents_per_batch` agent rows; `env_ids` are the indices of those
+rows in the full batch of `num_agents` rows (agent rows, so multi-agent envs give one id
+per agent), and `send(actions)` takes one action per returned row, in the same order.
+Arrays returned by `recv()` are views of the vectorizer's buffers, valid until the next
+`send()`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+from gymnasium import spaces
+
+from pufferlib import spaces as pspaces
+from pufferlib.emulation import wrap
+from pufferlib.environment import Buffers, PufferEnv
+from pufferlib.errors import APIUsageError
+
+
+def probe_env(creator: Callable, args: tuple, kwargs: dict) -> tuple[PufferEnv, bool]:
+    """Create one env to learn the spaces; returns (env as PufferEnv, is_native)."""
+    env = creator(*args, **kwargs)
+    if isinstance(env, PufferEnv) and not env.is_simple_style:
+        return env, True
+    return wrap(env), False
+
+
+def create_env(creator: Callable, args: tuple, kwargs: dict, buf: Buffers, native: bool) -> PufferEnv:
+    """Create one env bound to `buf`: native PufferEnvs get `buf=`, others are emulated."""
+    if not native:
+        return wrap(creator(*args, **kwargs), buf)
+    try:
+        return creator(*args, buf=buf, **kwargs)
+    except TypeError as exc:
+        if "buf" not in str(exc):
+            raise
+        raise APIUsageError(
+            f"{getattr(creator, '__name__', creator)} makes a PufferEnv but does not accept buf=; "
+            "give its __init__ a `buf=None` parameter and pass it to super().__init__(buf).") from exc
+
+
+def check_batch_size(num_envs: int, batch_size: int, divisor: int) -> None:
+    """Raise unless `batch_size` is a multiple of `divisor` that divides `num_envs`."""
+    if num_envs < 1:
+        raise APIUsageError(f"num_envs must be >= 1, got {num_envs}.")
+    valid = [b for b in range(divisor, num_envs + 1, divisor) if num_envs % b == 0]
+    if batch_size not in valid:
+        raise APIUsageError(
+            f"batch_size={batch_size} does not work with num_envs={num_envs}: it must be a multiple of "
+            f"{divisor} that divides num_envs. Valid values: {valid}.")
+
+
+class VecEnv:
+    """Base of the vectorization backends; subclasses implement async_reset/send/recv/close."""
+
+    closed = False
+
+    def _init_spaces(self, driver: PufferEnv, num_envs: int, batch_size: int) -> None:
+        self.num_envs = num_envs
+        self.batch_size = batch_size
+        self.agents_per_env = driver.num_agents
+        self.num_agents = num_envs * driver.num_agents
+        self.agents_per_batch = batch_size * driver.num_agents
+        self.single_observation_space = driver.single_observation_space
+        self.single_action_space = driver.single_action_space
+        self.observation_space = pspaces.joint_space(self.single_observation_space, self.agents_per_batch)
+        self.action_space = pspaces.joint_space(self.single_action_space, self.agents_per_batch)
+        #: How to unflatten structured observations/actions (None for native envs).
+        self.obs_layout = getattr(driver, "obs_layout", None)
+        self.action_layout = getattr(driver, "action_layout", None)
+        act = self.single_action_space
+        self._act_shape = (1,) if isinstance(act, spaces.Discrete) else tuple(act.shape)
+        self._act_high = (np.asarray(act.n) if isinstance(act, spaces.Discrete)
+                          else act.nvec.ravel() if isinstance(act, spaces.MultiDiscrete) else None)
+        self._recv_pending = False
+
+    def _bind_batch(self, buf: Buffers) -> None:
+        self.observations = buf.observations
+        self.rewards = buf.rewards
+        self.terminals = buf.terminals
+        self.truncations = buf.truncations
+        self.masks = buf.masks
+        self.actions = buf.actions
+        n = self.agents_per_batch
+        self._group_ids = [np.arange(g * n, (g + 1) * n) for g in range(self.num_agents // n)]
+
+    def _rows(self, group: int) -> slice:
+        n = self.agents_per_batch
+        return slice(group * n, (group + 1) * n)
+
+    def _expect_recv(self, group: int) -> int:
+        if self.closed:
+            raise APIUsageError("This vectorized env is closed.")
+        if self._recv_pending:
+            raise APIUsageError("recv() was called twice without send(); send actions for the last batch first.")
+        self._recv_pending = True
+        self._last_group = group
+        return group
+
+    def _expect_send(self) -> int:
+        if self.closed:
+            raise APIUsageError("This vectorized env is closed.")
+        if not self._recv_pending:
+            raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
+        self._recv_pending = False
+        return self._last_group
+
+    def _write_actions(self, rows: slice, actions: Any) -> None:
+        actions = np.asarray(actions)
+        expected = (self.agents_per_batch, *self._act_shape)
+        if actions.shape != expected:
+            if actions.size == int(np.prod(expected)) and actions.ndim <= len(expected):
+                actions = actions.reshape(expected)
+            else:
+                raise APIUsageError(
+                    f"actions have shape {actions.shape}; expected {expected} "
+                    f"({self.agents_per_batch} agent rows of {self.single_action_space}).")
+        if self._act_high is not None:
+            if not np.issubdtype(actions.dtype, np.integer):
+                if not np.array_equal(actions, np.round(actions)):
+                    raise APIUsageError(f"Discrete actions must be integers, got dtype {actions.dtype}.")
+            if actions.size and (actions.min() < 0 or (actions.reshape(len(actions), -1) >= self._act_high).any()):
+                raise APIUsageError(
+                    f"actions out of range for {self.single_action_space}: min {actions.min()}, "
+                    f"max {actions.max()}.")
+        self.actions[rows] = actions
+
+    def _batch(self, rows: slice, infos: list):
+        return (self.observations[rows], self.rewards[rows], self.terminals[rows],
+                self.truncations[rows], infos, self._group_ids[rows.start // self.agents_per_batch],
+                self.masks[rows])
+
+    def _require_sync(self, what: str) -> None:
+        if self.batch_size != self.num_envs:
+            raise APIUsageError(
+                f"{what}() is the synchronous API and needs batch_size == num_envs "
+                f"({self.batch_size} != {self.num_envs}); use async_reset()/recv()/send().")
+
+    def reset(self, seed: int | None = None):
+        """Reset every env; return (observations, infos)."""
+        self._require_sync("reset")
+        self._recv_pending = False
+        self.async_reset(seed)
+        obs, _, _, _, infos, _, _ = self.recv()
+        return obs, infos
+
+    def step(self, actions: Any):
+        """Step every env; return (observations, rewards, terminals, truncations, infos)."""
+        self._require_sync("step")
+        self.send(actions)
+        obs, rewards, terminals, truncations, infos, _, _ = self.recv()
+        return obs, rewards, terminals, truncations, infos
+
+    def async_reset(self, seed: int | None = None) -> None:
+        """Reset every env; env i gets `seed + i` (`seed` defaults to the one given at creation)."""
+        raise NotImplementedError
+
+    def send(self, actions: Any) -> None:
+        """Act for the rows of the last `recv()`."""
+        raise NotImplementedError
+
+    def recv(self):
+        """The next ready batch: (obs, rewards, terminals, truncations, infos, env_ids, masks)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Close every env; safe to call more than once."""
+        raise NotImplementedError
+
+    def __enter__(self) -> "VecEnv":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -1,0 +1,101 @@
+"""Serial vectorization: every env steps in this process, in place in one batch."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pufferlib.environment import Buffers
+from pufferlib.errors import APIUsageError
+from pufferlib.vector.base import VecEnv, check_batch_size, create_env, probe_env
+
+
+class Serial(VecEnv):
+    """Steps `num_envs` envs one after another, each writing into its slice of the batch.
+
+    With `batch_size < num_envs` (in envs) the async API serves the envs in fixed groups
+    of `batch_size`, round robin: `recv()` returns the next group, `send()` steps it.
+    """
+
+    def __init__(self, env_creators: Sequence[Callable], env_args: Sequence[tuple],
+                 env_kwargs: Sequence[dict], num_envs: int, batch_size: int | None = None,
+                 seed: int | None = 0, **unused: Any):
+        batch_size = num_envs if batch_size is None else batch_size
+        check_batch_size(num_envs, batch_size, divisor=batch_size)
+        first, native = probe_env(env_creators[0], env_args[0], env_kwargs[0])
+        self._init_spaces(first, num_envs, batch_size)
+        self.buffers = Buffers.allocate(self.single_observation_space, self.single_action_space,
+                                        self.num_agents)
+        self._bind_batch(self.buffers)
+        n = self.agents_per_env
+        self.envs = []
+        try:
+            for i in range(num_envs):
+                buf = self.buffers.slice(i * n, (i + 1) * n)
+                if i == 0 and not native:
+                    first.rebind(buf)
+                    env = first
+                else:
+                    if i == 0:
+                        first.close()
+                    env = create_env(env_creators[i], env_args[i], env_kwargs[i], buf, native)
+                self.envs.append(env)
+                self._check_same_spaces(env, i)
+        except BaseException:
+            for env in self.envs:
+                env.close()
+            raise
+        self.driver_env = self.envs[0]
+        self.seed = seed
+        self._group = 0
+        self._infos: list[list[dict]] = [[] for _ in range(num_envs // batch_size)]
+
+    def _check_same_spaces(self, env: Any, i: int) -> None:
+        if (env.single_observation_space != self.single_observation_space
+                or env.single_action_space != self.single_action_space
+                or env.num_agents != self.agents_per_env):
+            raise APIUsageError(
+                f"Env {i} has observation {env.single_observation_space}, action "
+                f"{env.single_action_space} and {env.num_agents} agents, unlike env 0 "
+                f"({self.single_observation_space}, {self.single_action_space}, {self.agents_per_env}). "
+                "All vectorized envs must match.")
+
+    def _env_range(self, group: int) -> range:
+        return range(group * self.batch_size, (group + 1) * self.batch_size)
+
+    def async_reset(self, seed: int | None = None) -> None:
+        seed = self.seed if seed is None else seed
+        for i, env in enumerate(self.envs):
+            _, infos = env.reset(seed=None if seed is None else seed + i)
+            self._infos[i // self.batch_size].extend(infos)
+        self._group = 0
+        self._recv_pending = False
+
+    def send(self, actions: np.ndarray) -> None:
+        group = self._expect_send()
+        rows = self._rows(group)
+        self._write_actions(rows, actions)
+        infos = self._infos[group]
+        for i in self._env_range(group):
+            env = self.envs[i]
+            _, _, _, _, env_infos = env.step(env.actions)
+            if env_infos:
+                infos.extend(env_infos)
+        self._group = (group + 1) % len(self._infos)
+
+    def recv(self):
+        group = self._expect_recv(self._group)
+        infos, self._infos[group] = self._infos[group], []
+        return self._batch(self._rows(group), infos)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        for env in getattr(self, "envs", []):
+            env.close()
+
+    def render(self, env_id: int = 0) -> Any:
+        """Render env `env_id` (its own render_mode decides what comes back)."""
+        return self.envs[env_id].render()
