@@ -7,6 +7,9 @@ from typing import Any, Callable
 from pufferlib import registry
 from pufferlib.errors import APIUsageError
 
+#: EnvSpec.backend of native envs whose creator takes `num_envs` and steps every copy itself.
+NATIVE = "native"
+
 
 def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,
          envs_per_worker: int | None = None, batch_size: int | None = None,
@@ -14,20 +17,43 @@ def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,
     """Make a vectorized env from a registered id, a family id or a 'module:Callable' id.
 
     `env_kwargs` override the spec's default env kwargs. The backend defaults to the
-    spec's, else 'multiprocessing' when `num_workers > 1`, else 'serial'.
+    spec's, else 'multiprocessing' when `num_workers > 1`, else 'serial'. Native specs
+    (`backend='native'`) get `num_envs` as an env kwarg: one env object holds the copies.
     """
     if not isinstance(env_id, str):
         raise APIUsageError(f"env_id must be a string such as 'gym-CartPole-v1', got {type(env_id).__name__}; "
                             "use pufferlib.emulate() for env objects and creators.")
     spec = registry.spec(env_id)
     kwargs = {**spec.kwargs, **env_kwargs}
+    from pufferlib import vector
+
+    if spec.backend == NATIVE and backend in (None, NATIVE):
+        return _make_native(spec, kwargs, num_envs, num_workers, seed)
     if backend is None:
         backend = spec.backend or ("multiprocessing" if (num_workers or 1) > 1 else "serial")
-    from pufferlib import vector
 
     vecenv = vector.make(spec.load_creator(), env_kwargs=kwargs, backend=backend, num_envs=num_envs,
                          num_workers=num_workers, envs_per_worker=envs_per_worker,
                          batch_size=batch_size, seed=seed)
+    vecenv.spec = spec
+    return vecenv
+
+
+def _make_native(spec: registry.EnvSpec, kwargs: dict, num_envs: int, num_workers: int | None,
+                 seed: int | None):
+    """A native env steps all its copies in one C loop: one env object per process.
+
+    Without workers, one env holds all `num_envs` copies; with `num_workers=W`, each of W
+    worker processes hosts one env of `num_envs / W` copies.
+    """
+    from pufferlib import vector
+
+    workers = num_workers or 1
+    if num_envs % workers:
+        raise APIUsageError(f"num_envs={num_envs} must be divisible by num_workers={workers}.")
+    backend = "serial" if workers == 1 else "multiprocessing"
+    vecenv = vector.make(spec.load_creator(), env_kwargs={**kwargs, "num_envs": num_envs // workers},
+                         backend=backend, num_envs=workers, num_workers=num_workers, seed=seed)
     vecenv.spec = spec
     return vecenv
 
