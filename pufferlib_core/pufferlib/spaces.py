@@ -129,11 +129,11 @@ class ObsLayout:
         self.flat_space = self._make_flat_space()
 
     def _make_flat_space(self) -> spaces.Box:
-        if not self.structured and isinstance(self.space, spaces.Box):
+        if not self.structured and isinstance(self.space, spaces.Box) and self.space.shape:
             return self.space
         if not self.structured:
             low, high = _leaf_bounds(self.space)
-            shape = (1,) if isinstance(self.space, spaces.Discrete) else self.space.shape
+            shape = self.space.shape or (1,)
             return spaces.Box(low.reshape(shape).astype(self.dtype), high.reshape(shape).astype(self.dtype),
                               dtype=self.dtype)
         if self.raw:
@@ -192,7 +192,8 @@ class ActionLayout:
     """Maps an action space onto a flat Discrete, MultiDiscrete or Box and back.
 
     Dict/Tuple of discrete leaves (Discrete, MultiDiscrete, MultiBinary) become one
-    MultiDiscrete; Dict/Tuple of Box leaves become one flat float32 Box. Mixing the two
+    MultiDiscrete; Dict/Tuple of Box leaves become one flat float32 Box; a lone Box or
+    MultiDiscrete is flattened to one dimension, a Discrete stays. Mixing the two
     is not supported yet and raises APIUsageError.
     """
 
@@ -227,8 +228,8 @@ class ActionLayout:
                 return spaces.MultiDiscrete(self.space.nvec.ravel())
             if isinstance(self.space, spaces.MultiBinary):
                 return spaces.MultiDiscrete(np.full(math.prod(self.space.shape), 2))
-            return spaces.Box(self.space.low.astype(np.float32), self.space.high.astype(np.float32),
-                              dtype=np.float32)
+            return spaces.Box(self.space.low.astype(np.float32).ravel(),
+                              self.space.high.astype(np.float32).ravel(), dtype=np.float32)
         if self.discrete:
             nvec = []
             for _, sub in leaf_spaces:
@@ -266,7 +267,7 @@ class ActionLayout:
 
     def flatten(self, action: Any) -> np.ndarray:
         """The flat action row of one env action (inverse of `unflatten`)."""
-        row = np.zeros(self.shape if self.shape else (1,), self.dtype)
+        row = np.zeros(self.size, self.dtype)
         for path, sub, off, count in self._slices:
             value = action
             for key in path:

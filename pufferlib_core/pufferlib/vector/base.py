@@ -33,18 +33,39 @@ def probe_env(creator: Callable, args: tuple, kwargs: dict) -> tuple[PufferEnv, 
     return wrap(env), False
 
 
-def create_env(creator: Callable, args: tuple, kwargs: dict, buf: Buffers, native: bool) -> PufferEnv:
-    """Create one env bound to `buf`: native PufferEnvs get `buf=`, others are emulated."""
+def create_env(creator: Callable, args: tuple, kwargs: dict, buf: Buffers, native: bool,
+               like: PufferEnv, index: int) -> PufferEnv:
+    """Create env `index` bound to `buf` and check that it matches `like` (env 0).
+
+    Native PufferEnvs get `buf=`; other envs are emulated, checked, then moved onto `buf`.
+    """
     if not native:
-        return wrap(creator(*args, **kwargs), buf)
+        env = wrap(creator(*args, **kwargs))
+        check_matches(env, like, index)
+        env.rebind(buf)
+        return env
     try:
-        return creator(*args, buf=buf, **kwargs)
+        env = creator(*args, buf=buf, **kwargs)
     except TypeError as exc:
         if "buf" not in str(exc):
             raise
         raise APIUsageError(
             f"{getattr(creator, '__name__', creator)} makes a PufferEnv but does not accept buf=; "
             "give its __init__ a `buf=None` parameter and pass it to super().__init__(buf).") from exc
+    check_matches(env, like, index)
+    return env
+
+
+def check_matches(env: PufferEnv, like: PufferEnv, index: int) -> None:
+    """Raise unless `env` has the spaces and agent count of `like`."""
+    if (env.single_observation_space != like.single_observation_space
+            or env.single_action_space != like.single_action_space
+            or env.num_agents != like.num_agents):
+        raise APIUsageError(
+            f"Env {index} has observation {env.single_observation_space}, action "
+            f"{env.single_action_space} and {env.num_agents} agents, unlike env 0 "
+            f"({like.single_observation_space}, {like.single_action_space}, {like.num_agents}). "
+            "All vectorized envs must match.")
 
 
 def check_batch_size(num_envs: int, batch_size: int, divisor: int) -> None:

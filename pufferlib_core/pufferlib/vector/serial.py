@@ -7,7 +7,6 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pufferlib.environment import Buffers
-from pufferlib.errors import APIUsageError
 from pufferlib.vector.base import VecEnv, check_batch_size, create_env, probe_env
 
 
@@ -22,7 +21,7 @@ class Serial(VecEnv):
                  env_kwargs: Sequence[dict], num_envs: int, batch_size: int | None = None,
                  seed: int | None = 0, **unused: Any):
         batch_size = num_envs if batch_size is None else batch_size
-        check_batch_size(num_envs, batch_size, divisor=batch_size)
+        check_batch_size(num_envs, batch_size, divisor=1)
         first, native = probe_env(env_creators[0], env_args[0], env_kwargs[0])
         self._init_spaces(first, num_envs, batch_size)
         self.buffers = Buffers.allocate(self.single_observation_space, self.single_action_space,
@@ -39,9 +38,8 @@ class Serial(VecEnv):
                 else:
                     if i == 0:
                         first.close()
-                    env = create_env(env_creators[i], env_args[i], env_kwargs[i], buf, native)
+                    env = create_env(env_creators[i], env_args[i], env_kwargs[i], buf, native, first, i)
                 self.envs.append(env)
-                self._check_same_spaces(env, i)
         except BaseException:
             for env in self.envs:
                 env.close()
@@ -50,16 +48,6 @@ class Serial(VecEnv):
         self.seed = seed
         self._group = 0
         self._infos: list[list[dict]] = [[] for _ in range(num_envs // batch_size)]
-
-    def _check_same_spaces(self, env: Any, i: int) -> None:
-        if (env.single_observation_space != self.single_observation_space
-                or env.single_action_space != self.single_action_space
-                or env.num_agents != self.agents_per_env):
-            raise APIUsageError(
-                f"Env {i} has observation {env.single_observation_space}, action "
-                f"{env.single_action_space} and {env.num_agents} agents, unlike env 0 "
-                f"({self.single_observation_space}, {self.single_action_space}, {self.agents_per_env}). "
-                "All vectorized envs must match.")
 
     def _env_range(self, group: int) -> range:
         return range(group * self.batch_size, (group + 1) * self.batch_size)

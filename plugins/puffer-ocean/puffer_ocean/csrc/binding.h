@@ -1,0 +1,59 @@
+/* binding.h: turns one environment header into an OceanEnvDef for module.c.
+ *
+ * Registration of an environment `foo` (envs/foo.c):
+ *     #include "foo.h"
+ *     #define ENV_NAME foo
+ *     #include "../binding.h"
+ * plus one X(foo) line in envs/registry.h and an EnvSpec in puffer_ocean/specs.py.
+ *
+ * The header provides:
+ *   int  c_spaces(Env* env, OceanSpaces* s, char* err)  check params, describe the spaces
+ *   int  c_init(Env* env, char* err)    allocate per-copy state (params are already set)
+ *   void c_reset(Env* env)              start a new episode, write observations
+ *   void c_step(Env* env)               act, write obs/rewards/terminals/truncations,
+ *                                       reset finished agents, add finished episodes to log
+ *   int  c_render_ansi(Env* env, char* buf, int cap)   text, returns its length
+ *   void c_render_rgb(Env* env, uint8_t* px, int w, int h)
+ *   void c_close(Env* env)              free what c_init allocated
+ * Every copy's step runs inside one C loop (step_range below), so c_step is inlined.
+ */
+#include <stddef.h>
+
+#define OCEAN_CAT_(a, b) a##b
+#define OCEAN_CAT(a, b) OCEAN_CAT_(a, b)
+#define OCEAN_STR_(a) #a
+#define OCEAN_STR(a) OCEAN_STR_(a)
+#define OCEAN_TYPE_int OCEAN_INT
+#define OCEAN_TYPE_float OCEAN_FLOAT
+#define OCEAN_TYPE_double OCEAN_DOUBLE
+
+#define OCEAN_LOG_NAME(name) #name,
+#define OCEAN_PARAM_ENTRY(type, name, def, lo, hi) \
+    {#name, OCEAN_TYPE_##type, (double)(def), (double)(lo), (double)(hi), offsetof(Env, name)},
+#define OCEAN_FIELD_ENTRY(type, name) {#name, OCEAN_TYPE_##type, 0, 0, 0, offsetof(Env, name)},
+
+static const char* const ocean_log_names[] = {LOG_FIELDS(OCEAN_LOG_NAME) NULL};
+static const OceanField ocean_params[] = {PARAMS(OCEAN_PARAM_ENTRY) {NULL, OCEAN_INT, 0, 0, 0, 0}};
+static const OceanField ocean_fields[] = {FIELDS(OCEAN_FIELD_ENTRY) {NULL, OCEAN_INT, 0, 0, 0, 0}};
+
+static int ocean_spaces(void* env, OceanSpaces* out, char* err) { return c_spaces((Env*)env, out, err); }
+static int ocean_init(void* env, char* err) { return c_init((Env*)env, err); }
+static void ocean_reset(void* env) { c_reset((Env*)env); }
+static int ocean_render_ansi(void* env, char* buf, int cap) { return c_render_ansi((Env*)env, buf, cap); }
+static void ocean_render_rgb(void* env, uint8_t* px, int w, int h) { c_render_rgb((Env*)env, px, w, h); }
+static void ocean_close(void* env) { c_close((Env*)env); }
+
+static void ocean_step_range(void* envs, int start, int stop) {
+    Env* e = (Env*)envs;
+    for (int i = start; i < stop; i++) c_step(&e[i]);
+}
+
+const OceanEnvDef OCEAN_CAT(ocean_def_, ENV_NAME) = {
+    OCEAN_STR(ENV_NAME),
+    sizeof(Env), offsetof(Env, p), offsetof(Env, log),
+    (int)(sizeof(Log) / sizeof(float)), ocean_log_names,
+    ocean_params, (int)(sizeof(ocean_params) / sizeof(ocean_params[0])) - 1,
+    ocean_fields, (int)(sizeof(ocean_fields) / sizeof(ocean_fields[0])) - 1,
+    ocean_spaces, ocean_init, ocean_reset, ocean_step_range,
+    ocean_render_ansi, ocean_render_rgb, ocean_close,
+};

@@ -1,0 +1,54 @@
+/* ocean.h: the description of one environment that binding.h generates and module.c uses. */
+#ifndef OCEAN_H
+#define OCEAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define OCEAN_MAX_DIMS 16
+#define OCEAN_ERR_LEN 256
+
+typedef enum { OCEAN_INT = 0, OCEAN_FLOAT = 1, OCEAN_DOUBLE = 2 } OceanType;
+
+/* A named struct member: a constructor argument (with default and bounds) or a state field. */
+typedef struct {
+    const char* name;
+    OceanType type;
+    double def, lo, hi;
+    size_t offset;
+} OceanField;
+
+/* The spaces of one copy, filled by the env's c_spaces(). */
+typedef struct {
+    int num_agents;                    /* agents per copy */
+    int obs_ndim;
+    int obs_shape[3];
+    char obs_dtype;                    /* 'f' float32 or 'B' uint8 */
+    double obs_low, obs_high;
+    char act_kind;                     /* 'D' Discrete, 'M' MultiDiscrete, 'B' Box */
+    int act_dims;                      /* 1 for Discrete */
+    int act_n[OCEAN_MAX_DIMS];         /* choices per dimension (D, M) */
+    double act_low, act_high;          /* bounds (B) */
+    int render_width, render_height;   /* rgb_array size */
+} OceanSpaces;
+
+typedef struct {
+    const char* name;
+    size_t env_size, puffer_offset, log_offset;
+    int log_count;                     /* floats in Log, n included (last) */
+    const char* const* log_names;      /* log_count - 1 names */
+    const OceanField* params;
+    int num_params;
+    const OceanField* fields;
+    int num_fields;
+    /* Check the parsed params and describe the spaces; nonzero (with err set) when invalid. */
+    int (*spaces)(void* env, OceanSpaces* out, char* err);
+    int (*init)(void* env, char* err);
+    void (*reset)(void* env);
+    void (*step_range)(void* envs, int start, int stop);
+    int (*render_ansi)(void* env, char* buf, int cap);
+    void (*render_rgb)(void* env, uint8_t* pixels, int width, int height);
+    void (*close)(void* env);
+} OceanEnvDef;
+
+#endif

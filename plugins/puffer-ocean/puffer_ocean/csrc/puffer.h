@@ -1,0 +1,113 @@
+/* puffer.h: what every Ocean environment header includes.
+ *
+ * An environment header defines, before including this file:
+ *   LOG_FIELDS(X)  the episode stats, e.g. X(score) X(episode_return) X(episode_length)
+ * and optionally PARAMS(P) (constructor arguments: P(type, name, default, min, max)) and
+ * FIELDS(F) (state readable/writable from Python for tests: F(type, name)); type is
+ * int, float or double. It then declares its state struct `Env`, whose first member is
+ * `Puffer p;` and which holds `Log log;`, `PUFFER_PARAMS` and `PUFFER_FIELDS`, and the
+ * functions listed in binding.h. See envs/squared.h for a short complete example.
+ */
+#ifndef PUFFER_H
+#define PUFFER_H
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ocean.h"
+
+/* The slots the binding fills for each copy: its rows of the PufferEnv arrays. */
+typedef struct {
+    void* observations;    /* first observation row of this copy (float or uint8) */
+    int32_t* actions;      /* discrete actions (NULL for Box actions) */
+    float* cont_actions;   /* Box actions (NULL for discrete actions) */
+    float* rewards;
+    uint8_t* terminals;
+    uint8_t* truncations;
+    uint64_t rng;          /* this copy's random state: use the rng_* helpers */
+    int index;             /* index of this copy in its vector */
+} Puffer;
+
+#define PUFFER_X_FLOAT(name) float name;
+#define PUFFER_P_DECL(type, name, def, lo, hi) type name;
+#define PUFFER_F_DECL(type, name) type name;
+#ifndef PARAMS
+#define PARAMS(P)
+#endif
+#ifndef FIELDS
+#define FIELDS(F)
+#endif
+#define PUFFER_PARAMS PARAMS(PUFFER_P_DECL)
+#define PUFFER_FIELDS FIELDS(PUFFER_F_DECL)
+
+/* Episode stats summed over finished episodes; n counts them. */
+typedef struct {
+    LOG_FIELDS(PUFFER_X_FLOAT)
+    float n;
+} Log;
+
+/* splitmix64: tiny, fast, and good enough for environment randomness. */
+static inline uint64_t rng_next(uint64_t* s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform integer in [0, n). */
+static inline int rng_int(uint64_t* s, int n) {
+    return (int)(((rng_next(s) >> 32) * (uint64_t)n) >> 32);
+}
+
+/* Uniform float in [0, 1). */
+static inline float rng_float(uint64_t* s) {
+    return (float)(rng_next(s) >> 40) * (1.0f / 16777216.0f);
+}
+
+/* Uniform double in [lo, hi). */
+static inline double rng_uniform(uint64_t* s, double lo, double hi) {
+    return lo + (hi - lo) * ((double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0));
+}
+
+/* ---- rgb_array drawing into an (h, w, 3) uint8 canvas ---- */
+
+static inline void draw_rect(uint8_t* px, int w, int h, int x, int y, int rw, int rh,
+                             uint8_t r, uint8_t g, uint8_t b) {
+    int x0 = x < 0 ? 0 : x, y0 = y < 0 ? 0 : y;
+    int x1 = x + rw > w ? w : x + rw, y1 = y + rh > h ? h : y + rh;
+    for (int yy = y0; yy < y1; yy++) {
+        uint8_t* row = px + 3 * (yy * w);
+        for (int xx = x0; xx < x1; xx++) {
+            row[3 * xx] = r; row[3 * xx + 1] = g; row[3 * xx + 2] = b;
+        }
+    }
+}
+
+static inline void draw_fill(uint8_t* px, int w, int h, uint8_t r, uint8_t g, uint8_t b) {
+    draw_rect(px, w, h, 0, 0, w, h, r, g, b);
+}
+
+/* A palette shared by the grid-like renderers: index -> colour. */
+static const uint8_t PUFFER_PALETTE[8][3] = {
+    {6, 24, 24}, {0, 187, 187}, {187, 0, 0}, {239, 239, 110},
+    {90, 90, 220}, {230, 130, 40}, {170, 170, 170}, {40, 200, 60},
+};
+
+/* Draw a gw x gh grid of palette indices, `tile` pixels per cell. */
+static inline void draw_tiles(uint8_t* px, int w, int h, const uint8_t* cells, int gw, int gh, int tile) {
+    for (int gy = 0; gy < gh; gy++)
+        for (int gx = 0; gx < gw; gx++) {
+            const uint8_t* c = PUFFER_PALETTE[cells[gy * gw + gx] & 7];
+            draw_rect(px, w, h, gx * tile, gy * tile, tile, tile, c[0], c[1], c[2]);
+        }
+}
+
+/* Append formatted text to an ansi render buffer; returns the new length. */
+#define ANSI_APPEND(buf, cap, len, ...) \
+    ((len) += snprintf((len) < (cap) ? (buf) + (len) : NULL, \
+                        (len) < (cap) ? (size_t)((cap) - (len)) : 0, __VA_ARGS__))
+
+#endif

@@ -1,0 +1,116 @@
+"""PyTorch helpers for policies: weight init, observation un-flattening, action heads.
+
+Action heads come in three forms, matching the flat action spaces of the vectorizers:
+
+- Discrete: a logits tensor of shape (batch, n).
+- MultiDiscrete: a list/tuple of logits tensors, one (batch, n_i) per sub-action (or one
+  (batch, sum(nvec)) tensor split with `nvec=`).
+- Box: a `torch.distributions.Normal` with (batch, action_dim) mean and scale.
+
+`sample_logits` draws actions (or scores given ones) and returns their log-probability
+and entropy, summed over sub-actions.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+from pufferlib.errors import APIUsageError
+
+Logits = torch.Tensor | Sequence[torch.Tensor] | torch.distributions.Normal
+
+
+def layer_init(layer: nn.Module, std: float = math.sqrt(2), bias_const: float = 0.0) -> nn.Module:
+    """Orthogonal weights scaled by `std` and constant biases (the usual PPO initialisation)."""
+    nn.init.orthogonal_(layer.weight, std)
+    if getattr(layer, "bias", None) is not None:
+        nn.init.constant_(layer.bias, bias_const)
+    return layer
+
+
+def torch_dtype(dtype: Any) -> torch.dtype:
+    """The torch dtype of a numpy dtype (e.g. np.float32 -> torch.float32)."""
+    return torch.from_numpy(np.zeros(0, dtype=np.dtype(dtype))).dtype
+
+
+def unflatten(flat: torch.Tensor, layout: Any) -> Any:
+    """The structured observation of `flat` (batch..., row) as a dict/tuple of tensor views.
+
+    `layout` is the vecenv's `obs_layout` (a `pufferlib.spaces.ObsLayout`); with None, or a
+    layout that is not structured, `flat` comes back reshaped. Nothing is copied: for
+    raw-byte layouts (mixed leaf dtypes) each leaf is a dtype view of the uint8 row.
+    """
+    if layout is None:
+        return flat
+    batch = flat.shape[:flat.dim() - len(layout.shape)]
+    if not layout.structured:
+        return flat.reshape(*batch, *layout.leaves[0].shape)
+    values = {}
+    for leaf in layout.leaves:
+        part = flat[..., leaf.offset:leaf.offset + leaf.length]
+        if layout.raw:
+            part = part.view(torch_dtype(leaf.dtype))
+        values[leaf.path] = part.reshape(*batch, *leaf.shape)
+    return _assemble(layout.space, (), values)
+
+
+def _assemble(space: Any, path: tuple, values: dict) -> Any:
+    from gymnasium import spaces
+
+    if isinstance(space, spaces.Dict):
+        return {key: _assemble(sub, path + (key,), values) for key, sub in space.spaces.items()}
+    if isinstance(space, spaces.Tuple):
+        return tuple(_assemble(sub, path + (i,), values) for i, sub in enumerate(space.spaces))
+    return values[path]
+
+
+def _categorical(logits: torch.Tensor, action: torch.Tensor | None, mask: torch.Tensor | None):
+    if mask is not None:
+        logits = logits.masked_fill(~mask.bool(), torch.finfo(logits.dtype).min)
+    logp = logits - logits.logsumexp(dim=-1, keepdim=True)
+    if action is None:
+        action = torch.multinomial(logp.exp(), 1).squeeze(-1)
+    logprob = logp.gather(-1, action.long().unsqueeze(-1)).squeeze(-1)
+    entropy = -(logp.exp() * logp).sum(-1)
+    return action, logprob, entropy
+
+
+def sample_logits(logits: Logits, action: torch.Tensor | None = None, nvec: Sequence[int] | None = None,
+                  action_mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Sample actions from a policy head (or score `action`); return (action, logprob, entropy).
+
+    `logits`: see the module docstring. `nvec` splits a single logits tensor into the
+    sub-actions of a MultiDiscrete space. `action_mask` (batch, sum(nvec) or n) marks the
+    allowed choices with 1; masked choices get zero probability.
+    Actions come back as (batch,) int64 for Discrete, (batch, k) for MultiDiscrete and
+    (batch, action_dim) float for Box; logprob and entropy are (batch,).
+    """
+    if isinstance(logits, torch.distributions.Normal):
+        if action is None:
+            action = logits.sample()
+        return action, logits.log_prob(action).sum(-1), logits.entropy().sum(-1)
+    if isinstance(logits, torch.Tensor):
+        if nvec is None or len(nvec) == 1:
+            if action is not None and action.dim() == logits.dim():
+                action = action.squeeze(-1)
+            return _categorical(logits, action, action_mask)
+        if logits.shape[-1] != sum(nvec):
+            raise APIUsageError(f"logits have {logits.shape[-1]} columns but the MultiDiscrete space needs "
+                                f"sum(nvec) = {sum(nvec)}; size the policy's action head to sum(nvec).")
+        logits = torch.split(logits, list(nvec), dim=-1)
+    if not isinstance(logits, (list, tuple)):
+        raise APIUsageError(f"Unsupported policy output {type(logits).__name__}: return a logits tensor, a list "
+                            "of logits tensors (MultiDiscrete) or a torch.distributions.Normal (Box).")
+    masks = (torch.split(action_mask, [lg.shape[-1] for lg in logits], dim=-1)
+             if action_mask is not None else [None] * len(logits))
+    parts = [_categorical(lg, None if action is None else action[..., i], m)
+             for i, (lg, m) in enumerate(zip(logits, masks))]
+    actions = torch.stack([p[0] for p in parts], dim=-1)
+    logprob = torch.stack([p[1] for p in parts], dim=-1).sum(-1)
+    entropy = torch.stack([p[2] for p in parts], dim=-1).sum(-1)
+    return actions, logprob, entropy

@@ -1,0 +1,146 @@
+"""Emulation of Gymnasium and PettingZoo envs: flattening, auto-reset, masks, infos."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+
+from pufferlib import APIUsageError
+from pufferlib.emulation import GymnasiumPufferEnv, PettingZooPufferEnv
+
+from .envs import ComeAndGo, CountingEnv
+
+
+def test_gymnasium_cartpole_matches_the_raw_env():
+    raw = gym.make("CartPole-v1")
+    env = GymnasiumPufferEnv(lambda: gym.make("CartPole-v1"))
+    expected, _ = raw.reset(seed=3)
+    obs, _ = env.reset(seed=3)
+    np.testing.assert_array_equal(obs[0], expected)
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        action = int(rng.integers(2))
+        expected, reward, term, trunc, _ = raw.step(action)
+        if term or trunc:
+            break
+        obs, rewards, terminals, truncations, _ = env.step(np.array([[action]], np.int32))
+        np.testing.assert_array_equal(obs[0], expected)
+        assert rewards[0] == reward and not terminals[0]
+
+
+def test_auto_reset_semantics_and_episode_stats():
+    env = GymnasiumPufferEnv(CountingEnv, env_kwargs=dict(length=3))
+    obs, infos = env.reset()
+    assert obs[0, 0] == 0 and infos == [{"reset": True}]
+    for t in (1, 2):
+        obs, rewards, terminals, _, infos = env.step(np.array([[2]], np.int32))
+        assert obs[0, 0] == t and not terminals[0] and infos == []
+    # The step that ends the episode: its reward and terminal, the next episode's first
+    # observation, and the final info with episode stats.
+    obs, rewards, terminals, truncations, infos = env.step(np.array([[1]], np.int32))
+    assert terminals[0] and not truncations[0] and rewards[0] == 1
+    assert obs[0, 0] == 0
+    assert infos == [{"t": 3, "episode_return": 5.0, "episode_length": 3}]
+    # The step after a done is an ordinary first step of the new episode.
+    obs, _, terminals, _, infos = env.step(np.array([[0]], np.int32))
+    assert obs[0, 0] == 1 and not terminals[0] and infos == []
+
+
+def test_truncation_is_reported_separately():
+    env = GymnasiumPufferEnv(lambda: gym.wrappers.TimeLimit(CountingEnv(length=100), max_episode_steps=2))
+    env.reset()
+    env.step(np.array([[0]], np.int32))
+    _, _, terminals, truncations, infos = env.step(np.array([[0]], np.int32))
+    assert truncations[0] and not terminals[0] and infos[0]["episode_length"] == 2
+
+
+def test_nested_observation_is_flattened_and_recoverable():
+    env = GymnasiumPufferEnv(CountingEnv, env_kwargs=dict(nested=True))
+    obs, _ = env.reset()
+    env.step(np.array([[0]], np.int32))
+    obs, *_ = env.step(np.array([[0]], np.int32))
+    nested = env.obs_layout.unflatten(obs[0])
+    assert nested["count"][0] == 2
+    assert nested["extra"][0] == 2
+    np.testing.assert_array_equal(nested["extra"][1], [1, 0, 0])
+    assert np.shares_memory(nested["count"], obs)
+
+
+def test_structured_actions_reach_the_env_unflattened():
+    seen = []
+
+    class DictAction(gym.Env):
+        observation_space = spaces.Box(0, 1, (1,), np.float32)
+        action_space = spaces.Dict({"move": spaces.Discrete(3, start=-1), "fire": spaces.MultiBinary(2)})
+
+        def reset(self, seed=None, options=None):
+            return np.zeros(1, np.float32), {}
+
+        def step(self, action):
+            seen.append(action)
+            return np.zeros(1, np.float32), 0.0, False, False, {}
+
+    env = GymnasiumPufferEnv(DictAction())
+    # Dict keys are sorted by gymnasium: fire (2 x MultiBinary), then move.
+    assert env.single_action_space == spaces.MultiDiscrete([2, 2, 3])
+    env.reset()
+    env.step(np.array([[1, 0, 0]], np.int32))
+    assert seen[0]["move"] == -1
+    np.testing.assert_array_equal(seen[0]["fire"], [1, 0])
+    assert DictAction.action_space.contains(seen[0])
+
+
+def test_box_actions():
+    env = GymnasiumPufferEnv(lambda: gym.make("Pendulum-v1"))
+    assert env.actions.dtype == np.float32 and env.single_action_space.shape == (1,)
+    env.reset(seed=0)
+    _, rewards, *_ = env.step(np.array([[0.5]], np.float32))
+    assert rewards[0] < 0
+
+
+def test_pettingzoo_agents_come_and_go():
+    env = PettingZooPufferEnv(ComeAndGo())
+    obs, _ = env.reset(seed=0)
+    assert env.num_agents == 2
+    np.testing.assert_array_equal(env.masks, [True, False])
+    np.testing.assert_array_equal(obs[1], 0)
+    obs, rewards, terminals, _, infos = env.step(np.array([[1], [3]], np.int32))
+    np.testing.assert_array_equal(env.masks, [True, True])
+    np.testing.assert_array_equal(rewards, [1, 0])  # b was absent when acting
+    obs, rewards, terminals, _, _ = env.step(np.array([[2], [3]], np.int32))
+    np.testing.assert_array_equal(terminals, [True, False])
+    np.testing.assert_array_equal(rewards, [2, 3])
+    np.testing.assert_array_equal(env.masks, [True, True])  # a's final transition still counts
+    obs, rewards, terminals, _, infos = env.step(np.array([[2], [1]], np.int32))
+    np.testing.assert_array_equal(rewards, [0, 1])
+    np.testing.assert_array_equal(terminals, [False, True])
+    # Episode over: reset in the same step, a is back, b keeps its final transition.
+    assert infos == [{"episode_return": 3.5, "episode_length": 3}]
+    np.testing.assert_array_equal(obs[0], [1, 0])
+    np.testing.assert_array_equal(env.masks, [True, True])
+    env.step(np.array([[0], [0]], np.int32))
+    np.testing.assert_array_equal(env.masks, [True, True])
+
+
+def test_pettingzoo_different_spaces_name_the_agents():
+    class Uneven(ComeAndGo):
+        def __init__(self):
+            self.possible_agents = ["a", "b", "c"]
+
+        def observation_space(self, agent):
+            return spaces.Box(-1, 1, (3 if agent == "c" else 2,), np.float32)
+
+    with pytest.raises(APIUsageError, match=r"\['c'\] differ"):
+        PettingZooPufferEnv(Uneven())
+
+
+def test_pettingzoo_aec_env_is_converted():
+
+    from pettingzoo.butterfly import knights_archers_zombies_v11 as kaz
+
+    env = PettingZooPufferEnv(kaz.env())
+    obs, _ = env.reset(seed=0)
+    assert isinstance(env.env, ParallelEnv) or hasattr(env.env, "agents")
+    assert obs.shape[0] == env.num_agents == 4
+    env.close()

@@ -1,0 +1,173 @@
+"""Registry, plugins and pufferlib.make: ids, families, entry points, errors."""
+
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import pufferlib
+from pufferlib import APIUsageError, EnvNotFoundError
+from pufferlib.registry import spec, unregister
+
+PLUGIN = '''
+import pufferlib
+from pufferlib import EnvSpec
+
+@pufferlib.hookimpl
+def pufferlib_env_specs():
+    return [EnvSpec("fake-counter", "fakeheavy:make_counter", kwargs={"length": 4},
+                    policy="fakeheavy:Policy", config={"train": {"learning_rate": 0.01}},
+                    package="fake-plugin", aliases=("fake_counter",))]
+
+@pufferlib.hookimpl
+def pufferlib_env_prefixes():
+    return ["fake-"]
+
+@pufferlib.hookimpl
+def pufferlib_resolve_env(env_id):
+    if env_id.startswith("fake-family-"):
+        return EnvSpec(env_id, "fakeheavy:make_counter", kwargs={"length": int(env_id.rsplit("-", 1)[1])})
+'''
+
+HEAVY = '''
+from tests.core.envs import CountingEnv
+
+def make_counter(length=5):
+    return CountingEnv(length=length)
+
+class Policy:
+    pass
+'''
+
+
+def install_fake_distribution(root, name, module, source, version="1.2.3"):
+    """Write a package and its .dist-info (with an entry point) into `root`, as pip would."""
+    (root / f"{module}.py").write_text(textwrap.dedent(source))
+    info = root / f"{name.replace('-', '_')}-{version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
+    (info / "entry_points.txt").write_text(f"[pufferlib.plugins]\n{module} = {module}\n")
+
+
+@pytest.fixture
+def fake_plugins(tmp_path, monkeypatch, fresh_plugins):
+    install_fake_distribution(tmp_path, "fake-plugin", "fakeplugin", PLUGIN)
+    install_fake_distribution(tmp_path, "broken-plugin", "brokenplugin", "raise RuntimeError('boom')", "0.0.1")
+    (tmp_path / "fakeheavy.py").write_text(HEAVY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "fakeheavy", raising=False)
+    yield tmp_path
+    for name in ("fakeplugin", "brokenplugin", "fakeheavy"):
+        sys.modules.pop(name, None)
+
+
+def test_third_party_plugin_is_discovered_lazily(fake_plugins):
+    with pytest.warns(RuntimeWarning, match=r"'brokenplugin' \(broken-plugin 0.0.1\) failed to load.*boom"):
+        env_spec = spec("fake-counter")
+    assert env_spec.kwargs == {"length": 4} and env_spec.config["train"]["learning_rate"] == 0.01
+    assert "fakeheavy" not in sys.modules  # listing specs imports nothing heavy
+    vecenv = pufferlib.make("fake-counter", num_envs=2, seed=None)
+    assert "fakeheavy" in sys.modules
+    vecenv.reset()
+    for _ in range(3):
+        _, _, terminals, _, _ = vecenv.step(np.zeros(2, np.int32))
+    assert not terminals.any()
+    _, _, terminals, _, _ = vecenv.step(np.zeros(2, np.int32))
+    assert terminals.all()  # default kwarg length=4 applied
+    vecenv.close()
+    assert spec("fake_counter") is not None  # alias
+    assert spec("fake-family-7").kwargs == {"length": 7}  # open-ended family hook
+    assert env_spec.load_policy().__name__ == "Policy"
+
+
+def test_kwargs_override_spec_defaults(fake_plugins):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        vecenv = pufferlib.make("fake-counter", num_envs=1, seed=None, length=1)
+    vecenv.reset()
+    assert vecenv.step(np.zeros(1, np.int32))[2].all()
+    vecenv.close()
+
+
+def test_plugins_listing_reports_broken_plugins(fake_plugins):
+    from pufferlib.plugins import installed_plugins
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        infos = {info.name: info for info in installed_plugins()}
+    assert infos["fakeplugin"].version == "1.2.3" and infos["fakeplugin"].error is None
+    assert "boom" in infos["brokenplugin"].error
+
+
+def test_autoload_can_be_disabled(fake_plugins, monkeypatch):
+    monkeypatch.setenv("PUFFERLIB_DISABLE_PLUGIN_AUTOLOAD", "1")
+    with pytest.raises(EnvNotFoundError):
+        spec("fake-counter")
+    assert spec("gym-CartPole-v1").id == "gym-CartPole-v1"  # the core's families stay
+
+
+def test_unknown_id_says_what_to_install(monkeypatch):
+    from pufferlib import registry
+
+    monkeypatch.setitem(registry.KNOWN_PACKAGES, "zzz-", "puffer-zzz")
+    with pytest.raises(EnvNotFoundError, match="pip install puffer-zzz"):
+        spec("zzz-breakout")
+
+
+def test_unknown_id_suggests_close_matches():
+    pufferlib.register("my-cartpole", "tests.core.test_vector:cartpole", overwrite=True)
+    try:
+        with pytest.raises(EnvNotFoundError, match="Did you mean: my-cartpole"):
+            spec("my-cartpol")
+    finally:
+        unregister("my-cartpole")
+
+
+def test_gym_family():
+    assert spec("gym-CartPole-v1").id == "gym-CartPole-v1"
+    assert spec("gym-cartpole").id == "gym-CartPole-v1"  # latest version, any case
+    with pytest.raises(EnvNotFoundError, match="Did you mean: gym-CartPole-v"):
+        spec("gym-CartPol-v1")
+
+
+def test_pettingzoo_family():
+    assert spec("pettingzoo-pistonball").description.startswith("pettingzoo.butterfly.pistonball_v")
+    assert "knights_archers_zombies_v11" in spec("pettingzoo-knights-archers-zombies").description
+    with pytest.raises(EnvNotFoundError, match="pistonball"):
+        spec("pettingzoo-pistonbal")
+
+
+def test_module_callable_ids_and_register():
+    vecenv = pufferlib.make("tests.core.test_vector:cartpole", num_envs=2)
+    assert vecenv.num_agents == 2
+    vecenv.close()
+    pufferlib.register("local-counter", "tests.core.envs:CountingEnv", kwargs={"length": 2})
+    try:
+        with pytest.raises(APIUsageError, match="already registered"):
+            pufferlib.register("local-counter", "tests.core.envs:CountingEnv")
+        with pufferlib.make("local-counter", seed=None) as vecenv:
+            vecenv.reset()
+            vecenv.step([0])
+            assert vecenv.step([0])[2].all()
+    finally:
+        unregister("local-counter")
+    with pytest.raises(APIUsageError, match="no attribute"):
+        pufferlib.make("tests.core.envs:Nope")
+
+
+def test_make_with_workers_needs_multiprocessing_args():
+    with pytest.raises(APIUsageError, match="num_workers"):
+        pufferlib.make("gym-CartPole-v1", num_envs=4, num_workers=2, backend="serial")
+
+
+def test_import_is_cheap_and_side_effect_free(tmp_path):
+    code = ("import sys, warnings, signal; before = signal.getsignal(signal.SIGINT); import pufferlib; "
+            "heavy = [m for m in ('torch', 'gymnasium', 'pettingzoo', 'numpy') if m in sys.modules]; "
+            "assert signal.getsignal(signal.SIGINT) is before; "
+            "assert not any(f[0] == 'error' for f in warnings.filters); print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]" and out.stderr == ""
+    assert list(tmp_path.iterdir()) == []
