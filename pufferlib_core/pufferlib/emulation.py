@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import copy
 import inspect
+from functools import partial
 from typing import Any, Callable
 
 import numpy as np
+from gymnasium import spaces
 
 from pufferlib.environment import Buffers, PufferEnv
 from pufferlib.errors import APIUsageError
@@ -63,32 +65,54 @@ class GymnasiumPufferEnv(_Emulated):
     """A single-agent Gymnasium env (or a simple-style PufferEnv) as a PufferEnv.
 
     `env` is an env instance or a creator called as `env(*env_args, **env_kwargs)`.
+
+    For speed, the outermost layers that `gymnasium.make` adds are peeled off: the
+    validation-only `PassiveEnvChecker` and `OrderEnforcing`, and `TimeLimit`, whose
+    step limit this class applies itself (same truncation step). Other wrappers run as
+    they are. `self.env` stays the env as given (for attributes and `close`).
     """
 
     def __init__(self, env: Any = None, env_args: tuple = (), env_kwargs: dict | None = None,
                  buf: Any = None, *, env_creator: Callable | None = None):
         self.env = _instantiate(env if env is not None else env_creator, env_args, env_kwargs)
-        self._simple_api = isinstance(self.env, PufferEnv) and self.env.is_simple_style
         for attr in ("observation_space", "action_space"):
             if getattr(self.env, attr, None) is None:
                 raise APIUsageError(f"{type(self.env).__name__} has no {attr}; set it in __init__.")
         self.render_mode = getattr(self.env, "render_mode", None)
         self._setup(self.env.observation_space, self.env.action_space, 1, buf)
-        self._reset_takes_seed = not self._simple_api or "seed" in inspect.signature(self.env.reset).parameters
-        self._discrete_action = (not self.action_layout.structured and self.action_layout.discrete
-                                 and self.action_layout.shape == () and self.env.action_space.start == 0)
+        if isinstance(self.env, PufferEnv) and self.env.is_simple_style:
+            self._inner, self._max_steps = self.env, None
+            self._env_step, self._env_reset = self._simple_step, self._simple_reset
+            self._reset_takes_seed = "seed" in inspect.signature(self.env.reset).parameters
+        else:
+            self._inner, self._max_steps = _peel_gymnasium_wrappers(self.env)
+            self._env_step, self._env_reset = self._inner.step, self._inner.reset
+        space, layout = self.env.action_space, self.action_layout
+        if isinstance(space, spaces.Discrete) and space.start == 0:
+            self._action = _first_item  # a numpy integer scalar, as gymnasium's vector envs pass
+        else:
+            self._action = _unflatten_first(layout)
         self.episode_return = 0.0
         self.episode_length = 0
 
-    def _reset_env(self, seed: int | None) -> tuple[Any, dict]:
-        if self._simple_api:
-            obs = self.env.reset(seed=seed) if self._reset_takes_seed and seed is not None else self.env.reset()
-            return obs, {}
-        return self.env.reset(seed=seed)
+    def _simple_step(self, action: Any) -> tuple:
+        obs, reward, done, info = self.env.step(action)
+        return obs, reward, done, False, info
+
+    def _simple_reset(self, seed: int | None = None) -> tuple[Any, dict]:
+        obs = self.env.reset(seed=seed) if self._reset_takes_seed and seed is not None else self.env.reset()
+        return obs, {}
+
+    def _bind(self, buf: Buffers) -> None:
+        super()._bind(buf)
+        if self.obs_layout.structured:
+            self._write = partial(self.obs_layout.write, views=self._obs_views[0])
+        else:
+            self._write = partial(self.observations[0].__setitem__, Ellipsis)
 
     def reset(self, seed: int | None = None):
-        obs, info = self._reset_env(seed)
-        self.obs_layout.write(obs, self._obs_views[0])
+        obs, info = self._env_reset(seed=seed)
+        self._write(obs)
         self.rewards[0] = 0.0
         self.terminals[0] = False
         self.truncations[0] = False
@@ -97,36 +121,53 @@ class GymnasiumPufferEnv(_Emulated):
         return self.observations, [info] if info else []
 
     def step(self, actions: np.ndarray):
-        row = actions[0]
-        action = int(row[0]) if self._discrete_action else self.action_layout.unflatten(row)
-        if self._simple_api:
-            obs, reward, terminal, info = self.env.step(action)
-            truncated = False
-        else:
-            obs, reward, terminal, truncated, info = self.env.step(action)
-        self.episode_return += float(reward)
+        obs, reward, terminal, truncated, info = self._env_step(self._action(actions))
+        self.episode_return += reward
         self.episode_length += 1
-        infos = []
-        if terminal or truncated:
-            info = dict(info) if info else {}
-            info["episode_return"] = self.episode_return
-            info["episode_length"] = self.episode_length
-            infos.append(info)
-            obs, _ = self._reset_env(None)
-            self.episode_return, self.episode_length = 0.0, 0
-        self.obs_layout.write(obs, self._obs_views[0])
+        if self.episode_length == self._max_steps:
+            truncated = True
         self.rewards[0] = reward
         self.terminals[0] = terminal
         self.truncations[0] = truncated
-        return self.observations, self.rewards, self.terminals, self.truncations, infos
+        if terminal or truncated:
+            info = dict(info) if info else {}
+            info["episode_return"] = float(self.episode_return)
+            info["episode_length"] = self.episode_length
+            obs, _ = self._env_reset()
+            self.episode_return, self.episode_length = 0.0, 0
+            self._write(obs)
+            return self.observations, self.rewards, self.terminals, self.truncations, [info]
+        self._write(obs)
+        return self.observations, self.rewards, self.terminals, self.truncations, []
 
     def render(self) -> Any:
-        return self.env.render()
+        return self._inner.render()
 
     def close(self) -> None:
         close = getattr(self.env, "close", None)
         if close is not None:
             close()
+
+
+def _first_item(actions: np.ndarray) -> Any:
+    return actions[0, 0]
+
+
+def _unflatten_first(layout: ActionLayout) -> Callable[[np.ndarray], Any]:
+    return lambda actions: layout.unflatten(actions[0])
+
+
+def _peel_gymnasium_wrappers(env: Any) -> tuple[Any, int | None]:
+    """Skip the outer TimeLimit/OrderEnforcing/PassiveEnvChecker layers; return (env, step limit)."""
+    from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker, TimeLimit
+
+    max_steps = None
+    while True:
+        if isinstance(env, TimeLimit) and max_steps is None:
+            max_steps = env._max_episode_steps
+        elif not isinstance(env, (OrderEnforcing, PassiveEnvChecker)):
+            return env, max_steps
+        env = env.env
 
 
 class PettingZooPufferEnv(_Emulated):

@@ -110,8 +110,13 @@ class VecEnv:
         self.truncations = buf.truncations
         self.masks = buf.masks
         self.actions = buf.actions
-        n = self.agents_per_batch
-        self._group_ids = [np.arange(g * n, (g + 1) * n) for g in range(self.num_agents // n)]
+        # Per batch group: fixed views of every array, so recv()/send() create no arrays.
+        self._group_views = []
+        for group in range(self.num_agents // self.agents_per_batch):
+            rows = self._rows(group)
+            ids = np.arange(rows.start, rows.stop)
+            self._group_views.append((buf.observations[rows], buf.rewards[rows], buf.terminals[rows],
+                                      buf.truncations[rows], ids, buf.masks[rows], buf.actions[rows]))
 
     def _rows(self, group: int) -> slice:
         n = self.agents_per_batch
@@ -135,29 +140,37 @@ class VecEnv:
         return self._last_group
 
     def _write_actions(self, rows: slice, actions: Any) -> None:
-        actions = np.asarray(actions)
-        expected = (self.agents_per_batch, *self._act_shape)
-        if actions.shape != expected:
-            if actions.size == int(np.prod(expected)) and actions.ndim <= len(expected):
-                actions = actions.reshape(expected)
-            else:
+        """Validate `actions` for the batch at `rows` and copy them into the actions buffer."""
+        dest = self._group_views[rows.start // self.agents_per_batch][6]
+        if type(actions) is not np.ndarray:
+            actions = np.asarray(actions)
+        if actions.shape != dest.shape:
+            if actions.size != dest.size or actions.ndim > dest.ndim or (actions.ndim and len(actions) != len(dest)):
                 raise APIUsageError(
-                    f"actions have shape {actions.shape}; expected {expected} "
+                    f"actions have shape {actions.shape}; expected {dest.shape} "
                     f"({self.agents_per_batch} agent rows of {self.single_action_space}).")
+            actions = actions.reshape(dest.shape)
         if self._act_high is not None:
-            if not np.issubdtype(actions.dtype, np.integer):
-                if not np.array_equal(actions, np.round(actions)):
+            kind = actions.dtype.kind
+            if kind not in "iu":
+                if kind not in "fb" or (kind == "f" and not np.array_equal(actions, np.round(actions))):
                     raise APIUsageError(f"Discrete actions must be integers, got dtype {actions.dtype}.")
-            if actions.size and (actions.min() < 0 or (actions.reshape(len(actions), -1) >= self._act_high).any()):
+                actions = actions.astype(np.int64)
+            # Negative values become huge in the same-size unsigned view: one comparison checks both ends.
+            unsigned = actions.view(f"u{actions.dtype.itemsize}")
+            if self._act_high.ndim == 0:
+                bad = unsigned.max() >= self._act_high
+            else:
+                bad = (unsigned.reshape(len(unsigned), -1) >= self._act_high).any()
+            if bad:
                 raise APIUsageError(
                     f"actions out of range for {self.single_action_space}: min {actions.min()}, "
                     f"max {actions.max()}.")
-        self.actions[rows] = actions
+        dest[...] = actions
 
     def _batch(self, rows: slice, infos: list):
-        return (self.observations[rows], self.rewards[rows], self.terminals[rows],
-                self.truncations[rows], infos, self._group_ids[rows.start // self.agents_per_batch],
-                self.masks[rows])
+        obs, rewards, terminals, truncations, ids, masks, _ = self._group_views[rows.start // self.agents_per_batch]
+        return obs, rewards, terminals, truncations, infos, ids, masks
 
     def _require_sync(self, what: str) -> None:
         if self.batch_size != self.num_envs:

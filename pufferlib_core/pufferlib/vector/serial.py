@@ -45,6 +45,8 @@ class Serial(VecEnv):
                 env.close()
             raise
         self.driver_env = self.envs[0]
+        self._group_steps = [[(self.envs[i].step, self.envs[i].actions) for i in self._env_range(g)]
+                             for g in range(num_envs // batch_size)]
         self.seed = seed
         self._group = 0
         self._infos: list[list[dict]] = [[] for _ in range(num_envs // batch_size)]
@@ -65,9 +67,8 @@ class Serial(VecEnv):
         rows = self._rows(group)
         self._write_actions(rows, actions)
         infos = self._infos[group]
-        for i in self._env_range(group):
-            env = self.envs[i]
-            _, _, _, _, env_infos = env.step(env.actions)
+        for step, env_actions in self._group_steps[group]:
+            env_infos = step(env_actions)[4]
             if env_infos:
                 infos.extend(env_infos)
         self._group = (group + 1) % len(self._infos)

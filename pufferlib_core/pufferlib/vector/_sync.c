@@ -1,0 +1,360 @@
+/* Synchronisation of the multiprocessing vectorizer through flags in shared memory.
+ *
+ * The shared block starts with one 64-byte slot for the main process followed by one
+ * 64-byte slot per worker (a cache line each, so that workers never share a line):
+ *
+ *   main slot:    u32 wake_counter  (futex word the main process sleeps on)
+ *                 u32 main_sleeping
+ *                 u64 seq_counter   (orders completions)
+ *   worker slot:  u32 state         (futex word the worker sleeps on)
+ *                 u32 sleeping
+ *                 u64 seq           (completion order of the last result)
+ *                 i64 seed, u32 has_seed   (written by Python before RESET)
+ *
+ * `state` holds a result (READY, READY_INFOS, ERROR), owned by the main process, or a
+ * command (INIT, STEP, RESET, CLOSE), owned by the worker. Waiting spins for a short
+ * time, then blocks in the kernel: a futex on Linux, a sleeping poll elsewhere. A
+ * waiter announces itself in its `sleeping` flag so that the other side only pays for
+ * a wake-up system call when someone is actually asleep. All accesses are sequentially
+ * consistent, which is what makes "set flag, re-check, sleep" free of lost wake-ups.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+
+#if defined(_MSC_VER)
+#include <windows.h>
+#define LOAD32(p) ((uint32_t)InterlockedOr((volatile LONG *)(p), 0))
+#define STORE32(p, v) ((void)InterlockedExchange((volatile LONG *)(p), (LONG)(v)))
+#define XCHG32(p, v) ((uint32_t)InterlockedExchange((volatile LONG *)(p), (LONG)(v)))
+#define CAS32(p, e, d) ((uint32_t)InterlockedCompareExchange((volatile LONG *)(p), (LONG)(d), (LONG)(e)) == (uint32_t)(e))
+#define ADD32(p, v) ((uint32_t)InterlockedExchangeAdd((volatile LONG *)(p), (LONG)(v)))
+#define ADD64(p, v) ((uint64_t)InterlockedExchangeAdd64((volatile LONG64 *)(p), (LONG64)(v)))
+#define CPU_RELAX() YieldProcessor()
+#else
+#include <sched.h>
+#include <time.h>
+#include <errno.h>
+#define LOAD32(p) __atomic_load_n((p), __ATOMIC_SEQ_CST)
+#define STORE32(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
+#define XCHG32(p, v) __atomic_exchange_n((p), (v), __ATOMIC_SEQ_CST)
+static inline int CAS32(uint32_t *p, uint32_t expected, uint32_t desired) {
+    return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+#define ADD32(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
+#define ADD64(p, v) __atomic_fetch_add((p), (v), __ATOMIC_SEQ_CST)
+#if defined(__x86_64__) || defined(__i386__)
+#define CPU_RELAX() __builtin_ia32_pause()
+#elif defined(__aarch64__)
+#define CPU_RELAX() __asm__ __volatile__("yield")
+#else
+#define CPU_RELAX() ((void)0)
+#endif
+#endif
+
+#if defined(__linux__)
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#define HAVE_FUTEX 1
+#else
+#define HAVE_FUTEX 0
+#endif
+
+enum { READY = 0, READY_INFOS = 1, ERROR = 2, INIT = 3, STEP = 4, RESET = 5, CLOSE = 6 };
+#define FIRST_COMMAND INIT
+#define SLOT 64
+
+typedef struct {
+    uint32_t wake_counter;
+    uint32_t main_sleeping;
+    uint64_t seq_counter;
+} MainSlot;
+
+typedef struct {
+    uint32_t state;
+    uint32_t sleeping;
+    uint64_t seq;
+    int64_t seed;
+    uint32_t has_seed;
+} WorkerSlot;
+
+/* ---- time and blocking ---------------------------------------------------------- */
+
+static double now_ns(void) {
+#if defined(_MSC_VER)
+    LARGE_INTEGER f, c;
+    QueryPerformanceFrequency(&f);
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart * 1e9 / (double)f.QuadPart;
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+#endif
+}
+
+/* Block while *addr == expected, at most timeout_ns. Returns 0, or EINTR on a signal. */
+static int block_while_equal(uint32_t *addr, uint32_t expected, double timeout_ns) {
+#if HAVE_FUTEX
+    struct timespec ts;
+    ts.tv_sec = (time_t)(timeout_ns / 1e9);
+    ts.tv_nsec = (long)(timeout_ns - (double)ts.tv_sec * 1e9);
+    long rc = syscall(SYS_futex, addr, FUTEX_WAIT, expected, &ts, NULL, 0);
+    return (rc == -1 && errno == EINTR) ? EINTR : 0;
+#else
+    /* Portable fallback: poll with an exponential back-off of sleeps (1 us .. 200 us). */
+    double deadline = now_ns() + timeout_ns, pause_us = 1;
+    while (LOAD32(addr) == expected && now_ns() < deadline) {
+#if defined(_MSC_VER)
+        if (pause_us < 100) SwitchToThread(); else Sleep(1);
+#else
+        struct timespec ts = {0, (long)(pause_us * 1000)};
+        if (nanosleep(&ts, NULL) == -1 && errno == EINTR) return EINTR;
+#endif
+        if (pause_us < 200) pause_us *= 2;
+    }
+    return 0;
+#endif
+}
+
+static void wake_all(uint32_t *addr) {
+#if HAVE_FUTEX
+    syscall(SYS_futex, addr, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+#else
+    (void)addr;  /* the fallback polls */
+#endif
+}
+
+/* Spin for spin_ns: pause instructions first, then yield the CPU to runnable processes
+ * (which keeps spinning cheap when there are more processes than cores). */
+static inline void spin_pause(double start, double now) {
+    if (now - start < 2000.0) {
+        for (int i = 0; i < 32; i++) CPU_RELAX();
+    } else {
+#if defined(_MSC_VER)
+        SwitchToThread();
+#else
+        sched_yield();
+#endif
+    }
+}
+
+/* ---- the Flags object ---------------------------------------------------------- */
+
+typedef struct {
+    PyObject_HEAD
+    Py_buffer view;
+    int has_view;
+    Py_ssize_t num_workers;
+    MainSlot *main;
+    char *base;
+} Flags;
+
+static inline WorkerSlot *slot_of(Flags *self, Py_ssize_t w) {
+    return (WorkerSlot *)(self->base + SLOT * (w + 1));
+}
+
+static int check_worker(Flags *self, Py_ssize_t w) {
+    if (!self->has_view) {
+        PyErr_SetString(PyExc_ValueError, "Flags were released");
+        return -1;
+    }
+    if (w < 0 || w >= self->num_workers) {
+        PyErr_Format(PyExc_IndexError, "worker %zd out of range [0, %zd)", w, self->num_workers);
+        return -1;
+    }
+    return 0;
+}
+
+static int Flags_init(Flags *self, PyObject *args, PyObject *kwds) {
+    static char *kwlist[] = {"buffer", "num_workers", NULL};
+    PyObject *buffer;
+    Py_ssize_t num_workers;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "On", kwlist, &buffer, &num_workers)) return -1;
+    if (num_workers < 1) {
+        PyErr_SetString(PyExc_ValueError, "num_workers must be >= 1");
+        return -1;
+    }
+    if (self->has_view) {
+        PyBuffer_Release(&self->view);
+        self->has_view = 0;
+    }
+    if (PyObject_GetBuffer(buffer, &self->view, PyBUF_WRITABLE) < 0) return -1;
+    self->has_view = 1;
+    if (self->view.len < SLOT * (num_workers + 1) || ((uintptr_t)self->view.buf % SLOT) != 0) {
+        PyErr_Format(PyExc_ValueError, "buffer must be %d-byte aligned and hold at least %zd bytes",
+                     SLOT, (Py_ssize_t)SLOT * (num_workers + 1));
+        return -1;
+    }
+    self->num_workers = num_workers;
+    self->base = (char *)self->view.buf;
+    self->main = (MainSlot *)self->base;
+    return 0;
+}
+
+static void Flags_dealloc(Flags *self) {
+    if (self->has_view) PyBuffer_Release(&self->view);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *Flags_release(Flags *self, PyObject *Py_UNUSED(ignored)) {
+    if (self->has_view) {
+        PyBuffer_Release(&self->view);
+        self->has_view = 0;
+    }
+    Py_RETURN_NONE;
+}
+
+/* Main process: give worker w a command and wake it if it sleeps. */
+static PyObject *Flags_send(Flags *self, PyObject *args) {
+    Py_ssize_t w;
+    unsigned int cmd;
+    if (!PyArg_ParseTuple(args, "nI", &w, &cmd) || check_worker(self, w) < 0) return NULL;
+    WorkerSlot *s = slot_of(self, w);
+    XCHG32(&s->state, cmd);
+    if (LOAD32(&s->sleeping)) wake_all(&s->state);
+    Py_RETURN_NONE;
+}
+
+/* Worker: wait until a command arrives; return it, or -1 after timeout_ms without one. */
+static PyObject *Flags_wait_command(Flags *self, PyObject *args) {
+    Py_ssize_t w;
+    double spin_us, timeout_ms;
+    if (!PyArg_ParseTuple(args, "ndd", &w, &spin_us, &timeout_ms) || check_worker(self, w) < 0) return NULL;
+    WorkerSlot *s = slot_of(self, w);
+    uint32_t state = LOAD32(&s->state);
+    if (state >= FIRST_COMMAND) return PyLong_FromUnsignedLong(state);
+    double start = now_ns(), now = start, deadline = start + timeout_ms * 1e6;
+    int rc = 0;
+    Py_BEGIN_ALLOW_THREADS
+    while ((state = LOAD32(&s->state)) < FIRST_COMMAND && now - start < spin_us * 1e3) {
+        spin_pause(start, now);
+        now = now_ns();
+    }
+    while (state < FIRST_COMMAND && now < deadline) {
+        STORE32(&s->sleeping, 1);
+        state = LOAD32(&s->state);
+        if (state < FIRST_COMMAND) rc = block_while_equal(&s->state, state, deadline - now);
+        STORE32(&s->sleeping, 0);
+        state = LOAD32(&s->state);
+        if (rc == EINTR) break;
+        now = now_ns();
+    }
+    Py_END_ALLOW_THREADS
+    if (rc == EINTR && PyErr_CheckSignals() < 0) return NULL;
+    return PyLong_FromLong(state >= FIRST_COMMAND ? (long)state : -1L);
+}
+
+/* Worker: publish the result of command `cmd`; False when the main process asked to close. */
+static PyObject *Flags_post(Flags *self, PyObject *args) {
+    Py_ssize_t w;
+    unsigned int cmd, result;
+    if (!PyArg_ParseTuple(args, "nII", &w, &cmd, &result) || check_worker(self, w) < 0) return NULL;
+    WorkerSlot *s = slot_of(self, w);
+    s->seq = ADD64(&self->main->seq_counter, 1);
+    if (!CAS32(&s->state, cmd, result)) Py_RETURN_FALSE;
+    ADD32(&self->main->wake_counter, 1);
+    if (LOAD32(&self->main->main_sleeping)) wake_all(&self->main->wake_counter);
+    Py_RETURN_TRUE;
+}
+
+/* Main process: wait until `need` of the workers flagged in `pending` (a bytes-like of
+ * num_workers uint8) hold a result, or one of them reports an error, or timeout_ms pass.
+ * Returns the number of pending workers holding a result, or -1 when one reports ERROR. */
+static PyObject *Flags_wait_ready(Flags *self, PyObject *args) {
+    Py_buffer pending;
+    Py_ssize_t need;
+    double spin_us, timeout_ms;
+    if (!PyArg_ParseTuple(args, "y*ndd", &pending, &need, &spin_us, &timeout_ms)) return NULL;
+    if (check_worker(self, 0) < 0 || pending.len != self->num_workers) {
+        if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "pending must hold %zd bytes", self->num_workers);
+        PyBuffer_Release(&pending);
+        return NULL;
+    }
+    const uint8_t *flags = (const uint8_t *)pending.buf;
+    Py_ssize_t ready = 0;
+    int error = 0, rc = 0;
+    double start = now_ns(), now = start, deadline = start + timeout_ms * 1e6;
+    Py_BEGIN_ALLOW_THREADS
+    for (;;) {
+        uint32_t counter = LOAD32(&self->main->wake_counter);
+        ready = 0;
+        for (Py_ssize_t w = 0; w < self->num_workers; w++) {
+            if (!flags[w]) continue;
+            uint32_t state = LOAD32(&slot_of(self, w)->state);
+            if (state < FIRST_COMMAND) ready++;
+            if (state == ERROR) error = 1;
+        }
+        if (ready >= need || error || now >= deadline) break;
+        if (now - start < spin_us * 1e3) {
+            spin_pause(start, now);
+        } else {
+            STORE32(&self->main->main_sleeping, 1);
+            rc = block_while_equal(&self->main->wake_counter, counter, deadline - now);
+            STORE32(&self->main->main_sleeping, 0);
+            if (rc == EINTR) break;
+        }
+        now = now_ns();
+    }
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&pending);
+    if (rc == EINTR && PyErr_CheckSignals() < 0) return NULL;
+    return PyLong_FromSsize_t(error ? -1 : ready);
+}
+
+static PyMethodDef Flags_methods[] = {
+    {"send", (PyCFunction)Flags_send, METH_VARARGS,
+     "send(worker, command): give a worker a command and wake it if it sleeps."},
+    {"wait_command", (PyCFunction)Flags_wait_command, METH_VARARGS,
+     "wait_command(worker, spin_us, timeout_ms) -> command, or -1 on timeout (worker side)."},
+    {"post", (PyCFunction)Flags_post, METH_VARARGS,
+     "post(worker, command, result) -> False if the command was replaced by CLOSE (worker side)."},
+    {"wait_ready", (PyCFunction)Flags_wait_ready, METH_VARARGS,
+     "wait_ready(pending, need, spin_us, timeout_ms) -> pending workers with a result, -1 on ERROR."},
+    {"release", (PyCFunction)Flags_release, METH_NOARGS, "Release the shared buffer."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject FlagsType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pufferlib.vector._sync.Flags",
+    .tp_basicsize = sizeof(Flags),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Flags(buffer, num_workers): worker flags in a shared buffer (see _sync.c).",
+    .tp_new = PyType_GenericNew,
+    .tp_init = (initproc)Flags_init,
+    .tp_dealloc = (destructor)Flags_dealloc,
+    .tp_methods = Flags_methods,
+};
+
+static struct PyModuleDef sync_module = {
+    PyModuleDef_HEAD_INIT, "_sync",
+    "Flags in shared memory for the multiprocessing vectorizer: atomics, brief spin, futex.",
+    -1, NULL,
+};
+
+PyMODINIT_FUNC PyInit__sync(void) {
+    if (PyType_Ready(&FlagsType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&sync_module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&FlagsType);
+    if (PyModule_AddObject(m, "Flags", (PyObject *)&FlagsType) < 0) {
+        Py_DECREF(&FlagsType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    struct { const char *name; long value; } consts[] = {
+        {"READY", READY}, {"READY_INFOS", READY_INFOS}, {"ERROR", ERROR}, {"INIT", INIT},
+        {"STEP", STEP}, {"RESET", RESET}, {"CLOSE", CLOSE}, {"SLOT_BYTES", SLOT},
+        {"HAVE_FUTEX", HAVE_FUTEX},
+    };
+    for (size_t i = 0; i < sizeof(consts) / sizeof(consts[0]); i++) {
+        if (PyModule_AddIntConstant(m, consts[i].name, consts[i].value) < 0) {
+            Py_DECREF(m);
+            return NULL;
+        }
+    }
+    return m;
+}

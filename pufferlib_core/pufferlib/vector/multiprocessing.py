@@ -1,0 +1,353 @@
+"""Multiprocessing vectorization: worker processes step blocks of envs on shared memory.
+
+`num_envs` envs are split into `num_workers` contiguous blocks of `envs_per_worker`.
+Each worker steps its block one env after another (as `Serial` does), writing straight
+into the shared batch arrays; the main process and the workers synchronise through
+flags in the same shared block (`pufferlib.vector._sync`, a small C extension: atomics,
+a brief spin, then a futex on Linux). Infos are pickled only when non-empty.
+
+Contract of the async API (EnvPool semantics), with `batch_size` counted in envs:
+
+- `async_reset(seed)` resets every env (env i gets `seed + i`) and starts them all.
+- `recv()` waits until `batch_size` envs (whole workers) hold a result and returns the
+  batch `(obs, rewards, terminals, truncations, infos, env_ids, masks)` of the workers
+  that finished first, in worker order; `env_ids` are the agent rows of the full batch.
+- `send(actions)` takes one action per returned row, in that order, and starts those
+  envs again. The other workers keep running meanwhile.
+- `batch_size == num_envs` is the synchronous case (`reset`/`step`).
+- With `zero_copy=True` (default) the arrays are views of the shared memory whenever
+  the returned workers are contiguous (always in sync mode); otherwise, or with
+  `zero_copy=False`, they are gathered into arrays owned by the vectorizer. Either way
+  they are valid until the next `send()`/`recv()`; copy what you keep longer.
+
+Start methods: `fork` is the default where Python offers it (Linux and other Unixes
+except macOS): workers start fastest and env creators may be lambdas or closures.
+`spawn` and `forkserver` work too (creators and their arguments must then be
+picklable) and are the choice when the main process runs threads (e.g. CUDA) that
+fork would copy in an unsafe state. macOS and Windows default to `spawn`.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import pickle
+import signal
+import sys
+import time
+import weakref
+from types import SimpleNamespace
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pufferlib.environment import Buffers
+from pufferlib.errors import APIUsageError, WorkerError
+from pufferlib.vector import _sync
+from pufferlib.vector.base import VecEnv, probe_env
+from pufferlib.vector.shared import HAS_SEED, SEED, SEQ, STATE, Layout, Segment, WorkerSpec, worker_main
+
+#: Seconds between liveness checks of busy workers while the main process waits.
+LIVENESS_S = 0.2
+#: Seconds a closing worker gets to close its envs before it is terminated.
+CLOSE_GRACE_S = 2.0
+
+
+def _divisors(n: int) -> list[int]:
+    return [d for d in range(1, n + 1) if n % d == 0]
+
+
+def resolve_layout(num_envs: int, num_workers: int | None, envs_per_worker: int | None,
+                   batch_size: int | None) -> tuple[int, int, int]:
+    """Check and complete (num_workers, envs_per_worker, batch_size); errors name valid values."""
+    if num_workers is None:
+        if envs_per_worker is not None:
+            if envs_per_worker < 1 or num_envs % envs_per_worker:
+                raise APIUsageError(
+                    f"envs_per_worker={envs_per_worker} does not divide num_envs={num_envs}; "
+                    f"valid values: {_divisors(num_envs)}.")
+            num_workers = num_envs // envs_per_worker
+        else:
+            cores = os.cpu_count() or 1
+            num_workers = max(d for d in _divisors(num_envs) if d <= cores)
+    if not isinstance(num_workers, int) or num_workers < 1 or num_workers > num_envs or num_envs % num_workers:
+        reason = "is more than num_envs" if isinstance(num_workers, int) and num_workers > num_envs \
+            else "does not divide num_envs"
+        raise APIUsageError(
+            f"num_workers={num_workers} {reason}={num_envs}: each worker needs the same number of envs. "
+            f"Valid num_workers for num_envs={num_envs}: {_divisors(num_envs)} "
+            f"(or change num_envs to a multiple of {num_workers}).")
+    per_worker = num_envs // num_workers
+    if envs_per_worker is not None and envs_per_worker != per_worker:
+        raise APIUsageError(
+            f"envs_per_worker={envs_per_worker} disagrees with num_envs={num_envs} / "
+            f"num_workers={num_workers} = {per_worker}; give two of the three consistently.")
+    batch_size = num_envs if batch_size is None else batch_size
+    valid = list(range(per_worker, num_envs + 1, per_worker))
+    if batch_size not in valid:
+        raise APIUsageError(
+            f"batch_size={batch_size} cannot be filled by whole workers of {per_worker} envs "
+            f"(num_envs={num_envs}, num_workers={num_workers}). Valid batch_size values: {valid}.")
+    return num_workers, per_worker, batch_size
+
+
+def default_start_method() -> str:
+    """`fork` where Python offers it, except on macOS; `spawn` elsewhere (see module doc)."""
+    if sys.platform != "darwin" and "fork" in mp.get_all_start_methods():
+        return "fork"
+    return "spawn"
+
+
+class Multiprocessing(VecEnv):
+    """Steps `num_envs` envs in `num_workers` processes through shared memory (see module doc).
+
+    `spin_us`: how long a waiting process spins before it sleeps in the kernel; the
+    default spins only when every worker and the main process can have a core.
+    `start_method`: 'fork', 'spawn' or 'forkserver' (default: see `default_start_method`).
+    """
+
+    def __init__(self, env_creators: Sequence[Callable], env_args: Sequence[tuple],
+                 env_kwargs: Sequence[dict], num_envs: int, batch_size: int | None = None,
+                 seed: int | None = 0, num_workers: int | None = None,
+                 envs_per_worker: int | None = None, zero_copy: bool = True,
+                 start_method: str | None = None, spin_us: float | None = None):
+        workers, per_worker, batch_size = resolve_layout(num_envs, num_workers, envs_per_worker, batch_size)
+        start_method = start_method or default_start_method()
+        if start_method not in mp.get_all_start_methods():
+            raise APIUsageError(f"start_method={start_method!r} is not available here; "
+                                f"choose one of {mp.get_all_start_methods()}.")
+        self.num_workers, self.envs_per_worker, self.zero_copy = workers, per_worker, zero_copy
+        self.start_method, self.seed = start_method, seed
+        if spin_us is None:
+            spin_us = 50.0 if workers < (os.cpu_count() or 1) else 0.0
+        self.spin_us = float(spin_us)
+
+        driver, native = probe_env(env_creators[0], env_args[0], env_kwargs[0])
+        driver.close()
+        self.driver_env = driver
+        self._init_spaces(driver, num_envs, batch_size)
+        self._rows_per_worker = per_worker * self.agents_per_env
+        self._workers_per_batch = batch_size // per_worker
+        self._worker_rows = np.arange(self.num_agents).reshape(workers, self._rows_per_worker)
+        self._all_ids = np.arange(self.num_agents)
+
+        layout = Layout.plan(self.single_observation_space, self.single_action_space,
+                             self.num_agents, workers)
+        self._shm = Segment(create=True, size=layout.nbytes)
+        buf = self._shm.buf
+        self._flags = _sync.Flags(buf, workers)
+        self._procs: list[mp.process.BaseProcess] = []
+        self._conns: list = []
+        self._finalizer = weakref.finalize(self, _shutdown, self._flags, self._procs, self._conns,
+                                           self._shm)
+        self.buffers = layout.buffers(buf)
+        self._bind_batch(self.buffers)
+        self._states = layout.slot_field(buf, STATE, np.uint32)
+        self._seqs = layout.slot_field(buf, SEQ, np.uint64)
+        self._seeds = layout.slot_field(buf, SEED, np.int64)
+        self._has_seed = layout.slot_field(buf, HAS_SEED, np.uint32)
+        self._states[:] = _sync.INIT
+        self._pending = np.ones(workers, np.uint8)  # command sent, result not yet returned
+        self._held = np.zeros(0, np.int64)          # workers of the batch the user holds
+        self._out: Buffers | None = None
+        try:
+            self._start_workers(env_creators, env_args, env_kwargs, native, layout)
+            self._wait(workers)
+        except BaseException:
+            self.close()
+            raise
+        self._shm.unlink()  # every worker has mapped it: nothing can leak into /dev/shm now
+        self._pending[:] = 0
+
+    def _start_workers(self, creators, args, kwargs, native, layout) -> None:
+        ctx = mp.get_context(self.start_method)
+        like = SimpleNamespace(single_observation_space=self.single_observation_space,
+                               single_action_space=self.single_action_space, num_agents=self.agents_per_env)
+        for w in range(self.num_workers):
+            envs = slice(w * self.envs_per_worker, (w + 1) * self.envs_per_worker)
+            spec = WorkerSpec(w, self._shm, layout, creators[envs], args[envs], kwargs[envs], native,
+                              envs.start, like, self.spin_us)
+            parent_conn, child_conn = ctx.Pipe()
+            proc = ctx.Process(target=worker_main, args=(spec, child_conn), daemon=True,
+                               name=f"pufferlib-worker-{w}")
+            self._conns.append(parent_conn)
+            try:
+                proc.start()
+            except (pickle.PicklingError, AttributeError, TypeError) as exc:
+                raise APIUsageError(
+                    f"start_method={self.start_method!r} pickles the env creators and arguments for "
+                    f"the workers, and that failed: {exc}. Use a module-level function, a class or "
+                    "functools.partial as creator, or start_method='fork'.") from exc
+            finally:
+                child_conn.close()
+            self._procs.append(proc)
+
+    # ---- waiting and errors -------------------------------------------------------
+
+    def _wait(self, need: int) -> None:
+        """Block until `need` pending workers hold a result; raise WorkerError on failure."""
+        while True:
+            ready = self._flags.wait_ready(self._pending, need, self.spin_us, LIVENESS_S * 1000)
+            if ready >= need:
+                return
+            if ready < 0:
+                failed = np.flatnonzero((self._states == _sync.ERROR) & (self._pending == 1))
+                self._raise_worker_error(int(failed[0]))
+            for w in np.flatnonzero(self._pending):
+                if not self._procs[w].is_alive():
+                    self._raise_dead(int(w))
+
+    def _read(self, w: int) -> Any:
+        """The next message of worker `w` (it is being written right now)."""
+        conn, proc = self._conns[w], self._procs[w]
+        while not conn.poll(LIVENESS_S):
+            if not proc.is_alive() and not conn.poll(0):
+                self._raise_dead(w)
+        try:
+            return pickle.loads(conn.recv_bytes())
+        except (EOFError, OSError):
+            self._raise_dead(w)
+
+    def _envs_of(self, w: int) -> str:
+        return f"envs {w * self.envs_per_worker}..{(w + 1) * self.envs_per_worker - 1}"
+
+    def _raise_worker_error(self, w: int) -> None:
+        text = self._read(w)
+        self.close()
+        raise WorkerError(f"Worker {w} ({self._envs_of(w)}) raised an exception; its traceback:\n\n{text}\n\n"
+                          "The vectorized env is closed; fix the env and create a new one.")
+
+    def _raise_dead(self, w: int) -> None:
+        proc = self._procs[w]
+        proc.join(0.1)
+        code = proc.exitcode
+        how = f"killed by signal {signal.Signals(-code).name}" if code is not None and code < 0 \
+            else f"exited with code {code}"
+        self.close()
+        raise WorkerError(
+            f"Worker {w} (pid {proc.pid}, {self._envs_of(w)}) died unexpectedly ({how}). Something "
+            "outside Python ended it (a crash in native env code, the out-of-memory killer, or a kill "
+            "signal). The vectorized env is closed; create a new one.")
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise APIUsageError("This vectorized env is closed; create a new one.")
+
+    # ---- the async API ------------------------------------------------------------
+
+    def async_reset(self, seed: int | None = None) -> None:
+        self._check_open()
+        seed = self.seed if seed is None else seed
+        self._wait(int(self._pending.sum()))
+        for w in np.flatnonzero(self._pending):  # drain results nobody will receive
+            if self._states[w] == _sync.READY_INFOS:
+                self._read(int(w))
+        for w in range(self.num_workers):
+            self._has_seed[w] = seed is not None
+            self._seeds[w] = 0 if seed is None else seed + w * self.envs_per_worker
+            self._flags.send(w, _sync.RESET)
+        self._pending[:] = 1
+        self._held = np.zeros(0, np.int64)
+        self._recv_pending = False
+
+    def recv(self):
+        self._check_open()
+        if self._recv_pending:
+            raise APIUsageError("recv() was called twice without send(); send actions for the last batch first.")
+        need = self._workers_per_batch
+        if need > int(self._pending.sum()):
+            raise APIUsageError("recv() needs envs in flight: call async_reset() first.")
+        self._wait(need)
+        if need == self.num_workers:
+            held = np.arange(self.num_workers)
+        else:
+            ready = np.flatnonzero(self._pending & (self._states < _sync.INIT))
+            if len(ready) > need:
+                ready = np.sort(ready[np.argsort(self._seqs[ready], kind="stable")[:need]])
+            held = ready
+        infos: list = []
+        for w in held:
+            if self._states[w] == _sync.READY_INFOS:
+                infos.extend(self._read(int(w)))
+        self._pending[held] = 0
+        self._held, self._recv_pending = held, True
+        first, last = int(held[0]), int(held[-1])
+        if self.zero_copy and last - first + 1 == len(held):
+            rows = slice(first * self._rows_per_worker, (last + 1) * self._rows_per_worker)
+            self._held_rows = rows
+            return (self.observations[rows], self.rewards[rows], self.terminals[rows],
+                    self.truncations[rows], infos, self._all_ids[rows], self.masks[rows])
+        rows = self._held_rows = self._worker_rows[held].ravel()
+        if self._out is None:
+            self._out = Buffers.allocate(self.single_observation_space, self.single_action_space,
+                                         self.agents_per_batch)
+        out = self._out
+        for name in ("observations", "rewards", "terminals", "truncations", "masks"):
+            np.take(getattr(self, name), rows, axis=0, out=getattr(out, name))
+        return out.observations, out.rewards, out.terminals, out.truncations, infos, rows, out.masks
+
+    def send(self, actions: Any) -> None:
+        self._check_open()
+        if not self._recv_pending:
+            raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
+        rows = self._held_rows
+        if isinstance(rows, slice) and rows.start % self.agents_per_batch == 0:
+            self._write_actions(rows, actions)  # a batch-aligned block: the base class's fast path
+        else:
+            self._write_scattered_actions(rows, actions)
+        self._recv_pending = False
+        for w in self._held:
+            self._flags.send(int(w), _sync.STEP)
+        self._pending[self._held] = 1
+
+    def _write_scattered_actions(self, rows: slice | np.ndarray, actions: Any) -> None:
+        """Validate actions for rows that are not one batch-aligned block, then write them."""
+        actions = np.asarray(actions)
+        expected = (self.agents_per_batch, *self._act_shape)
+        if actions.shape != expected:
+            if actions.size != int(np.prod(expected)) or actions.ndim > len(expected):
+                raise APIUsageError(
+                    f"actions have shape {actions.shape}; expected {expected} "
+                    f"({self.agents_per_batch} agent rows of {self.single_action_space}).")
+            actions = actions.reshape(expected)
+        if self._act_high is not None:
+            if actions.dtype.kind not in "iub" and not np.array_equal(actions, np.round(actions)):
+                raise APIUsageError(f"Discrete actions must be integers, got dtype {actions.dtype}.")
+            if actions.size and (actions.min() < 0 or (actions.reshape(len(actions), -1) >= self._act_high).any()):
+                raise APIUsageError(
+                    f"actions out of range for {self.single_action_space}: min {actions.min()}, "
+                    f"max {actions.max()}.")
+        self.actions[rows] = actions
+
+    def close(self) -> None:
+        """End every worker and free the shared memory; safe to call more than once."""
+        if self.closed:
+            return
+        self.closed = True
+        self._finalizer()
+
+
+def _shutdown(flags: _sync.Flags, procs: list, conns: list, shm: Segment) -> None:
+    """Ask every worker to close, then terminate stragglers, reap them and free the memory."""
+    try:
+        for w in range(len(procs)):
+            flags.send(w, _sync.CLOSE)
+        deadline = time.monotonic() + CLOSE_GRACE_S
+        for proc in procs:
+            proc.join(max(0.0, deadline - time.monotonic()))
+        for proc in procs:
+            if proc.is_alive():
+                proc.terminate()
+                proc.join(1.0)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+    finally:
+        for conn in conns:
+            conn.close()
+        flags.release()
+        try:
+            shm.unlink()
+        except FileNotFoundError:
+            pass
+        shm.close()

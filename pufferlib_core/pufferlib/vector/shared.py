@@ -1,0 +1,165 @@
+"""The shared-memory block of the multiprocessing vectorizer and the loop of its workers.
+
+The block holds, in order: the synchronisation slots of `pufferlib.vector._sync` (one
+64-byte slot for the main process, then one per worker) and the six batch arrays of
+`pufferlib.environment.Buffers` for every agent row, each 64-byte aligned. The main
+process creates it; workers map it by name (or inherit it under `fork`) and step their
+block of envs straight into it, so observations, rewards, dones, masks and actions are
+never pickled. Only non-empty infos and errors travel, pickled, through a pipe.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import sys
+import traceback
+from dataclasses import dataclass, fields
+from multiprocessing.connection import Connection
+from multiprocessing.shared_memory import SharedMemory
+from types import SimpleNamespace
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pufferlib.environment import Buffers
+from pufferlib.vector import _sync
+from pufferlib.vector.base import create_env
+
+SLOT = _sync.SLOT_BYTES
+ALIGN = 64
+#: How often an idle worker checks that the main process is still alive.
+PARENT_CHECK_MS = 1000.0
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where every array lives in the block: field -> (shape, dtype str, byte offset)."""
+
+    num_workers: int
+    arrays: tuple[tuple[str, tuple[int, ...], str, int], ...]
+    nbytes: int
+
+    @classmethod
+    def plan(cls, obs_space: Any, act_space: Any, num_agents: int, num_workers: int) -> "Layout":
+        """Lay out the slots and the batch arrays of `num_agents` rows."""
+        specs: list[tuple[tuple[int, ...], np.dtype]] = []
+
+        def record(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+            specs.append((tuple(shape), np.dtype(dtype)))
+            return np.empty(0, dtype)
+
+        Buffers.allocate(obs_space, act_space, num_agents, alloc=record)
+        offset, arrays = SLOT * (num_workers + 1), []
+        for field, (shape, dtype) in zip(fields(Buffers), specs):
+            offset = -(-offset // ALIGN) * ALIGN
+            arrays.append((field.name, shape, dtype.str, offset))
+            offset += int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        return cls(num_workers, tuple(arrays), max(offset, 1))
+
+    def buffers(self, buf: memoryview) -> Buffers:
+        """The batch arrays as views of the block `buf`."""
+        return Buffers(**{name: np.ndarray(shape, np.dtype(dtype), buffer=buf, offset=offset)
+                          for name, shape, dtype, offset in self.arrays})
+
+    def slot_field(self, buf: memoryview, offset: int, dtype: Any) -> np.ndarray:
+        """One field of every worker slot as a strided array (index = worker)."""
+        return np.ndarray((self.num_workers,), np.dtype(dtype), buffer=buf, offset=SLOT + offset,
+                          strides=(SLOT,))
+
+
+class Segment(SharedMemory):
+    """A shared-memory block whose arrays may outlive this object (user-held views)."""
+
+    def close(self) -> None:
+        """Unmap now if no array still uses the block; otherwise it is unmapped with the last one."""
+        try:
+            super().close()
+        except BufferError:
+            pass
+
+    def __del__(self) -> None:
+        self.close()
+
+
+# Field offsets inside a worker slot (see _sync.c).
+STATE, SEQ, SEED, HAS_SEED = 0, 8, 16, 24
+
+
+@dataclass
+class WorkerSpec:
+    """Everything a worker needs; pickled under spawn/forkserver, inherited under fork."""
+
+    index: int
+    shm: Segment
+    layout: Layout
+    creators: Sequence[Callable]
+    args: Sequence[tuple]
+    kwargs: Sequence[dict]
+    native: bool
+    first_env: int
+    like: SimpleNamespace  # single_observation_space, single_action_space, num_agents of env 0
+    spin_us: float
+
+
+def worker_main(spec: WorkerSpec, conn: Connection) -> None:
+    """Entry point of a worker process: create its envs, then serve commands until CLOSE.
+
+    Ctrl-C is left to the main process (which closes the workers); a worker also exits
+    by itself when its parent process disappears.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent = os.getppid()
+    flags = _sync.Flags(spec.shm.buf, spec.layout.num_workers)
+    seeds = spec.layout.slot_field(spec.shm.buf, SEED, np.int64)
+    has_seed = spec.layout.slot_field(spec.shm.buf, HAS_SEED, np.uint32)
+    envs: list = []
+    w, cmd = spec.index, _sync.INIT
+    try:
+        buffers = spec.layout.buffers(spec.shm.buf)
+        n = spec.like.num_agents
+        for k in range(len(spec.creators)):
+            i = spec.first_env + k
+            envs.append(create_env(spec.creators[k], spec.args[k], spec.kwargs[k],
+                                   buffers.slice(i * n, (i + 1) * n), spec.native, spec.like, i))
+        while True:
+            payload = b""
+            if cmd == _sync.STEP:
+                infos: list = []
+                for env in envs:
+                    env_infos = env.step(env.actions)[4]
+                    if env_infos:
+                        infos.extend(env_infos)
+                payload = pickle.dumps(infos, pickle.HIGHEST_PROTOCOL) if infos else b""
+            elif cmd == _sync.RESET:
+                seed = int(seeds[w]) if has_seed[w] else None
+                infos = []
+                for k, env in enumerate(envs):
+                    infos.extend(env.reset(seed=None if seed is None else seed + k)[1] or ())
+                payload = pickle.dumps(infos, pickle.HIGHEST_PROTOCOL) if infos else b""
+            if not flags.post(w, cmd, _sync.READY_INFOS if payload else _sync.READY):
+                break  # the main process replaced the command by CLOSE
+            if payload:
+                conn.send_bytes(payload)
+            cmd = -1
+            while cmd == -1:
+                cmd = flags.wait_command(w, spec.spin_us, PARENT_CHECK_MS)
+                if cmd == -1 and os.getppid() != parent:
+                    return
+            if cmd == _sync.CLOSE:
+                break
+    except Exception:
+        text = f"{traceback.format_exc()}".rstrip()
+        if flags.post(w, cmd, _sync.ERROR):
+            conn.send_bytes(pickle.dumps(text))
+    finally:
+        for env in envs:
+            try:
+                env.close()
+            except Exception:
+                print(f"pufferlib worker {w}: env.close() failed:\n{traceback.format_exc()}", file=sys.stderr)
+        flags.release()
+        conn.close()
+        spec.shm.close()
+
