@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import difflib
 import functools
-import importlib
-import importlib.util
-import os
 import re
 from typing import Any
 
@@ -20,7 +17,6 @@ from pufferlib.registry import EnvSpec
 
 GYM_PREFIX = "gym-"
 PETTINGZOO_PREFIX = "pettingzoo-"
-PETTINGZOO_FAMILIES = ("butterfly", "classic", "sisl", "mpe", "atari")
 _VERSION = re.compile(r"^(?P<name>.+?)[-_]v(?P<version>\d+)$")
 
 
@@ -31,17 +27,17 @@ def make_gymnasium(gym_id: str, **kwargs: Any) -> Any:
     return gymnasium.make(gym_id, **kwargs)
 
 
-def make_pettingzoo(module: str, family: str, **kwargs: Any) -> Any:
-    """The parallel env of a PettingZoo module (its AEC env when it has no parallel one)."""
+def make_pettingzoo(registry_id: str, **kwargs: Any) -> Any:
+    """`pettingzoo.make` of a registry id: the parallel env, else the AEC env."""
+    import pettingzoo
+
+    env_type = "parallel" if registry_id in pettingzoo.parallel_registry else "aec"
     try:
-        mod = importlib.import_module(module)
-    except Exception as exc:  # PettingZoo raises its own DependencyNotInstalled
-        raise APIUsageError(
-            f"Could not import {module} ({type(exc).__name__}: {exc}). "
-            f"Install its extras: pip install 'pettingzoo[{family}]'") from exc
-    if hasattr(mod, "parallel_env"):
-        return mod.parallel_env(**kwargs)
-    return mod.env(**kwargs)
+        return pettingzoo.make(env_type, registry_id, **kwargs)
+    except ImportError as exc:  # PettingZoo's DependencyNotInstalled is an ImportError
+        family = registry_id.split("/", 1)[0]
+        raise APIUsageError(f"Could not make {registry_id} ({exc}). "
+                            f"Install its extras: pip install 'pettingzoo[{family}]'") from exc
 
 
 def _gym_spec(name: str) -> EnvSpec:
@@ -67,42 +63,34 @@ def _gym_spec(name: str) -> EnvSpec:
                    package="gymnasium", description=f"gymnasium.make({gym_id!r})")
 
 
-def _pettingzoo_modules() -> dict[str, tuple[str, str, int]]:
-    """PettingZoo env name -> (latest module, family, version), read from disk without importing."""
-    found = importlib.util.find_spec("pettingzoo")
-    if found is None or not found.submodule_search_locations:
-        return {}
-    root = found.submodule_search_locations[0]
-    out: dict[str, tuple[str, str, int]] = {}
-    for family in PETTINGZOO_FAMILIES:
-        folder = os.path.join(root, family)
-        if not os.path.isdir(folder):
+def _pettingzoo_ids() -> dict[str, str]:
+    """PettingZoo env name ('pistonball') and versioned name ('pistonball_v6') -> latest registry id."""
+    import pettingzoo
+
+    latest: dict[str, tuple[int, str]] = {}
+    out: dict[str, str] = {}
+    for registry_id in {**pettingzoo.aec_registry, **pettingzoo.parallel_registry}:
+        match = _VERSION.match(registry_id.split("/", 1)[-1])
+        if not match:
             continue
-        for entry in os.listdir(folder):
-            match = _VERSION.match(entry.removesuffix(".py"))
-            if not match or entry.startswith("_"):
-                continue
-            name, version = match["name"], int(match["version"])
-            if name not in out or version > out[name][2]:
-                out[name] = (f"pettingzoo.{family}.{entry.removesuffix('.py')}", family, version)
+        name, version = match["name"], int(match["version"])
+        out[f"{name}_v{version}"] = registry_id
+        if name not in latest or version > latest[name][0]:
+            latest[name] = (version, registry_id)
+    out.update({name: registry_id for name, (_, registry_id) in latest.items()})
     return out
 
 
 def _pettingzoo_spec(name: str) -> EnvSpec:
-    modules = _pettingzoo_modules()
+    ids = _pettingzoo_ids()
     key = name.lower().replace("-", "_")
-    match = _VERSION.match(key)
-    if match and match["name"] in modules:
-        module = f"{modules[match['name']][0].rsplit('.', 1)[0]}.{key}"
-        family = modules[match["name"]][1]
-    elif key in modules:
-        module, family, _ = modules[key]
-    else:
-        close = difflib.get_close_matches(key, list(modules), n=5, cutoff=0.5)
+    if key not in ids:
+        names = [n for n in ids if not _VERSION.match(n)]
+        close = difflib.get_close_matches(key, names, n=5, cutoff=0.5)
         hint = f" Did you mean: {', '.join(PETTINGZOO_PREFIX + c.replace('_', '-') for c in close)}?" if close else ""
         raise EnvNotFoundError(f"PettingZoo has no env {name!r}.{hint}")
-    return EnvSpec(PETTINGZOO_PREFIX + name, functools.partial(make_pettingzoo, module, family),
-                   package="pettingzoo", description=f"{module}.parallel_env()")
+    return EnvSpec(PETTINGZOO_PREFIX + name, functools.partial(make_pettingzoo, ids[key]),
+                   package="pettingzoo", description=f"pettingzoo.make({ids[key]!r})")
 
 
 @hookimpl

@@ -134,8 +134,9 @@ def test_gym_family():
 
 
 def test_pettingzoo_family():
-    assert spec("pettingzoo-pistonball").description.startswith("pettingzoo.butterfly.pistonball_v")
-    assert "knights_archers_zombies_v11" in spec("pettingzoo-knights-archers-zombies").description
+    assert spec("pettingzoo-pistonball").description == "pettingzoo.make('butterfly/pistonball-v6')"
+    assert "knights_archers_zombies-v11" in spec("pettingzoo-knights-archers-zombies").description
+    assert "pistonball-v6" in spec("pettingzoo-pistonball-v6").description
     with pytest.raises(EnvNotFoundError, match="pistonball"):
         spec("pettingzoo-pistonbal")
 
