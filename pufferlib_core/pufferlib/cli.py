@@ -32,5 +32,13 @@ def main(argv: list[str] | None = None) -> int:
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         print(f"puffer: unknown command {name!r}.{hint} Commands: {', '.join(COMMANDS)}", file=sys.stderr)
         return 2
+    from pufferlib.errors import PufferError
+
     module, _, func = COMMANDS[name][0].partition(":")
-    return int(getattr(importlib.import_module(module), func)(rest) or 0)
+    try:
+        return int(getattr(importlib.import_module(module), func)(rest) or 0)
+    except PufferError as exc:  # the message says what to fix; a traceback would only hide it
+        print(f"puffer {name}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

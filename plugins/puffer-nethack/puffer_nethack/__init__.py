@@ -1,0 +1,4 @@
+"""PufferLib plugin: NetHack Learning Environment environments.
+
+Scaffold only: this package registers nothing yet (see issue 6).
+"""

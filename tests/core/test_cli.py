@@ -1,0 +1,37 @@
+"""`puffer list`, `puffer plugins`, `puffer rollout` and command-name errors."""
+
+import subprocess
+import sys
+
+
+def puffer(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pufferlib", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_list_shows_core_families():
+    out = puffer("list")
+    assert out.returncode == 0, out.stderr
+    assert "core:" in out.stdout and "gym-<name>" in out.stdout and "pettingzoo-<name>" in out.stdout
+
+
+def test_plugins_shows_core_version():
+    out = puffer("plugins")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].split()[:2] == ["core", "pufferlib-core"]
+
+
+def test_rollout_prints_steps_per_second():
+    out = puffer("rollout", "gym-CartPole-v1", "--num-envs", "2", "--steps", "300")
+    assert out.returncode == 0, out.stderr
+    assert "agent steps/s" in out.stdout and "episodes" in out.stdout
+
+
+def test_unknown_command_suggests():
+    out = puffer("lsit")
+    assert out.returncode == 2 and "Did you mean: list" in out.stderr
+
+
+def test_unknown_env_is_a_clear_error():
+    out = puffer("rollout", "gym-CartPol-v1")
+    assert out.returncode == 1 and "Did you mean: gym-CartPole-v1" in out.stderr
+    assert "Traceback" not in out.stderr
