@@ -137,9 +137,9 @@ def test_pettingzoo_different_spaces_name_the_agents():
 
 def test_pettingzoo_aec_env_is_converted():
 
-    from pettingzoo.butterfly import knights_archers_zombies_v11 as kaz
+    import pettingzoo
 
-    env = PettingZooPufferEnv(kaz.env())
+    env = PettingZooPufferEnv(pettingzoo.make("aec", "butterfly/knights_archers_zombies-v11"))
     obs, _ = env.reset(seed=0)
     assert isinstance(env.env, ParallelEnv) or hasattr(env.env, "agents")
     assert obs.shape[0] == env.num_agents == 4
