@@ -80,6 +80,11 @@ class Buffers:
         """Views of rows [start, stop) of every array."""
         return Buffers(*(getattr(self, f.name)[start:stop] for f in fields(self)))
 
+    def expose(self, target: Any) -> None:
+        """Set the six arrays as attributes of `target` (an env or a vectorizer)."""
+        for f in fields(self):
+            setattr(target, f.name, getattr(self, f.name))
+
     @classmethod
     def coerce(cls, buf: Any) -> "Buffers":
         """Accept a Buffers, a mapping or any object with the six array attributes."""
@@ -159,12 +164,7 @@ class PufferEnv:
                 raise APIUsageError(
                     f"{name}: buf.{key} has shape {arr.shape} and dtype {arr.dtype}; "
                     f"expected shape {shape} and dtype {dtype}.")
-        self.observations = buf.observations
-        self.rewards = buf.rewards
-        self.terminals = buf.terminals
-        self.truncations = buf.truncations
-        self.masks = buf.masks
-        self.actions = buf.actions
+        buf.expose(self)
 
     @property
     def buffers(self) -> Buffers:

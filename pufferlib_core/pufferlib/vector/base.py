@@ -104,12 +104,7 @@ class VecEnv:
         self._recv_pending = False
 
     def _bind_batch(self, buf: Buffers) -> None:
-        self.observations = buf.observations
-        self.rewards = buf.rewards
-        self.terminals = buf.terminals
-        self.truncations = buf.truncations
-        self.masks = buf.masks
-        self.actions = buf.actions
+        buf.expose(self)
         # Per batch group: fixed views of every array, so recv()/send() create no arrays.
         self._group_views = []
         for group in range(self.num_agents // self.agents_per_batch):
