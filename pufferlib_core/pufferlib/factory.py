@@ -13,12 +13,14 @@ NATIVE = "native"
 
 def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,
          envs_per_worker: int | None = None, batch_size: int | None = None,
-         backend: str | type | None = None, seed: int | None = 0, **env_kwargs: Any):
+         backend: str | type | None = None, seed: int | None = 0, zero_copy: bool = True,
+         **env_kwargs: Any):
     """Make a vectorized env from a registered id, a family id or a 'module:Callable' id.
 
     `env_kwargs` override the spec's default env kwargs. The backend defaults to the
     spec's, else 'multiprocessing' when `num_workers > 1`, else 'serial'. Native specs
     (`backend='native'`) get `num_envs` as an env kwarg: one env object holds the copies.
+    `zero_copy=False` makes the multiprocessing backend return copies, never views.
     """
     if not isinstance(env_id, str):
         raise APIUsageError(f"env_id must be a string such as 'gym-CartPole-v1', got {type(env_id).__name__}; "
@@ -34,7 +36,7 @@ def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,
 
     vecenv = vector.make(spec.load_creator(), env_kwargs=kwargs, backend=backend, num_envs=num_envs,
                          num_workers=num_workers, envs_per_worker=envs_per_worker,
-                         batch_size=batch_size, seed=seed)
+                         batch_size=batch_size, seed=seed, zero_copy=zero_copy)
     vecenv.spec = spec
     return vecenv
 

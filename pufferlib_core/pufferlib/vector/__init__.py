@@ -11,6 +11,7 @@ from typing import Any, Callable, Sequence
 
 from pufferlib.errors import APIUsageError
 from pufferlib.vector.base import VecEnv
+from pufferlib.vector.gymnasium_compat import to_gymnasium
 from pufferlib.vector.serial import Serial
 
 #: Backend name -> "module:class"; imported on first use.
@@ -77,4 +78,11 @@ def make(env_creator_or_creators: Callable | Sequence[Callable], env_args: Any =
                num_workers=num_workers, envs_per_worker=envs_per_worker, **backend_kwargs)
 
 
-__all__ = ["make", "VecEnv", "Serial", "BACKENDS"]
+def to_sb3(vecenv: VecEnv) -> Any:
+    """`vecenv` as a Stable-Baselines3 VecEnv (needs stable-baselines3; see pufferlib.vector.sb3)."""
+    from pufferlib.vector.sb3 import to_sb3 as convert
+
+    return convert(vecenv)
+
+
+__all__ = ["make", "VecEnv", "Serial", "BACKENDS", "to_gymnasium", "to_sb3"]

@@ -1,22 +1,28 @@
 /* Synchronisation of the multiprocessing vectorizer through flags in shared memory.
  *
- * The shared block starts with one 64-byte slot for the main process followed by one
- * 64-byte slot per worker (a cache line each, so that workers never share a line):
+ * The shared block starts with two 64-byte header slots, then one 64-byte slot per
+ * worker (a cache line each, so that processes never write to the same line):
  *
- *   main slot:    u32 wake_counter  (futex word the main process sleeps on)
- *                 u32 main_sleeping
- *                 u64 seq_counter   (orders completions)
- *   worker slot:  u32 state         (futex word the worker sleeps on)
- *                 u32 sleeping
- *                 u64 seq           (completion order of the last result)
- *                 i64 seed, u32 has_seed   (written by Python before RESET)
+ *   results slot:  u32 wake_counter  (futex word the main process sleeps on; +1 per result)
+ *                  u32 main_sleeping
+ *                  u64 seq_counter   (orders completions)
+ *                  u32 wake_target   (wake_counter value at which the main process wants waking)
+ *   commands slot: u32 cmd_seq       (futex word the workers sleep on; +1 per wake-up round)
+ *   worker slot:   u32 state
+ *                  u32 sleeping
+ *                  u64 seq           (completion order of the last result)
+ *                  i64 seed, u32 has_seed   (written by Python before RESET)
  *
  * `state` holds a result (READY, READY_INFOS, ERROR), owned by the main process, or a
  * command (INIT, STEP, RESET, CLOSE), owned by the worker. Waiting spins for a short
  * time, then blocks in the kernel: a futex on Linux, a sleeping poll elsewhere. A
  * waiter announces itself in its `sleeping` flag so that the other side only pays for
- * a wake-up system call when someone is actually asleep. All accesses are sequentially
- * consistent, which is what makes "set flag, re-check, sleep" free of lost wake-ups.
+ * a wake-up system call when someone is actually asleep. Two choices keep context
+ * switches down when processes outnumber cores: the main process wakes every worker it
+ * commands with one system call (a futex bitset with one bit per worker), and a
+ * worker wakes the main process only when its result completes the batch the main
+ * process waits for. All accesses are sequentially consistent, which is what makes
+ * "set flag, re-check, sleep" free of lost wake-ups.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -52,7 +58,8 @@ static inline int CAS32(uint32_t *p, uint32_t expected, uint32_t desired) {
 #endif
 #endif
 
-#if defined(__linux__)
+/* PUFFERLIB_SYNC_POLL forces the portable fallback (the tests build it that way on Linux). */
+#if defined(__linux__) && !defined(PUFFERLIB_SYNC_POLL)
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -64,11 +71,13 @@ static inline int CAS32(uint32_t *p, uint32_t expected, uint32_t desired) {
 enum { READY = 0, READY_INFOS = 1, ERROR = 2, INIT = 3, STEP = 4, RESET = 5, CLOSE = 6 };
 #define FIRST_COMMAND INIT
 #define SLOT 64
+#define HEADER (2 * SLOT)
 
 typedef struct {
     uint32_t wake_counter;
     uint32_t main_sleeping;
     uint64_t seq_counter;
+    uint32_t wake_target;
 } MainSlot;
 
 typedef struct {
@@ -94,16 +103,20 @@ static double now_ns(void) {
 #endif
 }
 
-/* Block while *addr == expected, at most timeout_ns. Returns 0, or EINTR on a signal. */
-static int block_while_equal(uint32_t *addr, uint32_t expected, double timeout_ns) {
+/* Block while *addr == expected, at most timeout_ns, unless woken with a bitset that
+ * shares a bit with `bits`. Returns 0, or EINTR on a signal. */
+static int block_while_equal(uint32_t *addr, uint32_t expected, uint32_t bits, double timeout_ns) {
 #if HAVE_FUTEX
     struct timespec ts;
-    ts.tv_sec = (time_t)(timeout_ns / 1e9);
-    ts.tv_nsec = (long)(timeout_ns - (double)ts.tv_sec * 1e9);
-    long rc = syscall(SYS_futex, addr, FUTEX_WAIT, expected, &ts, NULL, 0);
+    clock_gettime(CLOCK_MONOTONIC, &ts);  /* FUTEX_WAIT_BITSET takes an absolute time */
+    double end = (double)ts.tv_nsec + timeout_ns;
+    ts.tv_sec += (time_t)(end / 1e9);
+    ts.tv_nsec = (long)(end - (double)(time_t)(end / 1e9) * 1e9);
+    long rc = syscall(SYS_futex, addr, FUTEX_WAIT_BITSET, expected, &ts, NULL, bits);
     return (rc == -1 && errno == EINTR) ? EINTR : 0;
 #else
     /* Portable fallback: poll with an exponential back-off of sleeps (1 us .. 200 us). */
+    (void)bits;
     double deadline = now_ns() + timeout_ns, pause_us = 1;
     while (LOAD32(addr) == expected && now_ns() < deadline) {
 #if defined(_MSC_VER)
@@ -118,13 +131,18 @@ static int block_while_equal(uint32_t *addr, uint32_t expected, double timeout_n
 #endif
 }
 
-static void wake_all(uint32_t *addr) {
+/* Wake the waiters on addr whose bits intersect `bits`. */
+static void wake(uint32_t *addr, uint32_t bits) {
 #if HAVE_FUTEX
-    syscall(SYS_futex, addr, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
+    syscall(SYS_futex, addr, FUTEX_WAKE_BITSET, INT32_MAX, NULL, NULL, bits);
 #else
     (void)addr;  /* the fallback polls */
+    (void)bits;
 #endif
 }
+
+#define ALL_BITS 0xffffffffu
+#define WORKER_BIT(w) (1u << ((w) % 32))
 
 /* Spin for spin_ns: pause instructions first, then yield the CPU to runnable processes
  * (which keeps spinning cheap when there are more processes than cores). */
@@ -148,11 +166,12 @@ typedef struct {
     int has_view;
     Py_ssize_t num_workers;
     MainSlot *main;
+    uint32_t *cmd_seq;
     char *base;
 } Flags;
 
 static inline WorkerSlot *slot_of(Flags *self, Py_ssize_t w) {
-    return (WorkerSlot *)(self->base + SLOT * (w + 1));
+    return (WorkerSlot *)(self->base + HEADER + SLOT * w);
 }
 
 static int check_worker(Flags *self, Py_ssize_t w) {
@@ -182,14 +201,15 @@ static int Flags_init(Flags *self, PyObject *args, PyObject *kwds) {
     }
     if (PyObject_GetBuffer(buffer, &self->view, PyBUF_WRITABLE) < 0) return -1;
     self->has_view = 1;
-    if (self->view.len < SLOT * (num_workers + 1) || ((uintptr_t)self->view.buf % SLOT) != 0) {
+    if (self->view.len < HEADER + SLOT * num_workers || ((uintptr_t)self->view.buf % SLOT) != 0) {
         PyErr_Format(PyExc_ValueError, "buffer must be %d-byte aligned and hold at least %zd bytes",
-                     SLOT, (Py_ssize_t)SLOT * (num_workers + 1));
+                     SLOT, (Py_ssize_t)(HEADER + SLOT * num_workers));
         return -1;
     }
     self->num_workers = num_workers;
     self->base = (char *)self->view.buf;
     self->main = (MainSlot *)self->base;
+    self->cmd_seq = (uint32_t *)(self->base + SLOT);
     return 0;
 }
 
@@ -206,14 +226,44 @@ static PyObject *Flags_release(Flags *self, PyObject *Py_UNUSED(ignored)) {
     Py_RETURN_NONE;
 }
 
-/* Main process: give worker w a command and wake it if it sleeps. */
+/* Main process: give worker w a command; return its wake-up bit if it sleeps, else 0. */
+static inline uint32_t give_command(Flags *self, Py_ssize_t w, uint32_t cmd) {
+    WorkerSlot *s = slot_of(self, w);
+    XCHG32(&s->state, cmd);
+    return LOAD32(&s->sleeping) ? WORKER_BIT(w) : 0;
+}
+
+/* Main process: wake the sleeping workers among `bits`, all with one system call. */
+static inline void wake_workers(Flags *self, uint32_t bits) {
+    if (!bits) return;
+    ADD32(self->cmd_seq, 1);
+    wake(self->cmd_seq, bits);
+}
+
 static PyObject *Flags_send(Flags *self, PyObject *args) {
     Py_ssize_t w;
     unsigned int cmd;
     if (!PyArg_ParseTuple(args, "nI", &w, &cmd) || check_worker(self, w) < 0) return NULL;
-    WorkerSlot *s = slot_of(self, w);
-    XCHG32(&s->state, cmd);
-    if (LOAD32(&s->sleeping)) wake_all(&s->state);
+    wake_workers(self, give_command(self, w, cmd));
+    Py_RETURN_NONE;
+}
+
+/* Main process: give every worker flagged in `mask` (num_workers uint8) the command. */
+static PyObject *Flags_send_many(Flags *self, PyObject *args) {
+    Py_buffer mask;
+    unsigned int cmd;
+    if (!PyArg_ParseTuple(args, "y*I", &mask, &cmd)) return NULL;
+    if (check_worker(self, 0) < 0 || mask.len != self->num_workers) {
+        if (!PyErr_Occurred()) PyErr_Format(PyExc_ValueError, "mask must hold %zd bytes", self->num_workers);
+        PyBuffer_Release(&mask);
+        return NULL;
+    }
+    const uint8_t *flags = (const uint8_t *)mask.buf;
+    uint32_t bits = 0;
+    for (Py_ssize_t w = 0; w < self->num_workers; w++)
+        if (flags[w]) bits |= give_command(self, w, cmd);
+    PyBuffer_Release(&mask);
+    wake_workers(self, bits);
     Py_RETURN_NONE;
 }
 
@@ -234,8 +284,9 @@ static PyObject *Flags_wait_command(Flags *self, PyObject *args) {
     }
     while (state < FIRST_COMMAND && now < deadline) {
         STORE32(&s->sleeping, 1);
+        uint32_t round = LOAD32(self->cmd_seq);
         state = LOAD32(&s->state);
-        if (state < FIRST_COMMAND) rc = block_while_equal(&s->state, state, deadline - now);
+        if (state < FIRST_COMMAND) rc = block_while_equal(self->cmd_seq, round, WORKER_BIT(w), deadline - now);
         STORE32(&s->sleeping, 0);
         state = LOAD32(&s->state);
         if (rc == EINTR) break;
@@ -254,14 +305,17 @@ static PyObject *Flags_post(Flags *self, PyObject *args) {
     WorkerSlot *s = slot_of(self, w);
     s->seq = ADD64(&self->main->seq_counter, 1);
     if (!CAS32(&s->state, cmd, result)) Py_RETURN_FALSE;
-    ADD32(&self->main->wake_counter, 1);
-    if (LOAD32(&self->main->main_sleeping)) wake_all(&self->main->wake_counter);
+    uint32_t count = ADD32(&self->main->wake_counter, 1) + 1;
+    if (LOAD32(&self->main->main_sleeping)
+            && (result == ERROR || (int32_t)(count - LOAD32(&self->main->wake_target)) >= 0))
+        wake(&self->main->wake_counter, ALL_BITS);
     Py_RETURN_TRUE;
 }
 
 /* Main process: wait until `need` of the workers flagged in `pending` (a bytes-like of
  * num_workers uint8) hold a result, or one of them reports an error, or timeout_ms pass.
- * Returns the number of pending workers holding a result, or -1 when one reports ERROR. */
+ * Returns (number of pending workers holding a result, how many of those hold infos),
+ * or (-1, 0) when one reports ERROR. */
 static PyObject *Flags_wait_ready(Flags *self, PyObject *args) {
     Py_buffer pending;
     Py_ssize_t need;
@@ -274,25 +328,27 @@ static PyObject *Flags_wait_ready(Flags *self, PyObject *args) {
         return NULL;
     }
     const uint8_t *flags = (const uint8_t *)pending.buf;
-    Py_ssize_t ready = 0;
+    Py_ssize_t ready = 0, with_infos = 0;
     int error = 0, rc = 0;
     double start = now_ns(), now = start, deadline = start + timeout_ms * 1e6;
     Py_BEGIN_ALLOW_THREADS
     for (;;) {
         uint32_t counter = LOAD32(&self->main->wake_counter);
-        ready = 0;
+        ready = with_infos = 0;
         for (Py_ssize_t w = 0; w < self->num_workers; w++) {
             if (!flags[w]) continue;
             uint32_t state = LOAD32(&slot_of(self, w)->state);
             if (state < FIRST_COMMAND) ready++;
+            if (state == READY_INFOS) with_infos++;
             if (state == ERROR) error = 1;
         }
         if (ready >= need || error || now >= deadline) break;
         if (now - start < spin_us * 1e3) {
             spin_pause(start, now);
         } else {
+            STORE32(&self->main->wake_target, counter + (uint32_t)(need - ready));
             STORE32(&self->main->main_sleeping, 1);
-            rc = block_while_equal(&self->main->wake_counter, counter, deadline - now);
+            rc = block_while_equal(&self->main->wake_counter, counter, ALL_BITS, deadline - now);
             STORE32(&self->main->main_sleeping, 0);
             if (rc == EINTR) break;
         }
@@ -301,18 +357,20 @@ static PyObject *Flags_wait_ready(Flags *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&pending);
     if (rc == EINTR && PyErr_CheckSignals() < 0) return NULL;
-    return PyLong_FromSsize_t(error ? -1 : ready);
+    return error ? Py_BuildValue("(ii)", -1, 0) : Py_BuildValue("(nn)", ready, with_infos);
 }
 
 static PyMethodDef Flags_methods[] = {
     {"send", (PyCFunction)Flags_send, METH_VARARGS,
      "send(worker, command): give a worker a command and wake it if it sleeps."},
+    {"send_many", (PyCFunction)Flags_send_many, METH_VARARGS,
+     "send_many(mask, command): give every worker flagged in mask the command."},
     {"wait_command", (PyCFunction)Flags_wait_command, METH_VARARGS,
      "wait_command(worker, spin_us, timeout_ms) -> command, or -1 on timeout (worker side)."},
     {"post", (PyCFunction)Flags_post, METH_VARARGS,
      "post(worker, command, result) -> False if the command was replaced by CLOSE (worker side)."},
     {"wait_ready", (PyCFunction)Flags_wait_ready, METH_VARARGS,
-     "wait_ready(pending, need, spin_us, timeout_ms) -> pending workers with a result, -1 on ERROR."},
+     "wait_ready(pending, need, spin_us, timeout_ms) -> (ready, with_infos), (-1, 0) on ERROR."},
     {"release", (PyCFunction)Flags_release, METH_NOARGS, "Release the shared buffer."},
     {NULL, NULL, 0, NULL},
 };
@@ -347,7 +405,7 @@ PyMODINIT_FUNC PyInit__sync(void) {
     }
     struct { const char *name; long value; } consts[] = {
         {"READY", READY}, {"READY_INFOS", READY_INFOS}, {"ERROR", ERROR}, {"INIT", INIT},
-        {"STEP", STEP}, {"RESET", RESET}, {"CLOSE", CLOSE}, {"SLOT_BYTES", SLOT},
+        {"STEP", STEP}, {"RESET", RESET}, {"CLOSE", CLOSE}, {"SLOT_BYTES", SLOT}, {"HEADER_BYTES", HEADER},
         {"HAVE_FUTEX", HAVE_FUTEX},
     };
     for (size_t i = 0; i < sizeof(consts) / sizeof(consts[0]); i++) {

@@ -135,33 +135,39 @@ class VecEnv:
         return self._last_group
 
     def _write_actions(self, rows: slice, actions: Any) -> None:
-        """Validate `actions` for the batch at `rows` and copy them into the actions buffer."""
+        """Validate `actions` for the batch-aligned rows `rows` and copy them into the buffer."""
         dest = self._group_views[rows.start // self.agents_per_batch][6]
+        dest[...] = self._checked_actions(actions, dest.shape)
+
+    def _checked_actions(self, actions: Any, shape: tuple[int, ...]) -> np.ndarray:
+        """`actions` as an array of `shape`, or APIUsageError for a wrong shape, dtype or range."""
         if type(actions) is not np.ndarray:
             actions = np.asarray(actions)
-        if actions.shape != dest.shape:
-            if actions.size != dest.size or actions.ndim > dest.ndim or (actions.ndim and len(actions) != len(dest)):
+        if actions.shape != shape:
+            if actions.size != int(np.prod(shape)) or actions.ndim > len(shape) \
+                    or (actions.ndim and len(actions) != shape[0]):
                 raise APIUsageError(
-                    f"actions have shape {actions.shape}; expected {dest.shape} "
+                    f"actions have shape {actions.shape}; expected {shape} "
                     f"({self.agents_per_batch} agent rows of {self.single_action_space}).")
-            actions = actions.reshape(dest.shape)
-        if self._act_high is not None:
-            kind = actions.dtype.kind
-            if kind not in "iu":
-                if kind not in "fb" or (kind == "f" and not np.array_equal(actions, np.round(actions))):
-                    raise APIUsageError(f"Discrete actions must be integers, got dtype {actions.dtype}.")
-                actions = actions.astype(np.int64)
-            # Negative values become huge in the same-size unsigned view: one comparison checks both ends.
-            unsigned = actions.view(f"u{actions.dtype.itemsize}")
-            if self._act_high.ndim == 0:
-                bad = unsigned.max() >= self._act_high
-            else:
-                bad = (unsigned.reshape(len(unsigned), -1) >= self._act_high).any()
-            if bad:
-                raise APIUsageError(
-                    f"actions out of range for {self.single_action_space}: min {actions.min()}, "
-                    f"max {actions.max()}.")
-        dest[...] = actions
+            actions = actions.reshape(shape)
+        if self._act_high is None:
+            return actions
+        kind = actions.dtype.kind
+        if kind not in "iu":
+            if kind not in "fb" or (kind == "f" and not np.array_equal(actions, np.round(actions))):
+                raise APIUsageError(f"Discrete actions must be integers, got dtype {actions.dtype}.")
+            actions = actions.astype(np.int64)
+        # Negative values become huge in the same-size unsigned view: one comparison checks both ends.
+        unsigned = actions.view(f"u{actions.dtype.itemsize}")
+        if self._act_high.ndim == 0:
+            bad = unsigned.max() >= self._act_high
+        else:
+            bad = (unsigned.reshape(len(unsigned), -1) >= self._act_high).any()
+        if bad:
+            raise APIUsageError(
+                f"actions out of range for {self.single_action_space}: min {actions.min()}, "
+                f"max {actions.max()}.")
+        return actions
 
     def _batch(self, rows: slice, infos: list):
         obs, rewards, terminals, truncations, ids, masks, _ = self._group_views[rows.start // self.agents_per_batch]

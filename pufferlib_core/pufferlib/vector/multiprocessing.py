@@ -36,6 +36,7 @@ import signal
 import sys
 import time
 import weakref
+from multiprocessing.reduction import ForkingPickler
 from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
@@ -45,7 +46,7 @@ from pufferlib.environment import Buffers
 from pufferlib.errors import APIUsageError, WorkerError
 from pufferlib.vector import _sync
 from pufferlib.vector.base import VecEnv, probe_env
-from pufferlib.vector.shared import HAS_SEED, SEED, SEQ, STATE, Layout, Segment, WorkerSpec, worker_main
+from pufferlib.vector.shared import HAS_SEED, SEED, SEQ, STATE, Layout, SharedBlock, WorkerSpec, worker_main
 
 #: Seconds between liveness checks of busy workers while the main process waits.
 LIVENESS_S = 0.2
@@ -98,11 +99,25 @@ def default_start_method() -> str:
     return "spawn"
 
 
+def default_spin_us(num_workers: int) -> float:
+    """Spin (50 us) only when the workers, the main process and the current load fit the cores.
+
+    Spinning saves the wake-up latency of a sleeping process, but a spinning process
+    holds a core that another one may need: with more runnable processes than cores,
+    blocking at once in the kernel is faster.
+    """
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # not offered on this platform
+        load = 0.0
+    return 50.0 if num_workers + 1 + load <= (os.cpu_count() or 1) else 0.0
+
+
 class Multiprocessing(VecEnv):
     """Steps `num_envs` envs in `num_workers` processes through shared memory (see module doc).
 
-    `spin_us`: how long a waiting process spins before it sleeps in the kernel; the
-    default spins only when every worker and the main process can have a core.
+    `spin_us`: how long a waiting process spins before it sleeps in the kernel (default:
+    see `default_spin_us`).
     `start_method`: 'fork', 'spawn' or 'forkserver' (default: see `default_start_method`).
     """
 
@@ -118,9 +133,7 @@ class Multiprocessing(VecEnv):
                                 f"choose one of {mp.get_all_start_methods()}.")
         self.num_workers, self.envs_per_worker, self.zero_copy = workers, per_worker, zero_copy
         self.start_method, self.seed = start_method, seed
-        if spin_us is None:
-            spin_us = 50.0 if workers < (os.cpu_count() or 1) else 0.0
-        self.spin_us = float(spin_us)
+        self.spin_us = float(default_spin_us(workers) if spin_us is None else spin_us)
 
         driver, native = probe_env(env_creators[0], env_args[0], env_kwargs[0])
         driver.close()
@@ -133,14 +146,14 @@ class Multiprocessing(VecEnv):
 
         layout = Layout.plan(self.single_observation_space, self.single_action_space,
                              self.num_agents, workers)
-        self._shm = Segment(create=True, size=layout.nbytes)
-        buf = self._shm.buf
+        self._block = SharedBlock(layout.nbytes)
+        buf = self._block.array
         self._flags = _sync.Flags(buf, workers)
         self._procs: list[mp.process.BaseProcess] = []
         self._conns: list = []
-        self._finalizer = weakref.finalize(self, _shutdown, self._flags, self._procs, self._conns,
-                                           self._shm)
+        self._finalizer = weakref.finalize(self, _shutdown, self._flags, self._procs, self._conns)
         self.buffers = layout.buffers(buf)
+        self.buffers.masks[:] = True  # as Buffers.allocate does; emulated envs mask absent agents
         self._bind_batch(self.buffers)
         self._states = layout.slot_field(buf, STATE, np.uint32)
         self._seqs = layout.slot_field(buf, SEQ, np.uint64)
@@ -148,7 +161,15 @@ class Multiprocessing(VecEnv):
         self._has_seed = layout.slot_field(buf, HAS_SEED, np.uint32)
         self._states[:] = _sync.INIT
         self._pending = np.ones(workers, np.uint8)  # command sent, result not yet returned
+        self._in_flight = workers                   # == self._pending.sum()
         self._held = np.zeros(0, np.int64)          # workers of the batch the user holds
+        self._held_mask = np.zeros(workers, np.uint8)
+        self._all_mask = np.ones(workers, np.uint8)
+        self._held_rows: slice | np.ndarray = slice(0, 0)
+        self._all_workers = np.arange(workers)
+        self._all_rows = slice(0, self.num_agents)
+        self._all_views = tuple(getattr(self.buffers, name)[self._all_rows] for name in
+                                ("observations", "rewards", "terminals", "truncations"))
         self._out: Buffers | None = None
         try:
             self._start_workers(env_creators, env_args, env_kwargs, native, layout)
@@ -156,16 +177,18 @@ class Multiprocessing(VecEnv):
         except BaseException:
             self.close()
             raise
-        self._shm.unlink()  # every worker has mapped it: nothing can leak into /dev/shm now
         self._pending[:] = 0
+        self._in_flight = 0
 
     def _start_workers(self, creators, args, kwargs, native, layout) -> None:
         ctx = mp.get_context(self.start_method)
+        if self.start_method != "fork":
+            self._check_picklable(creators, args, kwargs)
         like = SimpleNamespace(single_observation_space=self.single_observation_space,
                                single_action_space=self.single_action_space, num_agents=self.agents_per_env)
         for w in range(self.num_workers):
             envs = slice(w * self.envs_per_worker, (w + 1) * self.envs_per_worker)
-            spec = WorkerSpec(w, self._shm, layout, creators[envs], args[envs], kwargs[envs], native,
+            spec = WorkerSpec(w, self._block, layout, creators[envs], args[envs], kwargs[envs], native,
                               envs.start, like, self.spin_us)
             parent_conn, child_conn = ctx.Pipe()
             proc = ctx.Process(target=worker_main, args=(spec, child_conn), daemon=True,
@@ -173,23 +196,31 @@ class Multiprocessing(VecEnv):
             self._conns.append(parent_conn)
             try:
                 proc.start()
-            except (pickle.PicklingError, AttributeError, TypeError) as exc:
-                raise APIUsageError(
-                    f"start_method={self.start_method!r} pickles the env creators and arguments for "
-                    f"the workers, and that failed: {exc}. Use a module-level function, a class or "
-                    "functools.partial as creator, or start_method='fork'.") from exc
             finally:
                 child_conn.close()
             self._procs.append(proc)
 
+    def _check_picklable(self, creators, args, kwargs) -> None:
+        """Fail early, with the fix, when spawn/forkserver cannot send the creators to workers."""
+        try:
+            ForkingPickler.dumps((creators, args, kwargs))
+        except Exception as exc:
+            raise APIUsageError(
+                f"start_method={self.start_method!r} pickles the env creators and arguments for "
+                f"the workers, and that failed: {exc}. Use a module-level function, a class or "
+                "functools.partial as creator, or start_method='fork'.") from exc
+
     # ---- waiting and errors -------------------------------------------------------
 
-    def _wait(self, need: int) -> None:
-        """Block until `need` pending workers hold a result; raise WorkerError on failure."""
+    def _wait(self, need: int) -> int:
+        """Block until `need` pending workers hold a result (return how many hold infos).
+
+        Raises WorkerError when a pending worker reports an exception or has died.
+        """
         while True:
-            ready = self._flags.wait_ready(self._pending, need, self.spin_us, LIVENESS_S * 1000)
+            ready, with_infos = self._flags.wait_ready(self._pending, need, self.spin_us, LIVENESS_S * 1000)
             if ready >= need:
-                return
+                return with_infos
             if ready < 0:
                 failed = np.flatnonzero((self._states == _sync.ERROR) & (self._pending == 1))
                 self._raise_worker_error(int(failed[0]))
@@ -208,6 +239,14 @@ class Multiprocessing(VecEnv):
         except (EOFError, OSError):
             self._raise_dead(w)
 
+    def _take_infos(self, workers: np.ndarray) -> list:
+        """Receive the infos that these workers (just finished) announced."""
+        infos: list = []
+        for w in workers:
+            if self._states[w] == _sync.READY_INFOS:
+                infos.extend(self._read(int(w)))
+        return infos
+
     def _envs_of(self, w: int) -> str:
         return f"envs {w * self.envs_per_worker}..{(w + 1) * self.envs_per_worker - 1}"
 
@@ -221,7 +260,7 @@ class Multiprocessing(VecEnv):
         proc = self._procs[w]
         proc.join(0.1)
         code = proc.exitcode
-        how = f"killed by signal {signal.Signals(-code).name}" if code is not None and code < 0 \
+        how = f"killed by signal {_signal_name(-code)}" if code is not None and code < 0 \
             else f"exited with code {code}"
         self.close()
         raise WorkerError(
@@ -238,16 +277,14 @@ class Multiprocessing(VecEnv):
     def async_reset(self, seed: int | None = None) -> None:
         self._check_open()
         seed = self.seed if seed is None else seed
-        self._wait(int(self._pending.sum()))
-        for w in np.flatnonzero(self._pending):  # drain results nobody will receive
-            if self._states[w] == _sync.READY_INFOS:
-                self._read(int(w))
+        self._wait(self._in_flight)
+        self._take_infos(np.flatnonzero(self._pending))  # results nobody will receive
         for w in range(self.num_workers):
             self._has_seed[w] = seed is not None
             self._seeds[w] = 0 if seed is None else seed + w * self.envs_per_worker
-            self._flags.send(w, _sync.RESET)
         self._pending[:] = 1
-        self._held = np.zeros(0, np.int64)
+        self._in_flight = self.num_workers
+        self._flags.send_many(self._pending, _sync.RESET)
         self._recv_pending = False
 
     def recv(self):
@@ -255,28 +292,36 @@ class Multiprocessing(VecEnv):
         if self._recv_pending:
             raise APIUsageError("recv() was called twice without send(); send actions for the last batch first.")
         need = self._workers_per_batch
-        if need > int(self._pending.sum()):
+        if need > self._in_flight:
             raise APIUsageError("recv() needs envs in flight: call async_reset() first.")
-        self._wait(need)
-        if need == self.num_workers:
-            held = np.arange(self.num_workers)
-        else:
-            ready = np.flatnonzero(self._pending & (self._states < _sync.INIT))
-            if len(ready) > need:
-                ready = np.sort(ready[np.argsort(self._seqs[ready], kind="stable")[:need]])
-            held = ready
-        infos: list = []
-        for w in held:
-            if self._states[w] == _sync.READY_INFOS:
-                infos.extend(self._read(int(w)))
+        with_infos = self._wait(need)
+        self._recv_pending = True
+        if need == self.num_workers:  # synchronous: every worker, always one block
+            infos = self._take_infos(self._all_workers) if with_infos else []
+            self._pending.fill(0)
+            self._in_flight = 0
+            self._held, self._held_mask = self._all_workers, self._all_mask
+            if not self.zero_copy:
+                return self._gather(self._all_workers, infos)
+            self._held_rows = self._all_rows
+            return (*self._all_views, infos, self._all_ids, self.masks)
+        held = np.flatnonzero(self._pending & (self._states < _sync.INIT))
+        if len(held) > need:  # the first to finish
+            held = np.sort(held[np.argsort(self._seqs[held], kind="stable")[:need]])
+        infos = self._take_infos(held)  # checked per worker: one may have finished after the count
         self._pending[held] = 0
-        self._held, self._recv_pending = held, True
+        self._in_flight -= need
+        self._held, self._held_mask = held, np.zeros(self.num_workers, np.uint8)
+        self._held_mask[held] = 1
         first, last = int(held[0]), int(held[-1])
-        if self.zero_copy and last - first + 1 == len(held):
-            rows = slice(first * self._rows_per_worker, (last + 1) * self._rows_per_worker)
-            self._held_rows = rows
-            return (self.observations[rows], self.rewards[rows], self.terminals[rows],
-                    self.truncations[rows], infos, self._all_ids[rows], self.masks[rows])
+        if not self.zero_copy or last - first + 1 != need:
+            return self._gather(held, infos)
+        rows = self._held_rows = slice(first * self._rows_per_worker, (last + 1) * self._rows_per_worker)
+        return (self.observations[rows], self.rewards[rows], self.terminals[rows],
+                self.truncations[rows], infos, self._all_ids[rows], self.masks[rows])
+
+    def _gather(self, held: np.ndarray, infos: list) -> tuple:
+        """The batch of these workers, copied into arrays owned by the vectorizer."""
         rows = self._held_rows = self._worker_rows[held].ravel()
         if self._out is None:
             self._out = Buffers.allocate(self.single_observation_space, self.single_action_space,
@@ -290,34 +335,15 @@ class Multiprocessing(VecEnv):
         self._check_open()
         if not self._recv_pending:
             raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
-        rows = self._held_rows
-        if isinstance(rows, slice) and rows.start % self.agents_per_batch == 0:
-            self._write_actions(rows, actions)  # a batch-aligned block: the base class's fast path
+        if self._held_rows is self._all_rows:
+            self._write_actions(self._all_rows, actions)  # the whole batch: the base class's path
         else:
-            self._write_scattered_actions(rows, actions)
+            shape = (self.agents_per_batch, *self._act_shape)
+            self.actions[self._held_rows] = self._checked_actions(actions, shape)
         self._recv_pending = False
-        for w in self._held:
-            self._flags.send(int(w), _sync.STEP)
-        self._pending[self._held] = 1
-
-    def _write_scattered_actions(self, rows: slice | np.ndarray, actions: Any) -> None:
-        """Validate actions for rows that are not one batch-aligned block, then write them."""
-        actions = np.asarray(actions)
-        expected = (self.agents_per_batch, *self._act_shape)
-        if actions.shape != expected:
-            if actions.size != int(np.prod(expected)) or actions.ndim > len(expected):
-                raise APIUsageError(
-                    f"actions have shape {actions.shape}; expected {expected} "
-                    f"({self.agents_per_batch} agent rows of {self.single_action_space}).")
-            actions = actions.reshape(expected)
-        if self._act_high is not None:
-            if actions.dtype.kind not in "iub" and not np.array_equal(actions, np.round(actions)):
-                raise APIUsageError(f"Discrete actions must be integers, got dtype {actions.dtype}.")
-            if actions.size and (actions.min() < 0 or (actions.reshape(len(actions), -1) >= self._act_high).any()):
-                raise APIUsageError(
-                    f"actions out of range for {self.single_action_space}: min {actions.min()}, "
-                    f"max {actions.max()}.")
-        self.actions[rows] = actions
+        self._pending |= self._held_mask
+        self._in_flight += len(self._held)
+        self._flags.send_many(self._held_mask, _sync.STEP)
 
     def close(self) -> None:
         """End every worker and free the shared memory; safe to call more than once."""
@@ -327,8 +353,15 @@ class Multiprocessing(VecEnv):
         self._finalizer()
 
 
-def _shutdown(flags: _sync.Flags, procs: list, conns: list, shm: Segment) -> None:
-    """Ask every worker to close, then terminate stragglers, reap them and free the memory."""
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
+
+
+def _shutdown(flags: _sync.Flags, procs: list, conns: list) -> None:
+    """Ask every worker to close, then terminate stragglers and reap them."""
     try:
         for w in range(len(procs)):
             flags.send(w, _sync.CLOSE)
@@ -346,8 +379,3 @@ def _shutdown(flags: _sync.Flags, procs: list, conns: list, shm: Segment) -> Non
         for conn in conns:
             conn.close()
         flags.release()
-        try:
-            shm.unlink()
-        except FileNotFoundError:
-            pass
-        shm.close()

@@ -1,15 +1,16 @@
 """The shared-memory block of the multiprocessing vectorizer and the loop of its workers.
 
-The block holds, in order: the synchronisation slots of `pufferlib.vector._sync` (one
-64-byte slot for the main process, then one per worker) and the six batch arrays of
+The block holds, in order: the synchronisation slots of `pufferlib.vector._sync` (two
+64-byte header slots, then one per worker) and the six batch arrays of
 `pufferlib.environment.Buffers` for every agent row, each 64-byte aligned. The main
-process creates it; workers map it by name (or inherit it under `fork`) and step their
-block of envs straight into it, so observations, rewards, dones, masks and actions are
+process creates it (a `SharedBlock`), workers inherit it and step their block of envs
+straight into it, so observations, rewards, dones, masks and actions are
 never pickled. Only non-empty infos and errors travel, pickled, through a pipe.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import pickle
 import signal
@@ -17,7 +18,7 @@ import sys
 import traceback
 from dataclasses import dataclass, fields
 from multiprocessing.connection import Connection
-from multiprocessing.shared_memory import SharedMemory
+from multiprocessing.sharedctypes import RawArray
 from types import SimpleNamespace
 from typing import Any, Callable, Sequence
 
@@ -28,6 +29,7 @@ from pufferlib.vector import _sync
 from pufferlib.vector.base import create_env
 
 SLOT = _sync.SLOT_BYTES
+HEADER = _sync.HEADER_BYTES
 ALIGN = 64
 #: How often an idle worker checks that the main process is still alive.
 PARENT_CHECK_MS = 1000.0
@@ -51,36 +53,49 @@ class Layout:
             return np.empty(0, dtype)
 
         Buffers.allocate(obs_space, act_space, num_agents, alloc=record)
-        offset, arrays = SLOT * (num_workers + 1), []
+        offset, arrays = HEADER + SLOT * num_workers, []
         for field, (shape, dtype) in zip(fields(Buffers), specs):
             offset = -(-offset // ALIGN) * ALIGN
             arrays.append((field.name, shape, dtype.str, offset))
             offset += int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
         return cls(num_workers, tuple(arrays), max(offset, 1))
 
-    def buffers(self, buf: memoryview) -> Buffers:
+    def buffers(self, buf: np.ndarray) -> Buffers:
         """The batch arrays as views of the block `buf`."""
         return Buffers(**{name: np.ndarray(shape, np.dtype(dtype), buffer=buf, offset=offset)
                           for name, shape, dtype, offset in self.arrays})
 
-    def slot_field(self, buf: memoryview, offset: int, dtype: Any) -> np.ndarray:
+    def slot_field(self, buf: np.ndarray, offset: int, dtype: Any) -> np.ndarray:
         """One field of every worker slot as a strided array (index = worker)."""
-        return np.ndarray((self.num_workers,), np.dtype(dtype), buffer=buf, offset=SLOT + offset,
+        return np.ndarray((self.num_workers,), np.dtype(dtype), buffer=buf, offset=HEADER + offset,
                           strides=(SLOT,))
 
 
-class Segment(SharedMemory):
-    """A shared-memory block whose arrays may outlive this object (user-held views)."""
+class SharedBlock:
+    """Shared memory without a name, for fork, spawn and forkserver workers alike.
 
-    def close(self) -> None:
-        """Unmap now if no array still uses the block; otherwise it is unmapped with the last one."""
-        try:
-            super().close()
-        except BufferError:
-            pass
+    It comes from multiprocessing's shared heap: a file that is unlinked as soon as it
+    is created and travels to spawned workers as a file descriptor. Nothing is left in
+    /dev/shm even if every process is killed, and no resource-tracker process is needed.
+    The mapping is freed with the last array that uses it.
+    """
 
-    def __del__(self) -> None:
-        self.close()
+    def __init__(self, nbytes: int):
+        self.nbytes = nbytes
+        self._raw = RawArray(ctypes.c_uint8, nbytes + ALIGN)
+        self._array: np.ndarray | None = None
+
+    @property
+    def array(self) -> np.ndarray:
+        """The block as 64-byte aligned bytes (uint8) of this process's mapping."""
+        if self._array is None:
+            raw = np.frombuffer(self._raw, np.uint8)
+            start = -raw.ctypes.data % ALIGN
+            self._array = raw[start:start + self.nbytes]
+        return self._array
+
+    def __getstate__(self) -> dict:
+        return {"nbytes": self.nbytes, "_raw": self._raw, "_array": None}
 
 
 # Field offsets inside a worker slot (see _sync.c).
@@ -92,7 +107,7 @@ class WorkerSpec:
     """Everything a worker needs; pickled under spawn/forkserver, inherited under fork."""
 
     index: int
-    shm: Segment
+    block: SharedBlock
     layout: Layout
     creators: Sequence[Callable]
     args: Sequence[tuple]
@@ -111,24 +126,26 @@ def worker_main(spec: WorkerSpec, conn: Connection) -> None:
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = os.getppid()
-    flags = _sync.Flags(spec.shm.buf, spec.layout.num_workers)
-    seeds = spec.layout.slot_field(spec.shm.buf, SEED, np.int64)
-    has_seed = spec.layout.slot_field(spec.shm.buf, HAS_SEED, np.uint32)
+    block = spec.block.array
+    flags = _sync.Flags(block, spec.layout.num_workers)
+    seeds = spec.layout.slot_field(block, SEED, np.int64)
+    has_seed = spec.layout.slot_field(block, HAS_SEED, np.uint32)
     envs: list = []
     w, cmd = spec.index, _sync.INIT
     try:
-        buffers = spec.layout.buffers(spec.shm.buf)
+        buffers = spec.layout.buffers(block)
         n = spec.like.num_agents
         for k in range(len(spec.creators)):
             i = spec.first_env + k
             envs.append(create_env(spec.creators[k], spec.args[k], spec.kwargs[k],
                                    buffers.slice(i * n, (i + 1) * n), spec.native, spec.like, i))
+        steps = [(env.step, env.actions) for env in envs]
         while True:
             payload = b""
             if cmd == _sync.STEP:
                 infos: list = []
-                for env in envs:
-                    env_infos = env.step(env.actions)[4]
+                for step, actions in steps:
+                    env_infos = step(actions)[4]
                     if env_infos:
                         infos.extend(env_infos)
                 payload = pickle.dumps(infos, pickle.HIGHEST_PROTOCOL) if infos else b""
@@ -150,8 +167,8 @@ def worker_main(spec: WorkerSpec, conn: Connection) -> None:
             if cmd == _sync.CLOSE:
                 break
     except Exception:
-        text = f"{traceback.format_exc()}".rstrip()
-        if flags.post(w, cmd, _sync.ERROR):
+        text = traceback.format_exc().rstrip()
+        if cmd >= 0 and flags.post(w, cmd, _sync.ERROR):
             conn.send_bytes(pickle.dumps(text))
     finally:
         for env in envs:
@@ -161,5 +178,4 @@ def worker_main(spec: WorkerSpec, conn: Connection) -> None:
                 print(f"pufferlib worker {w}: env.close() failed:\n{traceback.format_exc()}", file=sys.stderr)
         flags.release()
         conn.close()
-        spec.shm.close()
 

@@ -1,0 +1,103 @@
+"""`to_gymnasium(vecenv)`: any of our vectorized envs as a `gymnasium.vector.VectorEnv`.
+
+So that code written for Gymnasium's vector API (a CleanRL-style script that would use
+`gym.vector.SyncVectorEnv`) runs on our backends unchanged:
+
+    envs = pufferlib.vector.to_gymnasium(pufferlib.vector.make(make_env, num_envs=8,
+                                                               backend="multiprocessing"))
+    obs, infos = envs.reset(seed=1)
+    obs, rewards, terminations, truncations, infos = envs.step(envs.action_space.sample())
+
+Autoreset mode: `AutoresetMode.SAME_STEP` (`envs.metadata["autoreset_mode"]`). An env
+whose episode ends is reset within the same `step()`: the returned observation is the
+first one of its next episode, while reward, termination and truncation belong to the
+step that ended the episode. The final observation is not kept (there is no
+`infos["final_obs"]`). The info dict of that step is returned in Gymnasium's vector
+format (`infos[key]` an array over envs, `infos["_" + key]` the mask of envs that have
+it), including `episode_return` and `episode_length`.
+
+Observations and actions are the flat ones of the vectorized env (structured spaces
+are flattened by `pufferlib.emulation`). Only single-agent envs and synchronous
+vectorized envs (`batch_size == num_envs`) can be wrapped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from pufferlib.errors import APIUsageError
+
+
+class GymnasiumVecEnv(VectorEnv):
+    """Adapter from our `VecEnv` to `gymnasium.vector.VectorEnv` (see `to_gymnasium`)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, vecenv: Any):
+        if vecenv.agents_per_env != 1:
+            raise APIUsageError(
+                f"to_gymnasium() needs single-agent envs; this one has {vecenv.agents_per_env} agents per "
+                "env. Use the vectorized env's own API for multi-agent envs.")
+        if vecenv.batch_size != vecenv.num_envs:
+            raise APIUsageError(
+                f"to_gymnasium() needs a synchronous vectorized env (batch_size == num_envs), got "
+                f"batch_size={vecenv.batch_size} for num_envs={vecenv.num_envs}.")
+        self.vecenv = vecenv
+        self.num_envs = vecenv.num_envs
+        self.single_observation_space = vecenv.single_observation_space
+        self.single_action_space = vecenv.single_action_space
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.render_mode = getattr(getattr(vecenv, "driver_env", None), "render_mode", None)
+
+    def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
+        """Reset every env (env i gets `seed + i`); return (observations, infos)."""
+        if isinstance(seed, (list, tuple)):
+            if list(seed) != list(range(seed[0], seed[0] + self.num_envs)):
+                raise APIUsageError("A list of seeds must be consecutive (seed, seed + 1, ...); pass one int.")
+            seed = seed[0]
+        if seed is not None:
+            self._np_random_seed = seed
+        obs, infos = self.vecenv.reset(seed=seed)
+        return obs.copy(), self._vector_infos(infos, np.ones(self.num_envs, bool))
+
+    def step(self, actions: Any):
+        """Step every env; return (observations, rewards, terminations, truncations, infos)."""
+        obs, rewards, terminals, truncations, infos = self.vecenv.step(actions)
+        done = terminals | truncations
+        return (obs.copy(), rewards.astype(np.float64), terminals.copy(), truncations.copy(),
+                self._vector_infos(infos, done))
+
+    def _vector_infos(self, infos: list, owners: np.ndarray) -> dict:
+        """Gymnasium's dict of arrays: the k-th info dict belongs to the k-th env in `owners`.
+
+        Emulated envs emit an info dict exactly for the envs whose episode ended (or, at
+        reset, for every env with a non-empty reset info); dicts that cannot be matched to
+        envs that way are returned as a list under "pufferlib_infos".
+        """
+        out: dict = {}
+        if not infos:
+            return out
+        envs = np.flatnonzero(owners)
+        if len(infos) != len(envs):
+            return {"pufferlib_infos": list(infos)}
+        for env, info in zip(envs, infos):
+            out = self._add_info(out, info, int(env))
+        return out
+
+    def render(self) -> Any:
+        """Render env 0 when the backend can (the serial backend)."""
+        render = getattr(self.vecenv, "render", None)
+        return render() if render is not None else None
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.vecenv.close()
+
+
+def to_gymnasium(vecenv: Any) -> VectorEnv:
+    """Wrap a synchronous, single-agent vectorized env as a `gymnasium.vector.VectorEnv`."""
+    return GymnasiumVecEnv(vecenv)

@@ -1,0 +1,97 @@
+"""Our vectorized envs through Gymnasium's VectorEnv API and Stable-Baselines3's VecEnv API."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import pufferlib.vector
+from pufferlib import APIUsageError
+
+from .mp_envs import Tagged, cartpole
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.mark.parametrize("backend", ["serial", "multiprocessing"])
+def test_to_gymnasium_matches_sync_vector_env(backend):
+    """A CleanRL-style loop gets what gym.vector.SyncVectorEnv (same-step autoreset) gives."""
+    kwargs = dict(num_workers=2) if backend == "multiprocessing" else {}
+    envs = pufferlib.vector.to_gymnasium(pufferlib.vector.make(cartpole, num_envs=4, backend=backend, **kwargs))
+    reference = gym.vector.SyncVectorEnv([cartpole] * 4, autoreset_mode=AutoresetMode.SAME_STEP)
+    assert isinstance(envs, gym.vector.VectorEnv)
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert envs.single_observation_space == reference.single_observation_space
+    assert envs.single_action_space == reference.single_action_space
+    assert envs.action_space == reference.action_space and envs.num_envs == 4
+    obs, infos = envs.reset(seed=1)
+    ref_obs, _ = reference.reset(seed=1)
+    np.testing.assert_array_equal(obs, ref_obs)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(300):
+        actions = rng.integers(0, envs.single_action_space.n, envs.num_envs)
+        obs, rewards, terminations, truncations, infos = envs.step(actions)
+        ref = reference.step(actions)
+        for ours, theirs in zip((obs, rewards, terminations, truncations), ref[:4]):
+            np.testing.assert_array_equal(ours, theirs)
+        done = terminations | truncations
+        if done.any():
+            np.testing.assert_array_equal(infos["_episode_length"], done)
+            assert (infos["episode_length"][done] > 0).all()
+            episodes += int(done.sum())
+        else:
+            assert infos == {}
+    assert episodes > 0
+    envs.close()
+    reference.close()
+    assert envs.vecenv.closed
+
+
+def test_to_gymnasium_rejects_what_it_cannot_express():
+    with pufferlib.vector.make(Tagged, env_kwargs=dict(num_agents=2), num_envs=2) as vecenv:
+        with pytest.raises(APIUsageError, match="single-agent"):
+            pufferlib.vector.to_gymnasium(vecenv)
+    with pufferlib.vector.make(cartpole, num_envs=4, batch_size=2) as vecenv:
+        with pytest.raises(APIUsageError, match="synchronous"):
+            pufferlib.vector.to_gymnasium(vecenv)
+
+
+def test_to_sb3_semantics():
+    vecenv = pufferlib.vector.make(cartpole, num_envs=4, backend="multiprocessing", num_workers=2)
+    env = pufferlib.vector.to_sb3(vecenv)
+    env.seed(3)
+    obs = env.reset()
+    assert obs.shape == (4, 4) and not np.shares_memory(obs, vecenv.observations)
+    assert env.get_attr("spec")[0].id == "CartPole-v1"
+    with pytest.raises(APIUsageError, match="worker processes"):
+        env.set_attr("x", 1)
+    finished = []
+    for _ in range(300):
+        obs, rewards, dones, infos = env.step(np.ones(4, np.int64))
+        assert len(infos) == 4 and rewards.shape == (4,) and dones.dtype == bool
+        for i in np.flatnonzero(dones):
+            assert infos[i]["episode"]["l"] == infos[i]["episode_length"] > 0
+            assert infos[i]["TimeLimit.truncated"] is False
+            finished.append(i)
+        assert all(not infos[i] for i in np.flatnonzero(~dones))
+    assert len(finished) > 4
+    env.close()
+    assert vecenv.closed
+
+
+def test_sb3_ppo_learns_on_our_vectorizer():
+    import stable_baselines3 as sb3
+
+    vecenv = pufferlib.vector.make(cartpole, num_envs=4, backend="multiprocessing", num_workers=2)
+    env = pufferlib.vector.to_sb3(vecenv)
+    from stable_baselines3.common.logger import Logger
+
+    model = sb3.PPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=2, seed=0, device="cpu")
+    model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default writes a folder in /tmp
+    model.learn(total_timesteps=1024)
+    assert model.num_timesteps >= 1024
+    assert len(model.ep_info_buffer) > 0  # episode statistics reached SB3's logger
+    env.close()
