@@ -32,6 +32,8 @@
     {#name, OCEAN_TYPE_##type, (double)(def), (double)(lo), (double)(hi), offsetof(Env, name)},
 #define OCEAN_FIELD_ENTRY(type, name) {#name, OCEAN_TYPE_##type, 0, 0, 0, offsetof(Env, name)},
 
+_Static_assert(sizeof(Log) / sizeof(float) <= 64, "at most 63 LOG_FIELDS");
+
 static const char* const ocean_log_names[] = {LOG_FIELDS(OCEAN_LOG_NAME) NULL};
 static const OceanField ocean_params[] = {PARAMS(OCEAN_PARAM_ENTRY) {NULL, OCEAN_INT, 0, 0, 0, 0}};
 static const OceanField ocean_fields[] = {FIELDS(OCEAN_FIELD_ENTRY) {NULL, OCEAN_INT, 0, 0, 0, 0}};

@@ -8,6 +8,18 @@
 #define OCEAN_MAX_DIMS 16
 #define OCEAN_ERR_LEN 256
 
+/* The slots the binding fills for each copy: its rows of the PufferEnv arrays. */
+typedef struct {
+    void* observations;    /* first observation row of this copy (float or uint8) */
+    int32_t* actions;      /* discrete actions (NULL for Box actions) */
+    float* cont_actions;   /* Box actions (NULL for discrete actions) */
+    float* rewards;
+    uint8_t* terminals;
+    uint8_t* truncations;
+    uint64_t rng;          /* this copy's random state: use the rng_* helpers */
+    int index;             /* index of this copy in its vector */
+} Puffer;
+
 typedef enum { OCEAN_INT = 0, OCEAN_FLOAT = 1, OCEAN_DOUBLE = 2 } OceanType;
 
 /* A named struct member: a constructor argument (with default and bounds) or a state field. */

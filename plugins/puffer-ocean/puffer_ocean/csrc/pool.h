@@ -1,7 +1,9 @@
 /* pool.h: a persistent thread pool that splits the copies of one vector across cores.
  *
- * The calling thread runs the first chunk itself; workers spin briefly for the next
- * step, then sleep on a condition variable, so an idle env costs no CPU.
+ * A step is cut into chunks of copies that the calling thread and the workers take from
+ * a shared counter, so a worker that the OS has not scheduled yet costs nothing: the
+ * caller takes its chunks. Workers spin briefly for the next step, then sleep on a
+ * condition variable, so an idle env costs no CPU.
  */
 #ifndef OCEAN_POOL_H
 #define OCEAN_POOL_H
@@ -13,36 +15,35 @@
 
 #define OCEAN_POOL_SPIN 20000
 
-typedef struct OceanPool OceanPool;
-
 typedef struct {
-    OceanPool* pool;
-    int rank;
-} OceanWorker;
-
-struct OceanPool {
     int num_threads;                   /* including the caller */
-    pthread_t* threads;
-    OceanWorker* workers;
+    pthread_t* threads;                /* [1, num_threads): the workers */
     void (*fn)(void*, int, int);
     void* envs;
     int num_envs;
+    int chunk, num_chunks;
     atomic_int generation;
-    atomic_int done;
+    atomic_int next;                   /* next chunk to take */
+    atomic_int done;                   /* chunks finished this step */
     atomic_int stop;
     int sleeping;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-};
+} OceanPool;
 
-static void ocean_pool_chunk(OceanPool* p, int rank, int* start, int* stop) {
-    *start = (int)((long)p->num_envs * rank / p->num_threads);
-    *stop = (int)((long)p->num_envs * (rank + 1) / p->num_threads);
+/* Take and run chunks until none are left. A worker that wakes late may take chunks of the
+ * next step: they are work of that step, whose actions are already in place. */
+static void ocean_pool_work(OceanPool* p) {
+    int c;
+    while ((c = atomic_fetch_add(&p->next, 1)) < p->num_chunks) {
+        int start = c * p->chunk, stop = start + p->chunk;
+        p->fn(p->envs, start, stop < p->num_envs ? stop : p->num_envs);
+        atomic_fetch_add(&p->done, 1);
+    }
 }
 
 static void* ocean_pool_main(void* arg) {
-    OceanWorker* w = (OceanWorker*)arg;
-    OceanPool* p = w->pool;
+    OceanPool* p = (OceanPool*)arg;
     int seen = 0;
     for (;;) {
         int g = atomic_load(&p->generation);
@@ -61,10 +62,7 @@ static void* ocean_pool_main(void* arg) {
         }
         seen = g;
         if (atomic_load(&p->stop)) return NULL;
-        int start, stop;
-        ocean_pool_chunk(p, w->rank, &start, &stop);
-        p->fn(p->envs, start, stop);
-        atomic_fetch_add(&p->done, 1);
+        ocean_pool_work(p);
     }
 }
 
@@ -83,15 +81,16 @@ static OceanPool* ocean_pool_new(int num_threads, void (*fn)(void*, int, int), v
     p->fn = fn;
     p->envs = envs;
     p->num_envs = num_envs;
+    p->chunk = num_envs / (4 * num_threads);
+    if (p->chunk < 16) p->chunk = 16;
+    p->num_chunks = (num_envs + p->chunk - 1) / p->chunk;
+    atomic_store(&p->next, p->num_chunks);  /* nothing to take before the first step */
     p->threads = (pthread_t*)calloc((size_t)num_threads, sizeof(pthread_t));
-    p->workers = (OceanWorker*)calloc((size_t)num_threads, sizeof(OceanWorker));
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
-    if (!p->threads || !p->workers) goto fail;
+    if (!p->threads) goto fail;
     for (int i = 1; i < num_threads; i++) {
-        p->workers[i].pool = p;
-        p->workers[i].rank = i;
-        if (pthread_create(&p->threads[i], NULL, ocean_pool_main, &p->workers[i]) != 0) {
+        if (pthread_create(&p->threads[i], NULL, ocean_pool_main, p) != 0) {
             p->num_threads = i;  /* join only those started */
             goto fail;
         }
@@ -102,7 +101,6 @@ fail:
     ocean_pool_kick(p);
     for (int i = 1; i < p->num_threads; i++) pthread_join(p->threads[i], NULL);
     free(p->threads);
-    free(p->workers);
     free(p);
     return NULL;
 }
@@ -110,11 +108,10 @@ fail:
 /* Run fn over every copy, split across the pool; returns when all chunks are done. */
 static void ocean_pool_run(OceanPool* p) {
     atomic_store(&p->done, 0);
+    atomic_store(&p->next, 0);
     ocean_pool_kick(p);
-    int start, stop;
-    ocean_pool_chunk(p, 0, &start, &stop);
-    p->fn(p->envs, start, stop);
-    for (int spin = 0; atomic_load(&p->done) < p->num_threads - 1; spin++)
+    ocean_pool_work(p);
+    for (int spin = 0; atomic_load(&p->done) < p->num_chunks; spin++)
         if (spin % 64 == 63) sched_yield();
 }
 
@@ -126,7 +123,6 @@ static void ocean_pool_free(OceanPool* p) {
     pthread_mutex_destroy(&p->mu);
     pthread_cond_destroy(&p->cv);
     free(p->threads);
-    free(p->workers);
     free(p);
 }
 

@@ -19,18 +19,6 @@
 
 #include "ocean.h"
 
-/* The slots the binding fills for each copy: its rows of the PufferEnv arrays. */
-typedef struct {
-    void* observations;    /* first observation row of this copy (float or uint8) */
-    int32_t* actions;      /* discrete actions (NULL for Box actions) */
-    float* cont_actions;   /* Box actions (NULL for discrete actions) */
-    float* rewards;
-    uint8_t* terminals;
-    uint8_t* truncations;
-    uint64_t rng;          /* this copy's random state: use the rng_* helpers */
-    int index;             /* index of this copy in its vector */
-} Puffer;
-
 #define PUFFER_X_FLOAT(name) float name;
 #define PUFFER_P_DECL(type, name, def, lo, hi) type name;
 #define PUFFER_F_DECL(type, name) type name;

@@ -1,0 +1,3 @@
+#include "bandit.h"
+#define ENV_NAME bandit
+#include "../binding.h"

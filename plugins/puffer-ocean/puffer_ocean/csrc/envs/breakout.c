@@ -1,0 +1,3 @@
+#include "breakout.h"
+#define ENV_NAME breakout
+#include "../binding.h"

@@ -1,0 +1,3 @@
+#include "cartpole.h"
+#define ENV_NAME cartpole
+#include "../binding.h"

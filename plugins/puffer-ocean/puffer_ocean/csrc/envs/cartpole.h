@@ -1,0 +1,131 @@
+/* cartpole: balance a pole on a cart. Physics identical to Gymnasium's CartPole-v1.
+ *
+ * Same constants, Euler integration in double precision, the same termination bounds,
+ * reward 1 per step (the terminating step included) and truncation after `max_steps`.
+ * `continuous=1` takes a Box action in [-1, 1] scaled by the force magnitude instead
+ * of Discrete(2) (0 pushes left, 1 right). Observation: x, x_dot, theta, theta_dot.
+ */
+#define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length)
+#define PARAMS(P) P(int, continuous, 0, 0, 1) P(int, max_steps, 500, 1, 1000000)
+#define FIELDS(F) F(double, x) F(double, x_dot) F(double, theta) F(double, theta_dot) F(int, tick)
+#include "../puffer.h"
+
+#define CP_GRAVITY 9.8
+#define CP_MASSCART 1.0
+#define CP_MASSPOLE 0.1
+#define CP_TOTAL_MASS (CP_MASSPOLE + CP_MASSCART)
+#define CP_LENGTH 0.5
+#define CP_POLEMASS_LENGTH (CP_MASSPOLE * CP_LENGTH)
+#define CP_FORCE_MAG 10.0
+#define CP_TAU 0.02
+#define CP_THETA_LIMIT (12 * 2 * 3.14159265358979323846 / 360)
+#define CP_X_LIMIT 2.4
+
+typedef struct {
+    Puffer p;
+    Log log;
+    PUFFER_PARAMS
+    PUFFER_FIELDS
+} Env;
+
+static int c_spaces(Env* env, OceanSpaces* s, char* err) {
+    s->num_agents = 1;
+    s->obs_ndim = 1;
+    s->obs_shape[0] = 4;
+    s->obs_dtype = 'f';
+    s->obs_low = -INFINITY;
+    s->obs_high = INFINITY;
+    if (env->continuous) {
+        s->act_kind = 'B';
+        s->act_low = -1;
+        s->act_high = 1;
+    } else {
+        s->act_kind = 'D';
+        s->act_n[0] = 2;
+    }
+    s->act_dims = 1;
+    s->render_width = 600;
+    s->render_height = 400;
+    return 0;
+}
+
+static int c_init(Env* env, char* err) { return 0; }
+static void c_close(Env* env) {}
+
+static void cartpole_observe(Env* env) {
+    float* obs = (float*)env->p.observations;
+    obs[0] = (float)env->x;
+    obs[1] = (float)env->x_dot;
+    obs[2] = (float)env->theta;
+    obs[3] = (float)env->theta_dot;
+}
+
+static void c_reset(Env* env) {
+    env->x = rng_uniform(&env->p.rng, -0.05, 0.05);
+    env->x_dot = rng_uniform(&env->p.rng, -0.05, 0.05);
+    env->theta = rng_uniform(&env->p.rng, -0.05, 0.05);
+    env->theta_dot = rng_uniform(&env->p.rng, -0.05, 0.05);
+    env->tick = 0;
+    cartpole_observe(env);
+}
+
+static void c_step(Env* env) {
+    double force;
+    if (env->continuous) {
+        double a = env->p.cont_actions[0];
+        force = CP_FORCE_MAG * (a < -1.0 ? -1.0 : a > 1.0 ? 1.0 : a);
+    } else {
+        force = env->p.actions[0] == 1 ? CP_FORCE_MAG : -CP_FORCE_MAG;
+    }
+    double costheta = cos(env->theta), sintheta = sin(env->theta);
+    double temp = (force + CP_POLEMASS_LENGTH * env->theta_dot * env->theta_dot * sintheta) / CP_TOTAL_MASS;
+    double thetaacc = (CP_GRAVITY * sintheta - costheta * temp) /
+                      (CP_LENGTH * (4.0 / 3.0 - CP_MASSPOLE * costheta * costheta / CP_TOTAL_MASS));
+    double xacc = temp - CP_POLEMASS_LENGTH * thetaacc * costheta / CP_TOTAL_MASS;
+    env->x = env->x + CP_TAU * env->x_dot;
+    env->x_dot = env->x_dot + CP_TAU * xacc;
+    env->theta = env->theta + CP_TAU * env->theta_dot;
+    env->theta_dot = env->theta_dot + CP_TAU * thetaacc;
+    env->tick++;
+    int terminal = env->x < -CP_X_LIMIT || env->x > CP_X_LIMIT || env->theta < -CP_THETA_LIMIT ||
+                   env->theta > CP_THETA_LIMIT;
+    int truncated = !terminal && env->tick >= env->max_steps;
+    env->p.rewards[0] = 1.0f;
+    env->p.terminals[0] = (uint8_t)terminal;
+    env->p.truncations[0] = (uint8_t)truncated;
+    if (terminal || truncated) {
+        env->log.score += (float)env->tick;
+        env->log.episode_return += (float)env->tick;
+        env->log.episode_length += (float)env->tick;
+        env->log.n += 1;
+        c_reset(env);
+    } else {
+        cartpole_observe(env);
+    }
+}
+
+static int c_render_ansi(Env* env, char* buf, int cap) {
+    int len = 0, width = 49;
+    int cart = (int)((env->x + CP_X_LIMIT) / (2 * CP_X_LIMIT) * (width - 1));
+    cart = cart < 0 ? 0 : cart >= width ? width - 1 : cart;
+    int top = cart + (int)lround(sin(env->theta) * 4);
+    top = top < 0 ? 0 : top >= width ? width - 1 : top;
+    for (int i = 0; i < width; i++) ANSI_APPEND(buf, cap, len, "%c", i == top ? 'o' : ' ');
+    ANSI_APPEND(buf, cap, len, "\n");
+    for (int i = 0; i < width; i++) ANSI_APPEND(buf, cap, len, "%c", i == cart ? '#' : '_');
+    ANSI_APPEND(buf, cap, len, "\nx=%+.3f theta=%+.3f step %d\n", env->x, env->theta, env->tick);
+    return len;
+}
+
+static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
+    draw_fill(px, w, h, 6, 24, 24);
+    double scale = w / (2 * CP_X_LIMIT);
+    int cx = (int)(env->x * scale + w / 2.0), cy = (int)(h * 0.7);
+    draw_rect(px, w, h, 0, cy + 15, w, 2, 170, 170, 170);
+    draw_rect(px, w, h, cx - 25, cy - 15, 50, 30, 0, 187, 187);
+    double pole = 2 * CP_LENGTH * scale;
+    for (int i = 0; i < (int)pole; i++) {  /* the pole, drawn as a line of 6-pixel squares */
+        int px_ = cx + (int)(sin(env->theta) * i), py_ = cy - 15 - (int)(cos(env->theta) * i);
+        draw_rect(px, w, h, px_ - 3, py_ - 3, 6, 6, 239, 239, 110);
+    }
+}

@@ -1,0 +1,3 @@
+#include "continuous.h"
+#define ENV_NAME continuous
+#include "../binding.h"

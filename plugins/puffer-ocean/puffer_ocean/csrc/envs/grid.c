@@ -1,0 +1,3 @@
+#include "grid.h"
+#define ENV_NAME grid
+#include "../binding.h"

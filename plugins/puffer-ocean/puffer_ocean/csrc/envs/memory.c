@@ -1,0 +1,3 @@
+#include "memory.h"
+#define ENV_NAME memory
+#include "../binding.h"

@@ -1,0 +1,3 @@
+#include "multiagent.h"
+#define ENV_NAME multiagent
+#include "../binding.h"

@@ -1,0 +1,3 @@
+#include "password.h"
+#define ENV_NAME password
+#include "../binding.h"

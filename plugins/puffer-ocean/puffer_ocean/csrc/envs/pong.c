@@ -1,0 +1,3 @@
+#include "pong.h"
+#define ENV_NAME pong
+#include "../binding.h"

@@ -1,0 +1,3 @@
+#include "snake.h"
+#define ENV_NAME snake
+#include "../binding.h"

@@ -1,0 +1,3 @@
+#include "spaces.h"
+#define ENV_NAME spaces
+#include "../binding.h"

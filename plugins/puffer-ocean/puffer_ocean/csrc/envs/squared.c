@@ -1,0 +1,3 @@
+#include "squared.h"
+#define ENV_NAME squared
+#include "../binding.h"

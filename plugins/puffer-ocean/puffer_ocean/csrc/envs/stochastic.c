@@ -1,0 +1,3 @@
+#include "stochastic.h"
+#define ENV_NAME stochastic
+#include "../binding.h"

@@ -1,0 +1,18 @@
+"""The `pufferlib.plugins` entry point of puffer-ocean: lists the Ocean env specs."""
+
+from __future__ import annotations
+
+from pufferlib.hookspecs import hookimpl
+from puffer_ocean import specs
+
+
+@hookimpl
+def pufferlib_env_specs() -> list:
+    """Every Ocean environment (`ocean-<name>`, alias `puffer_<name>`)."""
+    return specs.env_specs()
+
+
+@hookimpl
+def pufferlib_env_prefixes() -> list:
+    """Ocean owns the `ocean-` and `puffer_` ids."""
+    return [specs.PREFIX, "puffer_"]

@@ -1,0 +1,74 @@
+"""The Ocean env specs. Kept free of heavy imports: creators are lazy 'module:attr' strings.
+
+Each env ships default env kwargs and a default training config (merged over the core's
+`config/default.toml` by `puffer train`); the README table lists what each config reaches.
+"""
+
+from __future__ import annotations
+
+from pufferlib.registry import EnvSpec
+
+PACKAGE = "puffer-ocean"
+PREFIX = "ocean-"
+
+
+def _config(num_envs: int, total_timesteps: int, batch_size: int, minibatch_size: int, rnn: bool = False,
+            **train: float) -> dict:
+    """A training config: `num_envs` copies, PPO over `total_timesteps` agent steps."""
+    config = {"vec": {"num_envs": num_envs},
+              "train": {"total_timesteps": total_timesteps, "batch_size": batch_size,
+                        "minibatch_size": minibatch_size, **train}}
+    if rnn:
+        config["rnn"] = {"enabled": True}
+    return config
+
+
+#: name -> (class in puffer_ocean.envs, what it tests, default env kwargs, default training config)
+ENVS: dict[str, tuple[str, str, dict, dict]] = {
+    "squared": ("Squared", "walk to a target on a grid: basic credit assignment", {},
+                _config(256, 3_000_000, 8192, 2048, learning_rate=0.01, ent_coef=0.01, gamma=0.95)),
+    "bandit": ("Bandit", "pick the paying arm: learning from reward alone", {},
+               _config(64, 16_384, 1024, 256, learning_rate=0.01)),
+    "memory": ("Memory", "recall a bit seen earlier: needs the LSTM", {},
+               _config(32, 16_384, 512, 512, rnn=True, bptt_horizon=8, learning_rate=0.01)),
+    "password": ("Password", "type a fixed password: sparse reward", {},
+                 _config(64, 30_000, 1024, 256, learning_rate=0.01, ent_coef=0.01)),
+    "stochastic": ("Stochastic", "the optimal policy is stochastic", {},
+                   _config(64, 100_000, 4096, 1024, learning_rate=0.005, ent_coef=0.02)),
+    "multiagent": ("Multiagent", "two agents, each rewarded for a different action", {},
+                   _config(32, 16_384, 1024, 256, learning_rate=0.01)),
+    "spaces": ("Spaces", "dict observation and multi-discrete action", {},
+               _config(64, 20_000, 1024, 256, learning_rate=0.01)),
+    "continuous": ("Continuous", "Box actions: output the observed targets", {},
+                   _config(64, 40_000, 1024, 256, learning_rate=0.01)),
+    "cartpole": ("Cartpole", "Gymnasium CartPole-v1 physics, discrete or continuous", {},
+                 _config(64, 200_000, 2048, 512, learning_rate=0.005)),
+    "pong": ("Pong", "Pong against a scripted opponent: timing and tracking", {},
+             _config(256, 5_000_000, 16384, 4096, learning_rate=0.003)),
+    "breakout": ("Breakout", "Breakout: long horizons, many objects", {},
+                 _config(256, 20_000_000, 16384, 4096, learning_rate=0.003, ent_coef=0.01)),
+    "snake": ("Snake", "many snakes in one arena: multi-agent competition for food", {},
+              _config(128, 3_000_000, 16384, 4096, learning_rate=0.003)),
+    "connect4": ("Connect4", "connect four against a scripted opponent: planning", {},
+                 _config(256, 3_000_000, 8192, 2048, learning_rate=0.003)),
+    "grid": ("Grid", "procedural mazes with a partial view: exploration and memory", {},
+             _config(256, 3_000_000, 16384, 4096, rnn=True, learning_rate=0.003)),
+}
+
+
+def env_specs() -> list[EnvSpec]:
+    """One EnvSpec per Ocean env: id `ocean-<name>`, alias `puffer_<name>`, native backend."""
+    return [
+        EnvSpec(
+            id=f"{PREFIX}{name}",
+            creator=f"puffer_ocean.envs:{cls}",
+            kwargs=dict(kwargs),
+            policy="pufferlib.models:Default",
+            config={key: dict(value) for key, value in config.items()},
+            backend="native",
+            package=PACKAGE,
+            description=description,
+            aliases=(f"puffer_{name}",),
+        )
+        for name, (cls, description, kwargs, config) in ENVS.items()
+    ]

@@ -1,0 +1,67 @@
+"""The sanity envs are solved by `PuffeRL` with their shipped training configs.
+
+Each test trains with the env's default config from its spec (the one `puffer train`
+uses) and checks the mean score of the last reports. Together they take about two
+minutes on two CPU cores.
+"""
+
+import io
+import tempfile
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import pufferlib  # noqa: E402
+from pufferlib.config import load_default, merge  # noqa: E402
+from pufferlib.dashboard import Dashboard  # noqa: E402
+
+
+def train(name: str, **env_overrides) -> tuple[list[float], dict]:
+    """Train ocean-<name> with its spec's config; returns (score reports, last metrics)."""
+    spec = pufferlib.registry.spec(f"ocean-{name}")
+    config = merge(load_default(), spec.config, {"train": {"device": "cpu", "checkpoint_interval": 10**9}})
+    vec = pufferlib.make(spec.id, num_envs=config["vec"]["num_envs"], seed=config["vec"]["seed"], **env_overrides)
+    scores, metrics = [], {}
+    with tempfile.TemporaryDirectory() as run_dir:  # checkpoints, if any, go away with it
+        trainer = pufferlib.PuffeRL(config, env=vec, env_id=spec.id, run_dir=run_dir,
+                                    dashboard=Dashboard(spec.id, interval=1e9, stream=io.StringIO(), rich=False))
+        try:
+            while not trainer.done_training():
+                trainer.evaluate()
+                trainer.train()
+                metrics = trainer.mean_and_log()
+                if "environment/score" in metrics:
+                    scores.append(metrics["environment/score"])
+        finally:
+            trainer.close()  # closes the env too
+    return scores, metrics
+
+
+SOLVED = {  # env -> score that counts as solved (random play scores in the comment)
+    "bandit": 0.9,       # 0.25
+    "multiagent": 0.85,  # 0.5
+    "spaces": 0.9,       # 0.5
+    "continuous": 0.85,  # 0.33
+    "password": 0.9,     # 0.03
+    "stochastic": 0.85,  # 0.67; any deterministic policy: 0.33
+    "memory": 0.9,       # 0.5; a feed-forward policy cannot beat 0.5
+}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(SOLVED))
+def test_sanity_env_is_solved_within_its_budget(name):
+    scores, _ = train(name)
+    assert scores and scores[-1] >= SOLVED[name], f"ocean-{name} scores: {scores}"
+
+
+@pytest.mark.slow
+def test_squared_is_solved_on_a_small_grid_and_the_env_is_a_small_share(monkeypatch):
+    spec = pufferlib.registry.spec("ocean-squared")
+    monkeypatch.setitem(spec.config, "train", {**spec.config["train"], "total_timesteps": 60_000,
+                                               "batch_size": 2048, "minibatch_size": 512})
+    monkeypatch.setitem(spec.config, "vec", {"num_envs": 64})
+    scores, metrics = train("squared", size=5)
+    assert scores[-1] >= 0.9, scores
+    assert metrics["performance/env"] < 0.05  # the env is a small share of the training profile

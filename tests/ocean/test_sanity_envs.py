@@ -1,0 +1,177 @@
+"""Behaviour of the sanity-check environments and of cartpole (against Gymnasium)."""
+
+import gymnasium
+import numpy as np
+import pytest
+
+from pufferlib.spaces import ObsLayout
+from puffer_ocean import envs
+
+
+def test_cartpole_matches_gymnasium_step_for_step():
+    ref = gymnasium.make("CartPole-v1").unwrapped
+    env = envs.Cartpole(num_envs=1)
+    rng = np.random.default_rng(0)
+    try:
+        env.reset(seed=0)
+        for trial in range(200):
+            state = rng.uniform([-2.3, -2, -0.2, -2], [2.3, 2, 0.2, 2])
+            ref.reset(seed=trial)
+            ref.state = state.copy()
+            for name, value in zip(("x", "x_dot", "theta", "theta_dot"), state):
+                env.set_field(name, float(value))
+            env.set_field("tick", 0)
+            for _ in range(40):
+                action = int(rng.integers(2))
+                ref_obs, ref_rew, ref_term, _, _ = ref.step(action)
+                obs, rew, term, trunc, _ = env.step(np.array([[action]], np.int32))
+                assert rew[0] == ref_rew and bool(term[0]) == ref_term and not trunc[0]
+                if ref_term:
+                    break
+                np.testing.assert_array_equal(obs[0], ref_obs)
+                ours = [env.field(n) for n in ("x", "x_dot", "theta", "theta_dot")]
+                np.testing.assert_allclose(ours, ref.state, rtol=1e-12, atol=1e-15)
+    finally:
+        env.close()
+        ref.close()
+
+
+def test_cartpole_truncates_and_continuous_pushes():
+    env = envs.Cartpole(num_envs=1, max_steps=3)
+    cont = envs.Cartpole(num_envs=2, continuous=1)
+    try:
+        env.reset(seed=0)
+        truncs = [env.step(np.array([i % 2]))[3][0] for i in range(3)]
+        assert truncs == [False, False, True] and env.field("tick") == 0
+        assert cont.single_action_space.shape == (1,)
+        cont.reset(seed=0)
+        for i in range(2):
+            cont.set_field("x_dot", 0.0, env_id=i)
+        cont.step(np.array([[1.0], [-1.0]], np.float32))
+        assert cont.field("x_dot", 0) > 0 > cont.field("x_dot", 1)
+    finally:
+        env.close()
+        cont.close()
+
+
+def test_squared_reaching_the_target_pays_and_resets():
+    env = envs.Squared(num_envs=1, size=5)
+    try:
+        obs, _ = env.reset(seed=3)
+        (ty, tx), (ay, ax) = np.argwhere(obs[0] == 2)[0], np.argwhere(obs[0] == 1)[0]
+        moves = [4 if tx > ax else 3] * abs(tx - ax) + [1 if ty > ay else 2] * abs(ty - ay)
+        for i, move in enumerate(moves):
+            _, rew, term, _, _ = env.step(np.array([move]))
+            assert rew[0] == (i == len(moves) - 1) and term[0] == (i == len(moves) - 1)
+        assert env.log() == {"score": 1.0, "episode_return": 1.0, "episode_length": len(moves), "n": 1}
+        assert tuple(np.argwhere(env.observations[0] == 1)[0]) == (2, 2)  # back in the centre
+    finally:
+        env.close()
+
+
+def test_squared_truncates_after_three_times_size():
+    env = envs.Squared(num_envs=1, size=5)
+    try:
+        env.reset(seed=0)
+        truncs = [env.step(np.array([0]))[3][0] for _ in range(15)]
+        assert truncs == [False] * 14 + [True]
+    finally:
+        env.close()
+
+
+def test_bandit_pays_only_the_solution():
+    env = envs.Bandit(num_envs=5, num_actions=5, solution=3)
+    try:
+        env.reset(seed=0)
+        _, rew, term, _, _ = env.step(np.arange(5))
+        assert rew.tolist() == [0, 0, 0, 1, 0] and term.all()
+    finally:
+        env.close()
+
+
+def test_memory_rewards_recalling_the_shown_bits():
+    env = envs.Memory(num_envs=64, length=3, delay=2)
+    try:
+        obs, _ = env.reset(seed=0)
+        bits = []
+        for t in range(3):
+            bits.append((obs[:, 0] > 0).astype(np.int32))
+            obs, rew, _, _, _ = env.step(np.zeros(64, np.int32))
+            assert not rew.any()
+        assert not obs.any()  # delay: nothing to see
+        env.step(np.zeros(64, np.int32))
+        obs, _, _, _, _ = env.step(np.zeros(64, np.int32))
+        assert (obs[:, 1] == 1).all()  # recall phase
+        total = np.zeros(64)
+        for t in range(3):
+            _, rew, term, _, _ = env.step(bits[t])
+            total += rew
+        assert np.allclose(total, 1) and term.all()
+    finally:
+        env.close()
+
+
+def test_password_pays_only_the_whole_password():
+    env = envs.Password(num_envs=2, length=4, password=0b0110)
+    try:
+        env.reset(seed=0)
+        right, wrong = [0, 1, 1, 0], [0, 1, 1, 1]
+        for t in range(4):
+            _, rew, term, _, _ = env.step(np.array([right[t], wrong[t]]))
+        assert rew.tolist() == [1, 0] and term.all()
+    finally:
+        env.close()
+
+
+def test_stochastic_rewards_matching_the_probability():
+    env = envs.Stochastic(num_envs=2, p_percent=75, horizon=4)
+    try:
+        env.reset(seed=0)
+        for t in range(4):
+            _, rew, _, _, _ = env.step(np.array([0 if t < 3 else 1, 0]))
+        assert rew[0] == pytest.approx(1.0) and rew[1] == pytest.approx(1 - 0.25 / 0.75)
+    finally:
+        env.close()
+
+
+def test_multiagent_has_two_agents_per_copy():
+    env = envs.Multiagent(num_envs=3)
+    try:
+        obs, _ = env.reset(seed=0)
+        assert env.num_agents == 6 and obs.tolist() == [[1, 0], [0, 1]] * 3
+        _, rew, _, _, _ = env.step(np.array([0, 1, 1, 0, 0, 0]))
+        assert rew.tolist() == [1, 1, 0, 0, 1, 0]
+    finally:
+        env.close()
+
+
+def test_continuous_reward_is_closeness_to_target():
+    env = envs.Continuous(num_envs=4, dims=2)
+    try:
+        obs, _ = env.reset(seed=0)
+        target = obs.copy()
+        _, rew, _, _, _ = env.step(target)
+        assert np.allclose(rew, 1)
+        obs = env.observations.copy()
+        _, rew, _, _, _ = env.step(np.full((4, 2), 5.0, np.float32))  # clipped to 1
+        assert np.allclose(rew, 1 - np.abs(1 - obs).mean(axis=1), atol=1e-6)
+    finally:
+        env.close()
+
+
+def test_spaces_exposes_a_dict_layout_and_scores_both_parts():
+    env = envs.Spaces(num_envs=16)
+    try:
+        assert isinstance(env.obs_layout, ObsLayout) and env.obs_layout.structured
+        obs, _ = env.reset(seed=0)
+        view = env.obs_layout.unflatten(obs)
+        assert view["image"].shape == (16, 5, 5) and view["flat"].shape == (16, 5)
+        answer = np.stack([view["image"].sum(axis=(1, 2)) > 0, view["flat"].sum(axis=1) > 0], 1).astype(np.int32)
+        _, rew, _, _, _ = env.step(answer)
+        assert np.allclose(rew, 1)
+        view = env.obs_layout.unflatten(env.observations)
+        half = np.stack([view["image"].sum(axis=(1, 2)) > 0, view["flat"].sum(axis=1) <= 0], 1).astype(np.int32)
+        _, rew, _, _, _ = env.step(half)
+        assert np.allclose(rew, 0.5)
+    finally:
+        env.close()
