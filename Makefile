@@ -10,15 +10,19 @@ PY     := $(VENV)/bin/python
 PIP    := $(PY) -m pip
 PLUGINS := $(sort $(wildcard plugins/*/pyproject.toml))
 PLUGIN_DIRS := $(patsubst %/pyproject.toml,%,$(PLUGINS))
+# Wheels whose metadata over-constrains the environment (numpy<2, gymnasium==1.2.0) but
+# that run within it: a plugin lists them in requirements-nodeps.txt, installed with --no-deps.
+NODEPS := $(sort $(wildcard plugins/*/requirements-nodeps.txt))
 STAMP  := $(VENV)/.installed
 
 .PHONY: test train install clean
 
-$(STAMP): pyproject.toml $(PLUGINS)
+$(STAMP): pyproject.toml $(PLUGINS) $(NODEPS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip setuptools wheel
 	$(PIP) install --quiet "$(TORCH)"
 	$(PIP) install --quiet -e ".[test]" $(foreach d,$(PLUGIN_DIRS),-e $(d))
+	$(if $(NODEPS),$(PIP) install --quiet --no-deps $(foreach f,$(NODEPS),-r $(f)))
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -26,8 +30,9 @@ install: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest tests -q
 
+# A real PPO run (about a minute on 2 cores): ends printing the score and the checkpoint path.
 train: $(STAMP)
-	$(VENV)/bin/puffer rollout gym-CartPole-v1 --num-envs 64 --steps 2000
+	$(VENV)/bin/puffer train gym-CartPole-v1 --train.total-timesteps 200000
 
 clean:
 	rm -rf $(VENV)

@@ -1,4 +1,6 @@
-"""PufferLib plugin: Arcade Learning Environment (Atari) environments.
+"""puffer-atari: Arcade Learning Environment games as PufferLib environments (`atari-<game>`).
 
-Scaffold only: this package registers nothing yet (see issue 6).
+Nothing heavy is imported here: `puffer_atari.env` (ale-py, OpenCV) loads when an env is made.
 """
+
+__version__ = "0.1.0"

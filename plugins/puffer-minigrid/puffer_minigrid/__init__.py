@@ -1,4 +1,6 @@
-"""PufferLib plugin: MiniGrid and BabyAI environments.
+"""puffer-minigrid: MiniGrid and BabyAI environments as PufferLib environments.
 
-Scaffold only: this package registers nothing yet (see issue 6).
+Nothing heavy is imported here: minigrid (and pygame) load when an env is made.
 """
+
+__version__ = "0.1.0"

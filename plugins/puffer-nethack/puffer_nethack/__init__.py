@@ -1,4 +1,6 @@
-"""PufferLib plugin: NetHack Learning Environment environments.
+"""puffer-nethack: the NetHack Learning Environment tasks as PufferLib environments.
 
-Scaffold only: this package registers nothing yet (see issue 6).
+Nothing heavy is imported here: nle loads when an env is made.
 """
+
+__version__ = "0.1.0"

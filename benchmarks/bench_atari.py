@@ -1,0 +1,93 @@
+"""Atari (Breakout): PufferLib's vectorization vs Gymnasium's AsyncVectorEnv.
+
+Every contender steps the same env with the same preprocessing (puffer_atari's
+AtariEnv: frame skip 4 with max-pooling, sticky actions, 84x84x4 grayscale stack):
+
+- gymnasium AsyncVectorEnv: one process per env (its only layout), shared memory.
+- pufferlib multiprocessing with the same number of worker processes.
+- pufferlib multiprocessing with one worker per core.
+- pufferlib native: ale-py's C++ vector env (threads), the default of `atari-<game>`.
+- bare loop: the same envs stepped in one process with no vectorizer, for reference:
+  the emulator's own cost, which bounds every vectorizer at (cores x this rate).
+
+Rounds alternate so that every contender sees the same machine load; ratios are
+against AsyncVectorEnv from one run. Target: >= 1.5x.
+
+    python benchmarks/bench_atari.py [--game breakout] [--num-envs 8] [--seconds 6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from functools import partial
+from types import SimpleNamespace
+
+import gymnasium as gym
+import numpy as np
+
+import pufferlib
+
+
+def rate(step, actions: np.ndarray, seconds: float) -> float:
+    """Batches per second of `step(actions[i])`, repeated for about `seconds`."""
+    n = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        step(actions[n % len(actions)])
+        n += 1
+    return n / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--game", default="breakout")
+    parser.add_argument("--num-envs", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=6.0)
+    args = parser.parse_args()
+    from puffer_atari.env import AtariEnv
+
+    n, cores = args.num_envs, os.cpu_count() or 1
+    env_id = "atari-" + args.game.replace("_", "-")
+    creator = partial(AtariEnv, args.game)
+    actions = np.random.default_rng(0).integers(0, creator().action_space.n, (1000, n))
+    contenders = {
+        f"gymnasium AsyncVectorEnv ({n} processes)": gym.vector.AsyncVectorEnv([creator] * n),
+        f"pufferlib multiprocessing ({n} workers)": pufferlib.make(env_id, num_envs=n, num_workers=n,
+                                                                   backend="multiprocessing"),
+        f"pufferlib multiprocessing ({cores} workers)": pufferlib.make(env_id, num_envs=n, num_workers=cores,
+                                                                       backend="multiprocessing"),
+        "pufferlib native (ale-py C++ threads)": pufferlib.make(env_id, num_envs=n),
+    }
+    bare = [creator() for _ in range(n)]
+
+    def bare_step(batch: np.ndarray) -> None:
+        for env, action in zip(bare, batch):
+            if any(env.step(int(action))[2:4]):
+                env.reset()
+
+    contenders["bare AtariEnv.step loop (1 process)"] = SimpleNamespace(step=bare_step, close=lambda: None,
+                                                                        reset=lambda seed: None)
+    for i, env in enumerate(bare):
+        env.reset(seed=i)
+    rates: dict[str, list[float]] = {name: [] for name in contenders}
+    try:
+        for env in contenders.values():
+            env.reset(seed=0)
+        for _ in range(3):
+            for name, env in contenders.items():
+                rates[name].append(rate(env.step, actions, args.seconds / 3 / len(contenders)) * n)
+    finally:
+        for env in [*contenders.values(), *bare]:
+            env.close()
+    base = float(np.median(rates[next(iter(rates))]))
+    print(f"{env_id}, {n} envs, {cores} cores, agent steps/s (x4 frames)")
+    for name, values in rates.items():
+        sps = float(np.median(values))
+        print(f"  {name:45s} {sps:10,.0f}  {sps / base:5.2f}x")
+    print("  target: >= 1.5x AsyncVectorEnv")
+
+
+if __name__ == "__main__":
+    main()

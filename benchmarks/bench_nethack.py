@@ -1,0 +1,74 @@
+"""NetHack (nethack-score): PufferLib's vectorization vs Gymnasium's AsyncVectorEnv.
+
+Both step the same NLE env with the same observation keys (puffer_nethack's creator):
+
+- gymnasium AsyncVectorEnv: one process per env (its only layout), shared memory.
+- pufferlib multiprocessing with the same number of worker processes.
+- pufferlib multiprocessing with one worker per core.
+
+Rounds alternate so that every contender sees the same machine load; ratios are
+against AsyncVectorEnv from one run. Target: >= 1.5x.
+
+    python benchmarks/bench_nethack.py [--task score] [--num-envs 8] [--seconds 6]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from functools import partial
+
+import gymnasium as gym
+import numpy as np
+
+import pufferlib
+
+
+def rate(step, actions: np.ndarray, seconds: float) -> float:
+    """Batches per second of `step(actions[i])`, repeated for about `seconds`."""
+    n = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        step(actions[n % len(actions)])
+        n += 1
+    return n / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task", default="score")
+    parser.add_argument("--num-envs", type=int, default=8)
+    parser.add_argument("--seconds", type=float, default=6.0)
+    args = parser.parse_args()
+    from puffer_nethack.env import make
+
+    n, cores = args.num_envs, os.cpu_count() or 1
+    env_id = f"nethack-{args.task}"
+    creator = partial(make, args.task)
+    actions = np.random.default_rng(0).integers(0, creator().action_space.n, (1000, n))
+    contenders = {
+        f"gymnasium AsyncVectorEnv ({n} processes)": gym.vector.AsyncVectorEnv([creator] * n),
+        f"pufferlib multiprocessing ({n} workers)": pufferlib.make(env_id, num_envs=n, num_workers=n),
+        f"pufferlib multiprocessing ({cores} workers)": pufferlib.make(env_id, num_envs=n, num_workers=cores),
+    }
+    rates: dict[str, list[float]] = {name: [] for name in contenders}
+    try:
+        for env in contenders.values():
+            env.reset(seed=0)
+        for _ in range(3):
+            for name, env in contenders.items():
+                rates[name].append(rate(env.step, actions, args.seconds / 3 / len(contenders)) * n)
+    finally:
+        for env in contenders.values():
+            env.close()
+    base = float(np.median(rates[next(iter(rates))]))
+    print(f"{env_id}, {n} envs, {cores} cores, agent steps/s")
+    for name, values in rates.items():
+        sps = float(np.median(values))
+        print(f"  {name:45s} {sps:10,.0f}  {sps / base:5.2f}x")
+    print("  target: >= 1.5x AsyncVectorEnv")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,97 @@
+"""The `atari-<game>` specs, one per ROM that the installed ale-py ships.
+
+Kept light: the ROMs are found by listing ale-py's `roms/` folder through the import
+system's metadata (`importlib.util.find_spec`), without importing ale-py itself.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+
+from pufferlib.registry import EnvSpec
+
+PACKAGE = "puffer-atari"
+PREFIX = "atari-"
+POLICY = "pufferlib.models:Convolutional"
+
+#: The defaults of every `atari-<game>` id (Machado et al. 2018; EnvPool's defaults).
+DEFAULTS: dict = {
+    "frameskip": 4,                      # emulator frames per agent step (action repeated)
+    "repeat_action_probability": 0.25,   # sticky actions: the previous action repeats with this probability
+    "full_action_space": False,          # False: the game's minimal action set; True: all 18 actions
+    "noop_max": 30,                      # up to this many no-op frames after each reset (0: off)
+    "screen_size": 84,                   # observations are screen_size x screen_size
+    "grayscale": True,                   # False: RGB frames, 3 channels per stacked frame
+    "stack_num": 4,                      # frames stacked along the first (channel) axis
+    "episodic_life": False,              # True: losing a life ends the episode (the game goes on)
+    "reward_clipping": False,            # True: rewards become their sign (-1, 0, 1)
+    "max_episode_frames": 108_000,       # episode cap in emulator frames (30 min; 0: none), a truncation
+}
+
+#: Training settings shared by the Atari ids (PPO's Atari settings, CleanRL's ppo_atari).
+BASE_CONFIG: dict = {
+    "env": {"reward_clipping": True},
+    "policy": {"hidden_size": 512},
+    "vec": {"num_envs": 8},
+    "train": {"total_timesteps": 10_000_000, "batch_size": 1024, "minibatch_size": 256,
+              "bptt_horizon": 16, "update_epochs": 4, "learning_rate": 2.5e-4, "gamma": 0.99,
+              "gae_lambda": 0.95, "clip_coef": 0.1, "vf_coef": 0.5, "ent_coef": 0.01,
+              "max_grad_norm": 0.5, "anneal_lr": True},
+}
+
+#: Per-game overrides of BASE_CONFIG (tuned games).
+GAME_CONFIGS: dict[str, dict] = {
+    "breakout": {"train": {"total_timesteps": 10_000_000}},
+    "pong": {"train": {"total_timesteps": 5_000_000}},
+}
+
+
+def rom_names() -> list[str]:
+    """ale-py's ROM ids ("breakout", "space_invaders", ...), or [] when ale-py is missing."""
+    try:
+        found = importlib.util.find_spec("ale_py")
+    except (ImportError, ValueError):
+        return []
+    if found is None or not found.submodule_search_locations:
+        return []
+    for location in found.submodule_search_locations:
+        folder = os.path.join(location, "roms")
+        if os.path.isdir(folder):
+            return sorted(name[:-4] for name in os.listdir(folder) if name.endswith(".bin"))
+    return []
+
+
+def env_id(game: str) -> str:
+    """`space_invaders` -> `atari-space-invaders`."""
+    return PREFIX + game.replace("_", "-")
+
+
+def _merge(base: dict, override: dict) -> dict:
+    out = {key: dict(value) for key, value in base.items()}
+    for section, values in override.items():
+        out.setdefault(section, {}).update(values)
+    return out
+
+
+def env_specs() -> list[EnvSpec]:
+    """One spec per ROM: id `atari-<game>`, alias `atari-<game_with_underscores>` when different.
+
+    The kwargs hold every default, so that each is also a config key (`--env.frameskip 2`).
+    """
+    specs = []
+    for game in rom_names():
+        name = env_id(game)
+        alias = PREFIX + game
+        specs.append(EnvSpec(
+            id=name,
+            creator="puffer_atari.env:make",
+            kwargs={"game": game, **DEFAULTS},
+            policy=POLICY,
+            config=_merge(BASE_CONFIG, GAME_CONFIGS.get(game, {})),
+            backend="native",
+            package=PACKAGE,
+            description=f"Atari 2600 {game.replace('_', ' ').title()} (ALE), Machado et al. protocol",
+            aliases=(alias,) if alias != name else (),
+        ))
+    return specs

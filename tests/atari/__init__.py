@@ -1,0 +1,1 @@
+"""Tests of the puffer-atari plugin against ale-py."""

@@ -1,0 +1,1 @@
+"""Tests of the puffer-minigrid plugin against minigrid."""

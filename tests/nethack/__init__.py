@@ -1,0 +1,1 @@
+"""Tests of the puffer-nethack plugin against nle."""

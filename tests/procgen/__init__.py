@@ -1,0 +1,1 @@
+"""Tests of the puffer-procgen plugin against procgen."""
