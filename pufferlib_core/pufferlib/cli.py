@@ -12,6 +12,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plugins": ("pufferlib.cli_registry:plugins_command", "list installed plugins and versions"),
     "rollout": ("pufferlib.cli_registry:rollout_command",
                 "step an env with random actions and print steps per second"),
+    "train": ("pufferlib.cli_train:train_command", "train a policy with PPO (PuffeRL)"),
+    "eval": ("pufferlib.cli_train:eval_command", "run a trained policy: episode stats, rendering, video"),
+    "bench": ("pufferlib.vector.autotune:bench_command", "time vectorization settings for an env, print the best"),
 }
 
 

@@ -32,3 +32,26 @@ def pufferlib_resolve_env(env_id: str):
     A plugin that owns the id's prefix but cannot resolve it may raise
     `pufferlib.EnvNotFoundError` with suggestions.
     """
+
+
+# -- trainer hooks: logger plugins implement these; PuffeRL calls them on rank 0 ----------
+
+@hookspec
+def pufferlib_train_start(trainer) -> None:
+    """A `pufferlib.PuffeRL` trainer was created; `trainer.config` holds its full config."""
+
+
+@hookspec
+def pufferlib_train_log(trainer, step: int, metrics: dict) -> None:
+    """`trainer.mean_and_log()` aggregated `metrics` (SPS, environment/..., losses/...,
+    performance/...) at agent step `step`."""
+
+
+@hookspec
+def pufferlib_checkpoint(trainer, path: str) -> None:
+    """The trainer wrote a checkpoint to `path`."""
+
+
+@hookspec
+def pufferlib_train_end(trainer, metrics: dict) -> None:
+    """`trainer.close()` was called; `metrics` are the last logged ones."""

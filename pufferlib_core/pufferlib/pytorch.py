@@ -59,6 +59,23 @@ def unflatten(flat: torch.Tensor, layout: Any) -> Any:
     return _assemble(layout.space, (), values)
 
 
+def action_mask(flat: torch.Tensor, layout: Any) -> torch.Tensor | None:
+    """The `action_mask` entry of dict observations as a (batch, n) bool tensor, or None.
+
+    Envs that allow only some actions put a top-level "action_mask" key (1 = allowed)
+    in their Dict observation space; the trainer and `puffer eval` apply it when sampling.
+    """
+    if layout is None or not layout.structured:
+        return None
+    for leaf in layout.leaves:
+        if leaf.path == ("action_mask",):
+            part = flat[..., leaf.offset:leaf.offset + leaf.length]
+            if layout.raw:
+                part = part.view(torch_dtype(leaf.dtype))
+            return part.reshape(flat.shape[0], -1).bool()
+    return None
+
+
 def _assemble(space: Any, path: tuple, values: dict) -> Any:
     from gymnasium import spaces
 
@@ -72,9 +89,9 @@ def _assemble(space: Any, path: tuple, values: dict) -> Any:
 def _categorical(logits: torch.Tensor, action: torch.Tensor | None, mask: torch.Tensor | None):
     if mask is not None:
         logits = logits.masked_fill(~mask.bool(), torch.finfo(logits.dtype).min)
-    logp = logits - logits.logsumexp(dim=-1, keepdim=True)
-    if action is None:
-        action = torch.multinomial(logp.exp(), 1).squeeze(-1)
+    logp = torch.log_softmax(logits, dim=-1)
+    if action is None:  # Gumbel-max: argmax(log p - log E), E ~ Exp(1), is a sample of p
+        action = (logp - torch.empty_like(logp).exponential_().log()).argmax(-1)
     logprob = logp.gather(-1, action.long().unsqueeze(-1)).squeeze(-1)
     entropy = -(logp.exp() * logp).sum(-1)
     return action, logprob, entropy

@@ -1,0 +1,142 @@
+"""PuffeRL end-to-end training speed, against Stable-Baselines3 PPO, and where its time goes.
+
+    .venv/bin/python benchmarks/bench_trainer.py [--steps 40960] [--rounds 2] [--squared]
+
+cartpole  Same env (gym CartPole-v1, 8 envs, serial vectorization), same network (SB3's
+          MlpPolicy: separate 64-64 tanh actor and critic), same sizes (n_steps 256,
+          batch 2048, minibatch 512, 4 epochs), 1 torch thread each. Rounds alternate
+          SB3 / PuffeRL so that load from other processes hits both alike; prints SPS of
+          each and the ratio (target >= 5x).
+profile   PuffeRL at its default config on CartPole: shares of wall time. The trainer's
+          own overhead is copy + other (target < 15%).
+squared   (--squared, needs puffer-ocean) ocean-squared with an LSTM-128 policy, 4096
+          envs, batch 4096x64, minibatch 32768; the reference library's figure on this
+          CPU is 41K SPS (target >= 1.5x).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import time
+
+import torch
+from torch import nn
+
+import pufferlib
+from pufferlib import PuffeRL
+from pufferlib.dashboard import Dashboard
+from pufferlib.pytorch import layer_init
+
+SIZES = dict(num_envs=8, n_steps=256, minibatch=512, epochs=4)
+
+
+class SB3LikePolicy(nn.Module):
+    """SB3's default MlpPolicy for discrete actions: separate 64-64 tanh actor and critic."""
+
+    def __init__(self, env):
+        super().__init__()
+        obs, act = env.single_observation_space.shape[0], env.single_action_space.n
+
+        def mlp():
+            return nn.Sequential(layer_init(nn.Linear(obs, 64)), nn.Tanh(), layer_init(nn.Linear(64, 64)), nn.Tanh())
+
+        self.pi, self.vf = mlp(), mlp()
+        self.actor = layer_init(nn.Linear(64, act), std=0.01)
+        self.critic = layer_init(nn.Linear(64, 1), std=1.0)
+
+    def forward(self, obs):
+        return self.actor(self.pi(obs)), self.critic(self.vf(obs))
+
+
+def time_sb3(steps: int) -> float:
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    env = make_vec_env("CartPole-v1", n_envs=SIZES["num_envs"], seed=0)
+    model = PPO("MlpPolicy", env, n_steps=SIZES["n_steps"], batch_size=SIZES["minibatch"],
+                n_epochs=SIZES["epochs"], device="cpu", seed=0, verbose=0)
+    start = time.perf_counter()
+    model.learn(total_timesteps=steps)
+    elapsed = time.perf_counter() - start
+    env.close()
+    return model.num_timesteps / elapsed
+
+
+def run_puffer(steps: int, policy_fn=None, **train) -> tuple[float, dict]:
+    env = pufferlib.make("gym-CartPole-v1", num_envs=SIZES["num_envs"], seed=0)
+    policy = policy_fn(env) if policy_fn else None
+    trainer = PuffeRL(env=env, policy=policy, device="cpu", total_timesteps=steps, checkpoint_interval=0,
+                      dashboard=Dashboard(interval=1e9, rich=False, stream=io.StringIO()), **train)
+    trainer.evaluate()  # warm-up batch, not timed
+    trainer.train()
+    trainer.mean_and_log()
+    start, first = time.perf_counter(), trainer.global_step
+    while not trainer.done_training():
+        trainer.evaluate()
+        trainer.train()
+    metrics = trainer.mean_and_log()
+    sps = (trainer.global_step - first) / (time.perf_counter() - start)
+    trainer.close()
+    return sps, metrics
+
+
+def bench_cartpole(steps: int, rounds: int) -> None:
+    same = dict(batch_size=SIZES["num_envs"] * SIZES["n_steps"], minibatch_size=SIZES["minibatch"],
+                update_epochs=SIZES["epochs"], learning_rate=3e-4)
+    sb3, puffer = [], []
+    for _ in range(rounds):
+        sb3.append(time_sb3(steps))
+        puffer.append(run_puffer(steps, SB3LikePolicy, **same)[0])
+    a, b = max(sb3), max(puffer)
+    print(f"cartpole  SB3 PPO {a:,.0f} SPS | PuffeRL {b:,.0f} SPS | ratio {b / a:.2f}x (target >= 5x)")
+
+
+def bench_profile(steps: int) -> None:
+    sps, metrics = run_puffer(steps)
+    shares = {k: metrics[f"performance/{k}"] for k in ("env", "forward", "learn", "copy", "other")}
+    text = "  ".join(f"{k} {v:.0%}" for k, v in shares.items())
+    print(f"profile   default config, CartPole: {sps:,.0f} SPS | {text} | "
+          f"trainer overhead (copy+other) {shares['copy'] + shares['other']:.0%} (target < 15%)")
+
+
+def bench_squared(epochs: int) -> None:
+    from pufferlib import models
+
+    env = pufferlib.make("ocean-squared", num_envs=4096)
+    policy = models.LSTMWrapper(env, models.Default(env, hidden_size=128), input_size=128, hidden_size=128)
+    batch = 4096 * 64
+    trainer = PuffeRL(env=env, policy=policy, device="cpu", batch_size=batch, minibatch_size=32768,
+                      bptt_horizon=64, total_timesteps=batch * (epochs + 1), checkpoint_interval=0,
+                      dashboard=Dashboard(interval=1e9, rich=False, stream=io.StringIO()))
+    trainer.evaluate()
+    trainer.train()
+    trainer.mean_and_log()
+    start, first = time.perf_counter(), trainer.global_step
+    while not trainer.done_training():
+        trainer.evaluate()
+        trainer.train()
+    metrics = trainer.mean_and_log()
+    sps = (trainer.global_step - first) / (time.perf_counter() - start)
+    trainer.close()
+    shares = "  ".join(f"{k} {metrics[f'performance/{k}']:.0%}" for k in ("env", "forward", "learn", "copy", "other"))
+    print(f"squared   LSTM-128, 4096 envs: {sps:,.0f} SPS vs reference 41,000 -> {sps / 41000:.2f}x "
+          f"(target >= 1.5x) | {shares}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--steps", type=int, default=40960, help="training steps per timed run")
+    parser.add_argument("--rounds", type=int, default=2, help="alternating SB3/PuffeRL rounds (best of)")
+    parser.add_argument("--squared", action="store_true", help="also run the ocean-squared LSTM benchmark")
+    parser.add_argument("--squared-epochs", type=int, default=2)
+    args = parser.parse_args()
+    torch.set_num_threads(1)
+    bench_cartpole(args.steps, args.rounds)
+    bench_profile(args.steps)
+    if args.squared:
+        bench_squared(args.squared_epochs)
+
+
+if __name__ == "__main__":
+    main()

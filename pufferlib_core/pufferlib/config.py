@@ -1,0 +1,168 @@
+"""Training configuration: the default TOML, layering, and dotted command-line flags.
+
+A config is a nested dict with the sections of `config/default.toml` (vec, env, policy,
+rnn, train). Layers are merged key by key, later wins.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import difflib
+import re
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+from pufferlib.errors import APIUsageError
+
+
+def _default_text() -> str:
+    return resources.files("pufferlib").joinpath("config/default.toml").read_text()
+
+
+def load_default() -> dict:
+    """The default config shipped in the core (`pufferlib/config/default.toml`)."""
+    return tomllib.loads(_default_text())
+
+
+def default_docs() -> dict[str, str]:
+    """"section.key" -> the comment documenting it in default.toml (for --help)."""
+    docs, section = {}, ""
+    for line in _default_text().splitlines():
+        header = re.match(r"^\[(\w+)\]", line)
+        if header:
+            section = header.group(1)
+            continue
+        entry = re.match(r"^(\w+)\s*=[^#]*#\s*(.+)$", line)
+        if entry and section:
+            docs[f"{section}.{entry.group(1)}"] = entry.group(2).strip()
+    return docs
+
+
+def load_toml(path: str | Path) -> dict:
+    """A config file; raises APIUsageError when it is missing or malformed."""
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise APIUsageError(f"Config file {str(path)!r} does not exist.") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise APIUsageError(f"Config file {str(path)!r} is not valid TOML: {exc}") from None
+
+
+def merge(base: Mapping, *layers: Mapping | None) -> dict:
+    """A deep copy of `base` with each layer merged in (nested dicts key by key)."""
+    out = copy.deepcopy(dict(base))
+    for layer in layers:
+        for key, value in (layer or {}).items():
+            if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+                out[key] = merge(out[key], value)
+            else:
+                out[key] = copy.deepcopy(value)
+    return out
+
+
+def check_keys(config: Mapping, reference: Mapping, where: str = "", open_sections: tuple = ("env", "policy")) -> None:
+    """Raise APIUsageError for keys of `config` absent from `reference`, with close matches.
+
+    Sections in `open_sections` take any keys (they are keyword arguments of the env
+    and the policy).
+    """
+    for key, value in config.items():
+        name = f"{where}{key}"
+        if key not in reference:
+            close = difflib.get_close_matches(key, list(reference), n=3)
+            hint = f" Did you mean: {', '.join(where + c for c in close)}?" if close else ""
+            raise APIUsageError(f"Unknown config key {name!r}.{hint}")
+        if isinstance(value, Mapping) and isinstance(reference[key], Mapping) and key not in open_sections:
+            check_keys(value, reference[key], f"{name}.", ())
+
+
+def env_config(env_id: str | None) -> tuple[dict, dict]:
+    """(default config layer, default env kwargs) of an env id from its spec."""
+    if env_id is None:
+        return {}, {}
+    from pufferlib import registry
+
+    spec = registry.spec(env_id)
+    return dict(spec.config or {}), dict(spec.kwargs or {})
+
+
+def _parse_value(text: str, default: Any) -> Any:
+    """Parse a flag value like its default (bools accept true/false/1/0; None defaults guess)."""
+    if isinstance(default, bool):
+        lowered = text.lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+    if isinstance(default, int):
+        try:
+            return int(text)
+        except ValueError:
+            value = float(text)  # 1e6
+            if not value.is_integer():
+                raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+            return int(value)
+    if isinstance(default, float):
+        return float(text)
+    if isinstance(default, str):
+        return text
+    try:
+        return tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+
+
+def _leaves(tree: Mapping, prefix: str = "") -> list[tuple[str, Any]]:
+    out = []
+    for key, value in tree.items():
+        if isinstance(value, Mapping):
+            out += _leaves(value, f"{prefix}{key}.")
+        else:
+            out.append((f"{prefix}{key}", value))
+    return out
+
+
+def add_config_flags(parser: argparse.ArgumentParser, config: Mapping) -> dict[str, str]:
+    """Add one `--section.key-name VALUE` flag per leaf of `config`; returns dest -> dotted key."""
+    dests = {}
+    docs = default_docs()
+    group = parser.add_argument_group("config (generated from the config tree)")
+    for dotted, default in _leaves(config):
+        flag = "--" + dotted.replace("_", "-")
+        dest = "cfg__" + dotted.replace(".", "__")
+        group.add_argument(flag, dest=dest, default=argparse.SUPPRESS, metavar=type(default).__name__.upper(),
+                           type=lambda text, d=default: _parse_value(text, d),
+                           help=f"{docs.get(dotted, '')} (default: {default})".strip().replace("%", "%%"))
+        dests[dest] = dotted
+    return dests
+
+
+def overrides_from_args(args: argparse.Namespace, dests: Mapping[str, str]) -> dict:
+    """The nested config layer of the dotted flags given on the command line."""
+    out: dict = {}
+    for dest, dotted in dests.items():
+        if hasattr(args, dest):
+            node = out
+            *path, key = dotted.split(".")
+            for part in path:
+                node = node.setdefault(part, {})
+            node[key] = getattr(args, dest)
+    return out
+
+
+def unknown_flag_error(unknown: list[str], dests: Mapping[str, str]) -> str:
+    """The error message of unrecognised flags, with the closest known ones."""
+    known = ["--" + d.replace("_", "-") for d in dests.values()]
+    lines = []
+    for flag in (u for u in unknown if u.startswith("--")):
+        name = flag.split("=", 1)[0]
+        close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+        lines.append(f"unknown flag {name}" + (f"; did you mean {', '.join(close)}?" if close else ""))
+    if not lines:
+        lines.append(f"unexpected arguments: {' '.join(unknown)}")
+    return "\n".join(lines)

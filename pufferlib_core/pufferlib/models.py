@@ -1,0 +1,225 @@
+"""Ready-made policies. Each takes the vectorized env (for its spaces) as first argument.
+
+Feed-forward policies implement `forward(obs) -> (logits, value)` as two steps,
+`encode_observations(obs) -> hidden` and `decode_actions(hidden) -> (logits, value)`,
+so that `LSTMWrapper` can put a recurrent core between them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from torch import nn
+
+import pufferlib.pytorch
+from pufferlib.pytorch import layer_init
+
+
+class ActionHead(nn.Module):
+    """Actor and critic heads for a Discrete, MultiDiscrete or Box action space."""
+
+    def __init__(self, action_space: spaces.Space, hidden_size: int):
+        super().__init__()
+        self.nvec: list[int] | None = None
+        self.continuous = isinstance(action_space, spaces.Box)
+        if isinstance(action_space, spaces.Discrete):
+            out = int(action_space.n)
+        elif isinstance(action_space, spaces.MultiDiscrete):
+            self.nvec = [int(n) for n in action_space.nvec.ravel()]
+            out = sum(self.nvec)
+        else:
+            out = int(np.prod(action_space.shape))
+            self.logstd = nn.Parameter(torch.zeros(1, out))
+        self.actor = layer_init(nn.Linear(hidden_size, out), std=0.01)
+        self.critic = layer_init(nn.Linear(hidden_size, 1), std=1.0)
+
+    def forward(self, hidden: torch.Tensor):
+        logits = self.actor(hidden)
+        value = self.critic(hidden)
+        if self.continuous:
+            return torch.distributions.Normal(logits, self.logstd.expand_as(logits).exp()), value
+        if self.nvec is not None:
+            return list(torch.split(logits, self.nvec, dim=-1)), value
+        return logits, value
+
+
+class Default(nn.Module):
+    """An MLP policy. Structured (dict/tuple) observations get one linear encoder per leaf.
+
+    `hidden_size`: width of the encoder output and of the actor/critic input.
+    """
+
+    def __init__(self, env: Any, hidden_size: int = 128):
+        super().__init__()
+        self.hidden_size = hidden_size
+        self.obs_layout = getattr(env, "obs_layout", None)
+        if self.obs_layout is not None and self.obs_layout.structured:
+            self.leaf_encoders = nn.ModuleList(
+                layer_init(nn.Linear(max(1, math.prod(leaf.shape)), hidden_size))
+                for leaf in self.obs_layout.leaves)
+            encoded = hidden_size * len(self.obs_layout.leaves)
+        else:
+            self.leaf_encoders = None
+            encoded = int(np.prod(env.single_observation_space.shape))
+        self.encoder = nn.Sequential(layer_init(nn.Linear(encoded, hidden_size)), nn.ReLU())
+        self.head = ActionHead(env.single_action_space, hidden_size)
+
+    def encode_observations(self, obs: torch.Tensor) -> torch.Tensor:
+        """(batch, *obs_shape) -> (batch, hidden_size)."""
+        batch = obs.shape[0]
+        if self.leaf_encoders is None:
+            return self.encoder(obs.reshape(batch, -1).float())
+        leaves = _leaves(pufferlib.pytorch.unflatten(obs, self.obs_layout))
+        x = torch.cat([enc(leaf.reshape(batch, -1).float()) for enc, leaf in zip(self.leaf_encoders, leaves)], -1)
+        return self.encoder(torch.relu(x))
+
+    def decode_actions(self, hidden: torch.Tensor):
+        """(batch, hidden_size) -> (logits, value)."""
+        return self.head(hidden)
+
+    def forward(self, obs: torch.Tensor):
+        return self.decode_actions(self.encode_observations(obs))
+
+
+def _leaves(tree: Any) -> list[torch.Tensor]:
+    if isinstance(tree, dict):
+        return [x for v in tree.values() for x in _leaves(v)]
+    if isinstance(tree, tuple):
+        return [x for v in tree for x in _leaves(v)]
+    return [tree]
+
+
+class _ImagePolicy(nn.Module):
+    """Shared parts of the image policies: (H, W, C) or (C, H, W) uint8 frames scaled to [0, 1]."""
+
+    def _setup(self, env: Any, channels_last: bool, hidden_size: int) -> tuple[int, int, int]:
+        self.channels_last = channels_last
+        self.hidden_size = hidden_size
+        shape = env.single_observation_space.shape
+        self.head = ActionHead(env.single_action_space, hidden_size)
+        return (shape[2], shape[0], shape[1]) if channels_last else tuple(shape)
+
+    def _frames(self, obs: torch.Tensor) -> torch.Tensor:
+        x = obs.float() / 255.0
+        return x.permute(0, 3, 1, 2) if self.channels_last else x
+
+    def encode_observations(self, obs: torch.Tensor) -> torch.Tensor:
+        """(batch, *frame) -> (batch, hidden_size)."""
+        return self.network(self._frames(obs))
+
+    def decode_actions(self, hidden: torch.Tensor):
+        """(batch, hidden_size) -> (logits, value)."""
+        return self.head(hidden)
+
+    def forward(self, obs: torch.Tensor):
+        return self.decode_actions(self.encode_observations(obs))
+
+
+class Convolutional(_ImagePolicy):
+    """The Nature-DQN CNN (Atari). `channels_last`: frames are (H, W, C) rather than (C, H, W)."""
+
+    def __init__(self, env: Any, hidden_size: int = 512, channels_last: bool = False):
+        super().__init__()
+        c, h, w = self._setup(env, channels_last, hidden_size)
+        convs = nn.Sequential(
+            layer_init(nn.Conv2d(c, 32, 8, stride=4)), nn.ReLU(),
+            layer_init(nn.Conv2d(32, 64, 4, stride=2)), nn.ReLU(),
+            layer_init(nn.Conv2d(64, 64, 3, stride=1)), nn.ReLU(), nn.Flatten())
+        flat = convs(torch.zeros(1, c, h, w)).shape[1]
+        self.network = nn.Sequential(convs, layer_init(nn.Linear(flat, hidden_size)), nn.ReLU())
+
+
+class _ResidualBlock(nn.Module):
+    def __init__(self, channels: int):
+        super().__init__()
+        self.conv0 = nn.Conv2d(channels, channels, 3, padding=1)
+        self.conv1 = nn.Conv2d(channels, channels, 3, padding=1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + self.conv1(torch.relu(self.conv0(torch.relu(x))))
+
+
+class ImpalaResNet(_ImagePolicy):
+    """The IMPALA ResNet used for Procgen: 3 stages of conv, max-pool and 2 residual blocks.
+
+    `cnn_width`: channels of the first stage (then x2, x2); `hidden_size`: the MLP width.
+    """
+
+    def __init__(self, env: Any, cnn_width: int = 16, hidden_size: int = 256, channels_last: bool = True):
+        super().__init__()
+        frame = self._setup(env, channels_last, hidden_size)
+        layers: list[nn.Module] = []
+        channels = frame[0]
+        for out in (cnn_width, 2 * cnn_width, 2 * cnn_width):
+            layers += [nn.Conv2d(channels, out, 3, padding=1), nn.MaxPool2d(3, stride=2, padding=1),
+                       _ResidualBlock(out), _ResidualBlock(out)]
+            channels = out
+        convs = nn.Sequential(*layers, nn.ReLU(), nn.Flatten())
+        flat = convs(torch.zeros(1, *frame)).shape[1]
+        self.network = nn.Sequential(convs, layer_init(nn.Linear(flat, hidden_size)), nn.ReLU())
+
+
+class LSTMWrapper(nn.Module):
+    """Puts an LSTM between a policy's `encode_observations` and `decode_actions`.
+
+    `input_size` must equal the wrapped policy's hidden size; `hidden_size` is the LSTM's.
+    Rollout: `forward(obs, state) -> (logits, value, state)` with `state = (h, c)` of
+    shape (batch, hidden_size). Training: `forward_sequence(obs, state, starts)` over
+    (batch, time) sequences, zeroing the state wherever `starts` marks a new episode.
+    """
+
+    is_recurrent = True
+
+    def __init__(self, env: Any, policy: nn.Module, input_size: int = 128, hidden_size: int = 128):
+        super().__init__()
+        self.policy = policy
+        self.hidden_size = hidden_size
+        self.lstm = nn.LSTM(input_size, hidden_size, batch_first=True)
+        for name, param in self.lstm.named_parameters():
+            if "bias" in name:
+                nn.init.constant_(param, 0)
+            else:
+                nn.init.orthogonal_(param, 1.0)
+        # The policy's heads read the LSTM output.
+        if getattr(policy, "hidden_size", hidden_size) != hidden_size:
+            policy.head = ActionHead(env.single_action_space, hidden_size)
+
+    def initial_state(self, batch: int, device: torch.device | str = "cpu") -> tuple[torch.Tensor, torch.Tensor]:
+        """Zero (h, c) for `batch` rows."""
+        zeros = torch.zeros(batch, self.hidden_size, device=device)
+        return zeros, zeros.clone()
+
+    def forward(self, obs: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor] | None = None):
+        if state is None:
+            state = self.initial_state(obs.shape[0], obs.device)
+        hidden = self.policy.encode_observations(obs)
+        h, c = state
+        out, (h, c) = self.lstm(hidden.unsqueeze(1), (h.unsqueeze(0).contiguous(), c.unsqueeze(0).contiguous()))
+        logits, value = self.policy.decode_actions(out.squeeze(1))
+        return logits, value, (h.squeeze(0), c.squeeze(0))
+
+    def forward_sequence(self, obs: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor],
+                         starts: torch.Tensor):
+        """Logits and values of (batch, time, *obs_shape) sequences, flattened to batch*time rows.
+
+        `state`: (h, c) before each sequence's first step; `starts` (batch, time) marks
+        steps that begin a new episode (the state is zeroed before them). The sequence is
+        cut at those steps, so a batch without episode starts is one LSTM call.
+        """
+        batch, time = obs.shape[:2]
+        hidden = self.policy.encode_observations(obs.reshape(batch * time, *obs.shape[2:]))
+        hidden = hidden.reshape(batch, time, -1)
+        h, c = state[0].unsqueeze(0), state[1].unsqueeze(0)
+        inner = starts[:, 1:].any(0).nonzero().flatten() + 1
+        cuts = [0, *inner.tolist(), time]
+        outputs = []
+        for lo, hi in zip(cuts[:-1], cuts[1:]):
+            keep = (~starts[:, lo].bool()).to(h.dtype).view(1, batch, 1)
+            out, (h, c) = self.lstm(hidden[:, lo:hi], ((h * keep).contiguous(), (c * keep).contiguous()))
+            outputs.append(out)
+        out = torch.cat(outputs, dim=1).reshape(batch * time, -1)
+        return self.policy.decode_actions(out)

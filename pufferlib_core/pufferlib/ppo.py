@@ -1,0 +1,140 @@
+"""The PPO maths: advantages (GAE, optionally V-trace-clipped), the clipped loss, sampling.
+
+Tensors are laid out (rows, time): one row per agent slot of the vectorized env, in
+the order the steps were taken. Step t holds the observation, the action taken on it,
+its value, and the reward/terminal/truncation that the env returned for that action.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+
+def compute_advantages(rewards: torch.Tensor, values: torch.Tensor, terminals: torch.Tensor,
+                       truncations: torch.Tensor, bootstrap: torch.Tensor, gamma: float, gae_lambda: float,
+                       ratio: torch.Tensor | None = None, rho_clip: float = 1.0,
+                       c_clip: float = 1.0) -> torch.Tensor:
+    """Generalised advantage estimates of (rows, time) rollouts.
+
+    `bootstrap` (rows,) is the value of the observation after each row's last step.
+    A terminal step has no future. A truncated step is bootstrapped from its own value
+    (the env resets in the same step, so the final observation is not available; the
+    value of the last observed state stands in for it), and the lambda-chain stops there.
+    `ratio` (rows, time): pi/mu of the current policy over the behaviour policy; when
+    given, temporal differences are weighted by min(rho_clip, ratio) and the chain by
+    min(c_clip, ratio), as in V-trace. With ratio None (or all ones) this is plain GAE.
+    """
+    # A loop over time of small vector ops: numpy on the host is several times faster than torch.
+    def host(x: torch.Tensor | None) -> np.ndarray | None:
+        return None if x is None else x.detach().float().cpu().numpy()
+
+    r, v, term, trunc, boot = map(host, (rewards, values, terminals, truncations, bootstrap))
+    rho = c = None
+    if ratio is not None:
+        rho, c = np.minimum(host(ratio), rho_clip), np.minimum(host(ratio), c_clip)
+    ended = np.minimum(term + trunc, 1.0)
+    advantages = np.zeros_like(v)
+    last = np.zeros_like(boot)
+    next_value = boot
+    for t in range(v.shape[1] - 1, -1, -1):
+        # Truncated: stand in V(s_t) for the unseen final observation; terminal: no future.
+        next_v = np.where(trunc[:, t] > 0, v[:, t], next_value)
+        delta = r[:, t] + gamma * next_v * (1.0 - term[:, t]) - v[:, t]
+        chain = gamma * gae_lambda * (1.0 - ended[:, t])
+        if rho is not None:
+            delta = rho[:, t] * delta
+            chain = chain * c[:, t]
+        last = delta + chain * last
+        advantages[:, t] = last
+        next_value = v[:, t]
+    return torch.from_numpy(advantages).to(values.device)
+
+
+@dataclass
+class LossConfig:
+    """Coefficients of the PPO loss (documented in config/default.toml)."""
+
+    clip_coef: float = 0.2
+    vf_coef: float = 0.5
+    vf_clip_coef: float = 0.0
+    ent_coef: float = 0.0
+    norm_adv: bool = True
+
+
+def ppo_loss(new_logprob: torch.Tensor, entropy: torch.Tensor, new_value: torch.Tensor,
+             old_logprob: torch.Tensor, old_value: torch.Tensor, advantages: torch.Tensor,
+             returns: torch.Tensor, weights: torch.Tensor, cfg: LossConfig) -> tuple[torch.Tensor, dict]:
+    """The clipped PPO objective over one minibatch; returns (loss, stats).
+
+    `weights` holds 0 for padded/absent agents (they add nothing to loss or statistics)
+    and, with prioritised sampling, the importance weights of the sampled segments.
+    """
+    present = weights > 0
+    count = present.sum().clamp(min=1)
+
+    def weighted_mean(x: torch.Tensor) -> torch.Tensor:
+        return torch.where(present, x * weights, 0.0).sum() / count
+
+    if cfg.norm_adv:
+        mean = advantages[present].mean() if present.any() else advantages.new_zeros(())
+        std = advantages[present].std() if count > 1 else advantages.new_ones(())
+        advantages = (advantages - mean) / (std + 1e-8)
+
+    log_ratio = new_logprob - old_logprob
+    ratio = log_ratio.exp()
+    pg_loss1 = -advantages * ratio
+    pg_loss2 = -advantages * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)
+    policy_loss = weighted_mean(torch.max(pg_loss1, pg_loss2))
+
+    if cfg.vf_clip_coef > 0:
+        clipped = old_value + (new_value - old_value).clamp(-cfg.vf_clip_coef, cfg.vf_clip_coef)
+        v_loss = torch.max((new_value - returns) ** 2, (clipped - returns) ** 2)
+    else:
+        v_loss = (new_value - returns) ** 2
+    value_loss = 0.5 * weighted_mean(v_loss)
+    entropy_loss = weighted_mean(entropy)
+    loss = policy_loss + cfg.vf_coef * value_loss - cfg.ent_coef * entropy_loss
+
+    with torch.no_grad():
+        stats = {
+            "policy_loss": policy_loss.detach(),
+            "value_loss": value_loss.detach(),
+            "entropy": entropy_loss.detach(),
+            "approx_kl": torch.where(present, (ratio - 1) - log_ratio, 0.0).sum() / count,
+            "clipfrac": torch.where(present, ((ratio - 1).abs() > cfg.clip_coef).float(), 0.0).sum() / count,
+        }
+    return loss, stats
+
+
+def explained_variance(values: torch.Tensor, returns: torch.Tensor) -> float:
+    """1 - Var(returns - values) / Var(returns): how much of the return the critic explains."""
+    var = returns.var()
+    return float("nan") if var == 0 else float(1 - (returns - values).var() / var)
+
+
+def minibatch_segments(num_segments: int, per_minibatch: int, priorities: torch.Tensor | None = None,
+                       alpha: float = 0.0, beta: float = 0.0,
+                       generator: torch.Generator | None = None) -> list[tuple[torch.Tensor, torch.Tensor]]:
+    """One epoch of minibatches: a list of (segment indices, importance weights).
+
+    Uniform (`alpha == 0`): a random permutation split into `num_segments // per_minibatch`
+    minibatches, every segment used once, weights 1. Prioritised (`alpha > 0`): each
+    minibatch draws segments with probability proportional to priority**alpha (priority:
+    summed absolute advantage) and weights them by (N * p)**-beta, normalised to max 1.
+    """
+    count = num_segments // per_minibatch
+    if alpha <= 0 or priorities is None:
+        order = torch.randperm(num_segments, generator=generator)
+        return [(order[i * per_minibatch:(i + 1) * per_minibatch], torch.ones(per_minibatch))
+                for i in range(count)]
+    probs = (priorities.float().cpu() + 1e-8) ** alpha
+    probs = probs / probs.sum()
+    out = []
+    for _ in range(count):
+        idx = torch.multinomial(probs, per_minibatch, replacement=False, generator=generator)
+        weights = (num_segments * probs[idx]) ** -beta
+        out.append((idx, weights / weights.max()))
+    return out

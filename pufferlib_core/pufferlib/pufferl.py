@@ -1,0 +1,390 @@
+"""PuffeRL: PPO (+LSTM) over a vectorized env, with GAE, masks, async envs and checkpoints.
+
+    trainer = PuffeRL(env=vecenv, policy=policy, device='cpu', learning_rate=3e-4, batch_size=2048)
+    while not trainer.done_training():
+        trainer.evaluate()      # collect batch_size agent steps
+        trainer.train()         # update_epochs passes of minibatch updates
+        trainer.mean_and_log()  # aggregated stats -> dashboard and logger hooks
+    trainer.close()
+
+Every hyperparameter is documented in `pufferlib/config/default.toml`. The rollout lives
+in (agent rows, time) tensors; see `pufferlib.ppo` for the conventions.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+import torch
+
+import pufferlib.pytorch
+from pufferlib import checkpoint, ppo
+from pufferlib.config import check_keys, load_default, merge
+from pufferlib.dashboard import Dashboard
+from pufferlib.errors import APIUsageError
+from pufferlib.rollout import Rollout
+
+
+def _resolve_device(device: str) -> torch.device:
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if str(device).startswith("cuda") and not torch.cuda.is_available():
+        raise APIUsageError(f"device={device!r} but CUDA is not available here; use device='cpu' or 'auto'.")
+    return torch.device(device)
+
+
+def _init_distributed(device: torch.device) -> tuple[int, int, torch.device, bool]:
+    """(rank, world size, device, whether we created the process group) under torchrun
+    (WORLD_SIZE > 1); (0, 1, device, False) otherwise."""
+    import torch.distributed as dist
+
+    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+        return 0, 1, device, False
+    created = not dist.is_initialized()
+    if created:
+        dist.init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
+    if device.type == "cuda":
+        device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", "0")))
+        torch.cuda.set_device(device)
+    return dist.get_rank(), dist.get_world_size(), device, created
+
+
+class PuffeRL:
+    """The PPO trainer. `PuffeRL(config, env, policy)` or `PuffeRL(env=..., policy=..., **train_keys)`.
+
+    `config`: a full config (sections vec/env/policy/rnn/train, as in default.toml) or just
+    the train keys; keyword arguments override its train keys. `policy`: a torch Module
+    whose `forward(obs)` returns `(logits, value)`, or a `models.LSTMWrapper`; None builds
+    `models.Default` (wrapped in an LSTM when `rnn.enabled`). `env_id` is recorded in
+    checkpoints. `train()` writes a checkpoint every `checkpoint_interval` epochs (0: never)
+    to `run_dir` (default: data_dir/<env_id>_<time>_<id>); `save_checkpoint()` writes one
+    on demand. Under torchrun each rank trains on its own env, gradients are averaged
+    across ranks, and rank 0 logs and saves.
+    """
+
+    def __init__(self, config: Mapping | None = None, env: Any = None, policy: torch.nn.Module | None = None, *,
+                 env_id: str | None = None, run_dir: str | Path | None = None, dashboard: Dashboard | None = None,
+                 **train_overrides: Any):
+        if env is None:
+            raise APIUsageError("PuffeRL needs a vectorized env: PuffeRL(env=pufferlib.make('gym-CartPole-v1'), ...)")
+        default = load_default()
+        config = dict(config or {})
+        if not any(k in default for k in config):  # a flat mapping of train keys
+            config = {"train": config}
+        config = merge(config, {"train": train_overrides})
+        check_keys(config, default)
+        self.config = merge(default, config)
+        cfg = self.config["train"]
+        self.env, self.env_id = env, env_id or getattr(getattr(env, "spec", None), "id", None)
+
+        self.device = _resolve_device(str(cfg["device"]))
+        self.rank, self.world_size, self.device, self._owns_group = _init_distributed(self.device)
+        if self.device.type == "cpu" and cfg["cpu_threads"] > 0:
+            torch.set_num_threads(cfg["cpu_threads"])
+        torch.manual_seed(cfg["seed"] + self.rank)
+        np.random.seed(cfg["seed"] + self.rank)
+        if cfg["torch_deterministic"]:
+            torch.backends.cudnn.deterministic = True
+
+        if policy is None:
+            policy = self._default_policy()
+        self.policy = policy.to(self.device)
+        if self.world_size > 1:
+            import torch.distributed as dist
+
+            for param in self.policy.state_dict().values():
+                dist.broadcast(param, src=0)
+        self.recurrent = bool(getattr(policy, "is_recurrent", False))
+        self.forward_policy = torch.compile(self.policy) if cfg["compile"] else self.policy
+        self.autocast = cfg["precision"] == "bfloat16" and self.device.type == "cuda"
+        self.optimizers = self._make_optimizers(cfg)
+
+        self._fit_sizes(cfg, default["train"], env.num_agents, cfg["bptt_horizon"] if self.recurrent else 1)
+        # The env keeps the seed it was made with (`puffer train` offsets it per rank).
+        self.rollout = Rollout(env, self.forward_policy, self.device, cfg["batch_size"],
+                               cfg["bptt_horizon"] if self.recurrent else 1, self.recurrent)
+        self.segment = self.rollout.segment
+        if cfg["minibatch_size"] > cfg["batch_size"] or cfg["batch_size"] % cfg["minibatch_size"]:
+            raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must divide batch_size={cfg['batch_size']}.")
+        if cfg["minibatch_size"] % self.segment:
+            raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must be a multiple of "
+                                f"bptt_horizon={self.segment} for recurrent policies.")
+        self.loss_config = ppo.LossConfig(cfg["clip_coef"], cfg["vf_coef"], cfg["vf_clip_coef"], cfg["ent_coef"],
+                                          cfg["norm_adv"])
+        self.global_step, self.epoch = 0, 0
+        self.run_dir = Path(run_dir) if run_dir else None
+        self.last_checkpoint: str | None = None
+        self.losses: dict[str, float] = {}
+        self.profile: dict[str, float] = defaultdict(float)
+        self.dashboard = dashboard if dashboard is not None else Dashboard(
+            f"PuffeRL {self.env_id or ''}".strip(), cfg["log_interval"])
+        self._log_time, self._log_step = time.perf_counter(), 0
+        self._hook("pufferlib_train_start", trainer=self)
+
+    # -- construction helpers ------------------------------------------------------------
+    def _default_policy(self) -> torch.nn.Module:
+        from pufferlib import models
+
+        policy = models.Default(self.env, **self.config["policy"])
+        if self.config["rnn"]["enabled"]:
+            policy = models.LSTMWrapper(self.env, policy, input_size=policy.hidden_size,
+                                        hidden_size=self.config["rnn"]["hidden_size"])
+        return policy
+
+    @staticmethod
+    def _fit_sizes(cfg: dict, default: Mapping, rows: int, segment: int) -> None:
+        """Adapt the *default* batch and minibatch sizes to the env's agent rows (in place).
+
+        The default batch_size is rounded up to whole `segment`-step rows of every agent,
+        and the default minibatch_size to a quarter (or half, or all) of that batch.
+        Values set by the user are kept and checked as given.
+        """
+        if cfg["batch_size"] == default["batch_size"] and cfg["batch_size"] % (rows * segment):
+            horizon = -(-cfg["batch_size"] // rows)
+            cfg["batch_size"] = rows * -(-horizon // segment) * segment
+        batch, minibatch = cfg["batch_size"], cfg["minibatch_size"]
+        if minibatch == default["minibatch_size"] and (batch % minibatch or minibatch % segment):
+            splits = next(n for n in (4, 2, 1) if (batch // segment) % n == 0)
+            cfg["minibatch_size"] = batch // splits
+
+    def _make_optimizers(self, cfg: Mapping) -> list[torch.optim.Optimizer]:
+        params = [p for p in self.policy.parameters() if p.requires_grad]
+        adam = dict(lr=cfg["learning_rate"], betas=(cfg["adam_beta1"], cfg["adam_beta2"]), eps=cfg["adam_eps"],
+                    fused=self.device.type in ("cpu", "cuda"))  # one kernel for all parameters
+        if cfg["optimizer"] == "adam":
+            return [torch.optim.Adam(params, **adam)]
+        if cfg["optimizer"] == "muon":
+            if not hasattr(torch.optim, "Muon"):
+                raise APIUsageError("optimizer='muon' needs a torch with torch.optim.Muon (2.9+); use 'adam'.")
+            matrices = [p for p in params if p.dim() == 2]
+            rest = [p for p in params if p.dim() != 2]
+            return [torch.optim.Muon(matrices, lr=cfg["learning_rate"]), torch.optim.Adam(rest, **adam)]
+        raise APIUsageError(f"Unknown optimizer {cfg['optimizer']!r}; choose 'adam' or 'muon'.")
+
+    def _hook(self, name: str, **kwargs: Any) -> None:
+        if self.rank != 0:
+            return
+        from pufferlib.plugins import plugin_manager
+
+        getattr(plugin_manager().hook, name)(**kwargs)
+
+    # -- the loop ------------------------------------------------------------------------
+    @property
+    def total_timesteps(self) -> int:
+        """Agent steps to train for, summed over ranks."""
+        return int(self.config["train"]["total_timesteps"])
+
+    def done_training(self) -> bool:
+        """True once `global_step` reached `total_timesteps`."""
+        return self.global_step >= self.total_timesteps
+
+    def evaluate(self) -> dict[str, list]:
+        """Collect one batch of `batch_size` agent steps per rank; returns the numeric env infos
+        gathered since the last `mean_and_log()` (lists per key)."""
+        self.policy.eval()
+        infos = self.rollout.collect(self.profile)
+        self.global_step += self.rollout.batch_size * self.world_size
+        return infos
+
+    def learning_rate(self) -> float:
+        """The current (annealed) learning rate."""
+        cfg = self.config["train"]
+        if not cfg["anneal_lr"]:
+            return cfg["learning_rate"]
+        frac = max(0.0, 1.0 - self.global_step / max(1, self.total_timesteps))
+        return cfg["learning_rate"] * (cfg["min_lr_ratio"] + (1 - cfg["min_lr_ratio"]) * frac)
+
+    def train(self) -> dict[str, float]:
+        """Update the policy on the collected batch; returns the mean losses."""
+        cfg, data = self.config["train"], self.rollout
+        if data.steps_collected == 0:
+            raise APIUsageError("train() needs a batch: call evaluate() first.")
+        self.policy.train()
+        lr = self.learning_rate()
+        for opt in self.optimizers:
+            for group in opt.param_groups:
+                group["lr"] = lr
+        vtrace = cfg["vtrace_rho_clip"] > 0
+        ratio = torch.ones_like(data.values) if vtrace else None
+        advantages = self._advantages(ratio)
+        returns = advantages + data.values
+        beta = cfg["prio_beta0"] + (1 - cfg["prio_beta0"]) * min(1.0, self.global_step / max(1, self.total_timesteps))
+        per_minibatch = cfg["minibatch_size"] // self.segment
+        totals: dict[str, float] = defaultdict(float)
+        updates = 0
+        for _ in range(cfg["update_epochs"]):
+            if vtrace and updates:
+                advantages = self._advantages(ratio)
+            priorities = data.segments(advantages.abs()).sum(1) if cfg["prio_alpha"] > 0 else None
+            for idx, weights in ppo.minibatch_segments(data.num_segments, per_minibatch, priorities,
+                                                       cfg["prio_alpha"], beta):
+                idx = idx.to(self.device)
+                stats, new_ratio = self._update(idx, weights.to(self.device), advantages, returns, cfg)
+                if ratio is not None:
+                    data.segments(ratio)[idx] = new_ratio
+                for key, value in stats.items():
+                    totals[key] += float(value)
+                updates += 1
+        self.losses = {key: value / max(1, updates) for key, value in totals.items()}
+        self.losses["explained_variance"] = ppo.explained_variance(data.values.flatten(), returns.flatten())
+        self.losses["learning_rate"] = lr
+        self.epoch += 1
+        if cfg["checkpoint_interval"] > 0 and self.epoch % cfg["checkpoint_interval"] == 0:
+            self.save_checkpoint()
+        return self.losses
+
+    def _advantages(self, ratio: torch.Tensor | None) -> torch.Tensor:
+        cfg, data = self.config["train"], self.rollout
+        return ppo.compute_advantages(data.rewards, data.values, data.terminals, data.truncations,
+                                      data.bootstrap, cfg["gamma"], cfg["gae_lambda"], ratio,
+                                      cfg["vtrace_rho_clip"], cfg["vtrace_c_clip"])
+
+    def _update(self, idx: torch.Tensor, weights: torch.Tensor, advantages: torch.Tensor, returns: torch.Tensor,
+                cfg: Mapping) -> tuple[dict, torch.Tensor]:
+        data = self.rollout
+        seg = data.segments
+        obs, actions = seg(data.obs)[idx], seg(data.actions)[idx]
+        start = time.perf_counter()
+        mb, length = obs.shape[:2]
+        with torch.autocast(self.device.type, torch.bfloat16, enabled=self.autocast):
+            if self.recurrent:
+                state = (data.state_h[idx], data.state_c[idx])
+                logits, value = self.policy.forward_sequence(obs, state, seg(data.starts)[idx])
+            else:
+                logits, value = self.forward_policy(obs.reshape(mb * length, *obs.shape[2:]))[:2]
+            flat_actions = actions.reshape(mb * length, *actions.shape[2:])
+            mask = data.action_mask(obs.reshape(mb * length, *obs.shape[2:]))
+            _, new_logprob, entropy = pufferlib.pytorch.sample_logits(logits, flat_actions, data.nvec, mask)
+        new_logprob = new_logprob.float().view(mb, length)
+        loss_weights = seg(data.weights)[idx] * weights.view(-1, 1)
+        loss, stats = ppo.ppo_loss(new_logprob, entropy.float().view(mb, length), value.float().view(mb, length),
+                                   seg(data.logprobs)[idx], seg(data.values)[idx], seg(advantages)[idx],
+                                   seg(returns)[idx], loss_weights, self.loss_config)
+        for opt in self.optimizers:
+            opt.zero_grad(set_to_none=True)
+        loss.backward()
+        if self.world_size > 1:
+            self._average_gradients()
+        torch.nn.utils.clip_grad_norm_(self.policy.parameters(), cfg["max_grad_norm"], foreach=True)
+        for opt in self.optimizers:
+            opt.step()
+        self.profile["learn"] += time.perf_counter() - start
+        return stats, (new_logprob.detach() - seg(data.logprobs)[idx]).exp()
+
+    def _average_gradients(self) -> None:
+        import torch.distributed as dist
+
+        grads = [p.grad for p in self.policy.parameters() if p.grad is not None]
+        flat = torch.cat([g.flatten() for g in grads])
+        dist.all_reduce(flat)
+        flat /= self.world_size
+        offset = 0
+        for g in grads:
+            g.copy_(flat[offset:offset + g.numel()].view_as(g))
+            offset += g.numel()
+
+    # -- logging and checkpoints ---------------------------------------------------------
+    def mean_and_log(self) -> dict[str, Any]:
+        """Aggregate the stats since the last call, show them, call the log hooks, return them.
+
+        Keys: SPS, global_step, epoch, `environment/<info key>` (means of the env infos,
+        e.g. episode_return), `losses/<name>`, and `performance/<key>`, shares of wall time:
+        env (vecenv recv/send), forward (rollout inference and sampling), learn (training
+        forward, backward, optimiser step), copy (rollout storage writes, host/device
+        transfers), other (the rest: advantages, minibatch gathers, logging).
+        """
+        now = time.perf_counter()
+        elapsed = max(now - self._log_time, 1e-9)
+        metrics: dict[str, Any] = {"SPS": (self.global_step - self._log_step) / elapsed,
+                                   "global_step": self.global_step, "epoch": self.epoch}
+        for key, values in self.rollout.pop_infos().items():
+            metrics[f"environment/{key}"] = float(np.mean(values))
+        metrics.update({f"losses/{k}": v for k, v in self.losses.items()})
+        accounted = sum(self.profile.values())
+        for key in ("env", "forward", "learn", "copy"):
+            metrics[f"performance/{key}"] = self.profile[key] / elapsed
+        metrics["performance/other"] = max(0.0, elapsed - accounted) / elapsed
+        if self.world_size > 1:
+            metrics = self._all_reduce_mean(metrics)
+        self.profile.clear()
+        self._log_time, self._log_step = now, self.global_step
+        self.last_metrics = metrics
+        if self.rank == 0:
+            self.dashboard.update(metrics, self.total_timesteps)
+        self._hook("pufferlib_train_log", trainer=self, step=self.global_step, metrics=metrics)
+        return metrics
+
+    def _all_reduce_mean(self, metrics: dict[str, Any]) -> dict[str, Any]:
+        """Metrics averaged over the ranks that have them (SPS summed); ranks may differ in keys."""
+        import torch.distributed as dist
+
+        mine = sorted(k for k in metrics if k not in ("global_step", "epoch"))
+        gathered: list = [None] * self.world_size
+        dist.all_gather_object(gathered, mine)
+        keys = sorted(set().union(*gathered))
+        # NCCL reduces device tensors only; gloo takes either.
+        pairs = torch.tensor([[float(metrics.get(k, 0.0)), float(k in metrics)] for k in keys],
+                             dtype=torch.float64, device=self.device)
+        dist.all_reduce(pairs)
+        out = dict(metrics)
+        for key, (total, count) in zip(keys, pairs.tolist()):
+            out[key] = total if key == "SPS" else total / max(count, 1.0)
+        return out
+
+    def _make_run_dir(self) -> Path:
+        if self.run_dir is None:
+            name = f"{(self.env_id or 'run').replace('/', '_')}_{time.strftime('%Y%m%d-%H%M%S')}_{uuid.uuid4().hex[:6]}"
+            self.run_dir = Path(self.config["train"]["data_dir"]) / name
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        return self.run_dir
+
+    def save_checkpoint(self) -> str | None:
+        """Write model, optimiser, progress, config and env id to run_dir/model_<epoch>.pt (rank 0)."""
+        if self.rank != 0:
+            return None
+        path = self._make_run_dir() / f"model_{self.epoch:06d}.pt"
+        payload = {"policy": checkpoint.policy_state(self.policy.state_dict()),
+                   "optimizers": [opt.state_dict() for opt in self.optimizers],
+                   "global_step": self.global_step, "epoch": self.epoch,
+                   "config": self.config, "env_id": self.env_id}
+        checkpoint.save(path, payload)
+        self.last_checkpoint = str(path)
+        self._hook("pufferlib_checkpoint", trainer=self, path=str(path))
+        return str(path)
+
+    def load_checkpoint(self, path: str | Path, resume: bool = False) -> dict[str, Any]:
+        """Load a checkpoint's weights; with `resume`, also its optimiser state and progress."""
+        payload = checkpoint.load(path, self.config["train"]["data_dir"], map_location=self.device)
+        if resume and payload.get("env_id") and self.env_id and payload["env_id"] != self.env_id:
+            raise APIUsageError(f"{payload['path']} is a run of {payload['env_id']!r}, not {self.env_id!r}; resume "
+                                "it with that env, or start a new run with --load-model-path to fine-tune.")
+        self.policy.load_state_dict(checkpoint.policy_state(payload["policy"]))
+        if resume:
+            for opt, state in zip(self.optimizers, payload["optimizers"]):
+                opt.load_state_dict(state)
+            self.global_step, self.epoch = payload["global_step"], payload["epoch"]
+            self._log_step = self.global_step
+        return payload
+
+    def close(self) -> dict[str, Any]:
+        """Stop the dashboard, call the end hook, close the env (and the process group this
+        trainer created under torchrun); returns the last metrics."""
+        metrics = getattr(self, "last_metrics", {})
+        if self.rank == 0 and metrics:
+            self.dashboard.update(metrics, self.total_timesteps, final=True)
+        self.dashboard.close()
+        self._hook("pufferlib_train_end", trainer=self, metrics=metrics)
+        self.env.close()
+        if self._owns_group:  # every rank arrives before the group goes (gloo aborts otherwise)
+            import torch.distributed as dist
+
+            dist.barrier()
+            dist.destroy_process_group()
+            self._owns_group = False
+        return metrics

@@ -1,0 +1,127 @@
+"""`puffer train` / `puffer eval`: config layering, dotted flags, checkpoints, resume."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium import spaces
+
+import pufferlib
+from pufferlib import checkpoint, cli
+from pufferlib.cli_train import _base_parser, parse_config
+
+TINY = ["--train.total-timesteps", "512", "--train.batch-size", "256", "--train.minibatch-size", "128",
+        "--vec.num-envs", "2", "--train.update-epochs", "1"]
+
+
+class Walk(gym.Env):
+    """A corridor of `length` cells; action 1 walks right, reaching the end gives reward 1."""
+
+    def __init__(self, length=4):
+        self.length = length
+        self.observation_space = spaces.Box(0, 100, (1,), np.float32)
+        self.action_space = spaces.Discrete(2)
+        self.pos = 0
+
+    def reset(self, seed=None, options=None):
+        self.pos = 0
+        return np.array([0], np.float32), {}
+
+    def step(self, action):
+        self.pos += int(action)
+        done = self.pos >= self.length
+        return np.array([self.pos], np.float32), float(done), done, False, {}
+
+
+@pytest.fixture
+def walk_env():
+    pufferlib.register("test-walk", Walk, kwargs={"length": 3}, config={"train": {"gamma": 0.5}}, overwrite=True)
+    yield "test-walk"
+    pufferlib.registry.unregister("test-walk")
+
+
+def parse(argv):
+    return parse_config(_base_parser("puffer train", ""), argv)
+
+
+def test_layers_default_env_file_flags(walk_env, tmp_path):
+    config, _ = parse([walk_env])
+    assert config["train"]["gamma"] == 0.5  # env layer over default.toml
+    assert config["env"]["length"] == 3 and config["train"]["clip_coef"] == 0.2
+    file = tmp_path / "c.toml"
+    file.write_text("[train]\ngamma = 0.7\nlearning_rate = 0.01\n[env]\nlength = 5\n")
+    config, _ = parse([walk_env, "--config", str(file), "--train.learning-rate", "3e-4", "--env.length", "9",
+                       "--rnn.enabled", "true", "--train.total-timesteps", "1e4"])
+    assert config["train"]["gamma"] == 0.7  # file over env layer
+    assert config["train"]["learning_rate"] == 3e-4 and config["env"]["length"] == 9  # flags over file
+    assert config["rnn"]["enabled"] is True and config["train"]["total_timesteps"] == 10_000
+
+
+def test_unknown_flags_and_keys_get_close_matches(walk_env, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["train", walk_env, "--train.learning-rat", "1e-3"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "unknown flag --train.learning-rat; did you mean --train.learning-rate" in err
+    with pytest.raises(SystemExit):
+        parse([walk_env, "--env.lenght", "3"])
+    assert "did you mean --env.length" in capsys.readouterr().err
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[train]\ngama = 0.5\n")
+    assert cli.main(["train", walk_env, "--config", str(bad)]) == 2
+    assert "Did you mean: train.gamma" in capsys.readouterr().err
+
+
+def test_train_eval_and_resume(walk_env, tmp_path, capsys):
+    data = str(tmp_path / "runs")
+    assert cli.main(["train", walk_env, *TINY, "--train.data-dir", data, "--train.checkpoint-interval", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "Trained test-walk for 512 steps (2 epochs)" in out
+    path = Path(out.split("Checkpoint: ")[-1].strip())
+    assert path.name == "model_000002.pt" and sorted(p.name for p in path.parent.iterdir()) == [
+        "model_000001.pt", "model_000002.pt"]
+    payload = checkpoint.load(path)
+    assert payload["env_id"] == walk_env and payload["config"]["vec"]["num_envs"] == 2
+
+    assert cli.main(["eval", walk_env, "--load-model-path", "latest", "--train.data-dir", data,
+                     "--episodes", "3"]) == 0
+    assert "test-walk: 3 episodes, mean return 1.00" in capsys.readouterr().out
+
+    # resume continues the run in place: step count, epochs and the LR schedule go on
+    assert cli.main(["train", walk_env, "--resume", str(path.parent), "--train.total-timesteps", "1024"]) == 0
+    out = capsys.readouterr().out
+    assert "for 1,024 steps (4 epochs)" in out and str(path.parent / "model_000004.pt") in out
+    final = checkpoint.load(path.parent)
+    assert final["global_step"] == 1024 and final["config"]["train"]["batch_size"] == 256
+
+
+def test_eval_video_without_imageio_says_what_to_install(walk_env, tmp_path, capsys):
+    try:  # imageio is an optional extra: without it the error names the package to install
+        import imageio  # noqa: F401
+        has_imageio = True
+    except ImportError:
+        has_imageio = False
+    code = cli.main(["eval", "gym-CartPole-v1", "--episodes", "1", "--vec.num-envs", "1",
+                     "--video-path", str(tmp_path / "v.gif")])
+    if has_imageio:
+        assert code == 0 and (tmp_path / "v.gif").stat().st_size > 0
+    else:
+        assert code == 2 and "pip install imageio" in capsys.readouterr().err
+
+
+def test_python_dash_m_pufferlib_train(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "pufferlib", "train", "gym-CartPole-v1", *TINY,
+                           "--train.data-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Checkpoint:" in proc.stdout and "epoch 2 | steps 512" in proc.stdout
+
+
+def test_help_lists_every_config_flag_with_its_documentation(walk_env, capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["train", walk_env, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "--train.gamma FLOAT discount factor (default: 0.5)" in out  # env layer's default
+    assert "--env.length INT" in out and "--vec.num-envs INT environment copies (default: 8)" in out

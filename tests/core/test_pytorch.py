@@ -1,0 +1,120 @@
+"""pufferlib.pytorch: layer_init, un-flattening, action heads."""
+
+import numpy as np
+import pytest
+import torch
+from gymnasium import spaces
+
+import pufferlib.pytorch
+from pufferlib.errors import APIUsageError
+from pufferlib.pytorch import layer_init, sample_logits, unflatten
+from pufferlib.spaces import ObsLayout
+
+
+def test_layer_init_orthogonal_and_bias():
+    layer = layer_init(torch.nn.Linear(8, 8), std=2.0, bias_const=0.5)
+    w = layer.weight.detach()
+    assert torch.allclose(w @ w.T, 4 * torch.eye(8), atol=1e-4)
+    assert torch.all(layer.bias == 0.5)
+
+
+@pytest.mark.parametrize("space", [
+    spaces.Dict({"a": spaces.Box(-1, 1, (2, 3), np.float32), "b": spaces.Discrete(5),
+                 "c": spaces.Tuple((spaces.MultiBinary(3), spaces.Box(0, 9, (1,), np.float64)))}),
+    spaces.Dict({"x": spaces.Box(0, 1, (4,), np.float32), "y": spaces.Box(0, 1, (2,), np.float32)}),
+    spaces.Box(0, 1, (2, 2), np.float32),
+])
+def test_unflatten_matches_numpy_and_is_a_view(space):
+    layout = ObsLayout(space)
+    rows = [layout.flatten(space.sample()) for _ in range(5)]
+    flat = np.stack(rows)
+    expected = layout.unflatten(flat)
+    tensor = torch.from_numpy(flat)
+    got = unflatten(tensor, layout)
+
+    def compare(e, g):
+        if isinstance(e, dict):
+            assert set(e) == set(g)
+            for k in e:
+                compare(e[k], g[k])
+        elif isinstance(e, tuple):
+            for x, y in zip(e, g):
+                compare(x, y)
+        else:
+            assert g.shape == e.shape and g.dtype == pufferlib.pytorch.torch_dtype(e.dtype)
+            np.testing.assert_array_equal(g.numpy(), e)
+            assert g.untyped_storage().data_ptr() == tensor.untyped_storage().data_ptr()  # zero-copy
+
+    compare(expected, got)
+
+
+def test_unflatten_without_layout_is_identity():
+    x = torch.zeros(3, 4)
+    assert unflatten(x, None) is x
+
+
+def test_discrete_logprob_entropy_match_torch():
+    logits = torch.randn(64, 5)
+    action, logprob, entropy = sample_logits(logits)
+    dist = torch.distributions.Categorical(logits=logits)
+    assert action.shape == (64,)
+    assert torch.allclose(logprob, dist.log_prob(action), atol=1e-6)
+    assert torch.allclose(entropy, dist.entropy(), atol=1e-6)
+    # scoring given actions (the shape the rollout stores) gives the same log-probs
+    _, again, _ = sample_logits(logits, action)
+    assert torch.allclose(again, logprob)
+
+
+def test_discrete_sampling_follows_probabilities():
+    torch.manual_seed(0)
+    logits = torch.log(torch.tensor([[0.7, 0.2, 0.1]])).expand(20000, 3)
+    action, _, _ = sample_logits(logits)
+    freq = torch.bincount(action, minlength=3).float() / len(action)
+    assert torch.allclose(freq, torch.tensor([0.7, 0.2, 0.1]), atol=0.02)
+
+
+def test_multidiscrete_list_and_split_tensor_agree():
+    nvec = [3, 4]
+    logits = torch.randn(16, 7)
+    action, logprob, entropy = sample_logits(logits, nvec=nvec)
+    assert action.shape == (16, 2)
+    parts = torch.split(logits, nvec, dim=-1)
+    expected = sum(torch.distributions.Categorical(logits=p).log_prob(action[:, i]) for i, p in enumerate(parts))
+    assert torch.allclose(logprob, expected, atol=1e-6)
+    _, lp2, ent2 = sample_logits(list(parts), action)
+    assert torch.allclose(lp2, logprob) and torch.allclose(ent2, entropy)
+    with pytest.raises(APIUsageError, match="sum\\(nvec\\)"):
+        sample_logits(torch.randn(2, 6), nvec=nvec)
+
+
+def test_box_head_gaussian():
+    dist = torch.distributions.Normal(torch.zeros(8, 2), torch.ones(8, 2))
+    action, logprob, entropy = sample_logits(dist)
+    assert action.shape == (8, 2)
+    assert torch.allclose(logprob, dist.log_prob(action).sum(-1))
+    assert torch.allclose(entropy, torch.full((8,), 2 * 1.4189385), atol=1e-5)
+
+
+def test_action_mask_forbids_choices():
+    logits = torch.zeros(1000, 4)
+    mask = torch.tensor([[1, 0, 1, 0]]).expand(1000, 4)
+    action, logprob, _ = sample_logits(logits, action_mask=mask)
+    assert set(action.tolist()) <= {0, 2}
+    assert torch.allclose(logprob, torch.full((1000,), float(np.log(0.5))), atol=1e-5)
+
+
+def test_unsupported_head_is_an_api_error():
+    with pytest.raises(APIUsageError, match="Normal"):
+        sample_logits({"a": torch.zeros(1)})
+
+
+def test_action_mask_leaf_of_dict_observations():
+    space = spaces.Dict({"obs": spaces.Box(0, 1, (3,), np.float32), "action_mask": spaces.MultiBinary(4)})
+    layout = ObsLayout(space)
+    assert layout.raw  # float32 and int8 leaves: a byte row
+    flat = torch.from_numpy(np.stack([layout.flatten({"obs": np.ones(3, np.float32),
+                                                      "action_mask": np.array([1, 0, 0, 1], np.int8)})] * 2))
+    mask = pufferlib.pytorch.action_mask(flat, layout)
+    assert mask.dtype == torch.bool and mask.tolist() == [[True, False, False, True]] * 2
+    assert pufferlib.pytorch.action_mask(flat, ObsLayout(spaces.Dict({"obs": space["obs"]}))) is None
+    assert pufferlib.pytorch.action_mask(torch.zeros(2, 3), None) is None
