@@ -34,6 +34,20 @@ def pufferlib_resolve_env(env_id: str):
     """
 
 
+@hookspec
+def pufferlib_config_defaults() -> dict:
+    """Return config sections this plugin adds to the trainer config, with their defaults.
+
+    For example {"wandb": {"project": "pufferlib"}}: the keys then exist in TOML files and
+    as dotted flags (`--wandb.project NAME`).
+    """
+
+
+@hookspec
+def pufferlib_loggers() -> dict:
+    """Return the logger names this plugin provides (`puffer train --logger NAME`) -> description."""
+
+
 # -- trainer hooks: logger plugins implement these; PuffeRL calls them on rank 0 ----------
 
 @hookspec

@@ -46,6 +46,11 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
         try:
             plugin = ep.load()
             pm.register(plugin, name=ep.name)
+            try:
+                pm.check_pending()  # hooks this core does not specify: a plugin for another version
+            except pluggy.PluginValidationError:
+                pm.unregister(plugin)
+                raise
             _infos.append(PluginInfo(ep.name, dist_name, version))
         except Exception as exc:  # a broken plugin must never break pufferlib
             _infos.append(PluginInfo(ep.name, dist_name, version, f"{type(exc).__name__}: {exc}"))
@@ -66,7 +71,6 @@ def plugin_manager() -> pluggy.PluginManager:
         _infos.append(PluginInfo("core", "pufferlib-core", core_version()))
         if os.environ.get(DISABLE_ENV_VAR, "").lower() not in ("1", "true", "yes"):
             _load_entry_points(pm)
-        pm.check_pending()
         _manager = pm
     return _manager
 

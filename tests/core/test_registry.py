@@ -172,3 +172,12 @@ def test_import_is_cheap_and_side_effect_free(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]" and out.stderr == ""
     assert list(tmp_path.iterdir()) == []
+
+
+def test_plugin_with_unknown_hooks_is_skipped_not_fatal(tmp_path, monkeypatch, fresh_plugins):
+    source = "import pufferlib\n\n@pufferlib.hookimpl\ndef pufferlib_hook_from_the_future():\n    return 1\n"
+    install_fake_distribution(tmp_path, "future-plugin", "futureplugin", source, "9.0")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.warns(RuntimeWarning, match=r"'futureplugin' \(future-plugin 9.0\) failed to load.*unknown hook"):
+        assert spec("gym-CartPole-v1").id == "gym-CartPole-v1"
+    sys.modules.pop("futureplugin", None)
