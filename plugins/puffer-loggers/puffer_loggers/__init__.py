@@ -1,4 +1,7 @@
 """PufferLib plugin: wandb, neptune and tensorboard loggers for the PuffeRL trainer.
 
-Scaffold only: this package registers nothing yet (see issue 7).
+Choose them with `puffer train ENV --logger wandb --logger tensorboard` (or the config
+key `logger.names`); per-logger options live in the `[wandb]`, `[neptune]` and
+`[tensorboard]` config sections (`--wandb.project NAME`, ...). The trainer knows no
+logger: this package implements its hooks (`puffer_loggers.plugin`).
 """

@@ -1,0 +1,86 @@
+"""The trainer hooks: start the chosen loggers, forward metrics and checkpoints, finish.
+
+This module is the plugin's entry point and stays light: a logger's package (wandb,
+neptune, tensorboard) is imported only when a run asks for that logger.
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+import weakref
+from pathlib import Path
+from typing import Any
+
+import pufferlib
+
+#: name -> (module:class of the backend, extra to install, one-line description)
+LOGGERS = {
+    "wandb": ("puffer_loggers.backends:WandbLogger", "wandb", "Weights & Biases"),
+    "neptune": ("puffer_loggers.backends:NeptuneLogger", "neptune", "Neptune"),
+    "tensorboard": ("puffer_loggers.backends:TensorboardLogger", "tensorboard", "TensorBoard event files"),
+}
+
+#: Defaults of each logger's config section (`--wandb.project NAME`, ...).
+CONFIG = {
+    "wandb": {"project": "pufferlib", "entity": "", "group": "", "tags": [], "mode": "online"},
+    "neptune": {"project": "", "tags": [], "mode": "async"},
+    "tensorboard": {"log_dir": ""},
+}
+
+#: Where a run dir remembers its loggers' run ids, so that `--resume` continues the same runs.
+IDS_FILE = "loggers.json"
+
+_active: "weakref.WeakKeyDictionary[Any, list]" = weakref.WeakKeyDictionary()
+
+
+@pufferlib.hookimpl
+def pufferlib_loggers() -> dict[str, str]:
+    return {name: description for name, (_, _, description) in LOGGERS.items()}
+
+
+@pufferlib.hookimpl
+def pufferlib_config_defaults() -> dict:
+    return CONFIG
+
+
+def active_loggers(trainer: Any) -> list:
+    """The logger backends started for `trainer` (empty when it chose none of ours)."""
+    return list(_active.get(trainer, []))
+
+
+@pufferlib.hookimpl
+def pufferlib_train_start(trainer: Any) -> None:
+    names = [n for n in trainer.config.get("logger", {}).get("names", []) if n in LOGGERS]
+    if not names:
+        return
+    from pufferlib.registry import load_object
+
+    run_dir = Path(trainer.run_dir)
+    ids_path = run_dir / IDS_FILE
+    previous = json.loads(ids_path.read_text()) if ids_path.exists() else {}
+    backends = []
+    for name in names:
+        module_attr, extra, _ = LOGGERS[name]
+        backends.append(load_object(module_attr)(trainer.config, run_dir, previous.get(name), extra))
+    _active[trainer] = backends
+    ids_path.write_text(json.dumps({**previous, **{b.name: b.run_id for b in backends}}))
+
+
+@pufferlib.hookimpl
+def pufferlib_train_log(trainer: Any, step: int, metrics: dict) -> None:
+    values = {k: float(v) for k, v in metrics.items() if isinstance(v, numbers.Real) and not isinstance(v, bool)}
+    for backend in _active.get(trainer, []):
+        backend.log(step, values)
+
+
+@pufferlib.hookimpl
+def pufferlib_checkpoint(trainer: Any, path: str) -> None:
+    for backend in _active.get(trainer, []):
+        backend.checkpoint(path, trainer.global_step)
+
+
+@pufferlib.hookimpl
+def pufferlib_train_end(trainer: Any, metrics: dict) -> None:
+    for backend in _active.pop(trainer, []):
+        backend.close()
