@@ -46,6 +46,8 @@ def parse_config(parser: argparse.ArgumentParser, argv: list[str], base: dict | 
     if base is None:
         spec_config, spec_kwargs = cfglib.env_config(pre.env_id)
         base = cfglib.merge(default, {"env": spec_kwargs}, spec_config)
+    else:  # a run's saved config; sections added since then get their defaults
+        base = cfglib.merge(default, base)
     tree = cfglib.merge(base, cfglib.load_toml(pre.config) if pre.config else None)
     cfglib.check_keys(tree, default)
     dests = cfglib.add_config_flags(parser, tree)
@@ -78,6 +80,22 @@ def make_policy(env_id: str, env: Any, config: dict):
     return policy
 
 
+def _check_loggers(names: list[str]) -> list[str]:
+    """`names` if logger plugins provide them all, else APIUsageError naming what to install."""
+    import difflib
+
+    from pufferlib.plugins import plugin_manager
+
+    available = {name for provided in plugin_manager().hook.pufferlib_loggers() for name in provided}
+    for name in names:
+        if name not in available:
+            close = difflib.get_close_matches(name, sorted(available), n=3)
+            hint = f" Did you mean: {', '.join(close)}?" if close else ""
+            raise APIUsageError(f"No logger plugin provides {name!r}.{hint} Installed loggers: "
+                                f"{', '.join(sorted(available)) or 'none'} (pip install puffer-loggers).")
+    return names
+
+
 def _fail(prog: str, exc: Exception) -> int:
     print(f"{prog}: error: {exc}", file=sys.stderr)
     return 2
@@ -88,6 +106,8 @@ def train_command(argv: list[str]) -> int:
     parser = _base_parser("puffer train", train_command.__doc__)
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest checkpoint "
                                                             "(steps, LR schedule, optimiser)")
+    parser.add_argument("--logger", action="append", metavar="NAME",
+                        help="send metrics to this logger plugin (repeatable; see logger.names)")
     try:
         pre = _pre_parse(parser, argv)
         base, resume_payload = None, None
@@ -97,6 +117,8 @@ def train_command(argv: list[str]) -> int:
             resume_payload = checkpoint.load(pre.resume)
             base = resume_payload["config"]
         config, args = parse_config(parser, argv, base)
+        if args.logger:
+            config["logger"]["names"] = _check_loggers(args.logger)
         return _train(args, config, resume_payload)
     except PufferError as exc:
         return _fail("puffer train", exc)

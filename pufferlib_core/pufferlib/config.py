@@ -23,8 +23,11 @@ def _default_text() -> str:
 
 
 def load_default() -> dict:
-    """The default config shipped in the core (`pufferlib/config/default.toml`)."""
-    return tomllib.loads(_default_text())
+    """The default config: the core's `pufferlib/config/default.toml` plus the sections that
+    plugins add through the `pufferlib_config_defaults` hook (e.g. a logger's `[wandb]`)."""
+    from pufferlib.plugins import plugin_manager
+
+    return merge(tomllib.loads(_default_text()), *plugin_manager().hook.pufferlib_config_defaults())
 
 
 def default_docs() -> dict[str, str]:
@@ -111,6 +114,12 @@ def _parse_value(text: str, default: Any) -> Any:
         return float(text)
     if isinstance(default, str):
         return text
+    if isinstance(default, list):  # a TOML list, or comma-separated words
+        try:
+            value = tomllib.loads(f"v = {text}")["v"]
+            return value if isinstance(value, list) else [value]
+        except tomllib.TOMLDecodeError:
+            return [part.strip() for part in text.split(",") if part.strip()]
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:

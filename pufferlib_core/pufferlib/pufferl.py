@@ -63,8 +63,8 @@ class PuffeRL:
     whose `forward(obs)` returns `(logits, value)`, or a `models.LSTMWrapper`; None builds
     `models.Default` (wrapped in an LSTM when `rnn.enabled`). `env_id` is recorded in
     checkpoints. `train()` writes a checkpoint every `checkpoint_interval` epochs (0: never)
-    to `run_dir` (default: data_dir/<env_id>_<time>_<id>); `save_checkpoint()` writes one
-    on demand. Under torchrun each rank trains on its own env, gradients are averaged
+    to `run_dir` (default: data_dir/<env_id>_<time>_<id>, created on first write);
+    `save_checkpoint()` writes one on demand. Under torchrun each rank trains on its own env, gradients are averaged
     across ranks, and rank 0 logs and saves.
     """
 
@@ -118,7 +118,8 @@ class PuffeRL:
         self.loss_config = ppo.LossConfig(cfg["clip_coef"], cfg["vf_coef"], cfg["vf_clip_coef"], cfg["ent_coef"],
                                           cfg["norm_adv"])
         self.global_step, self.epoch = 0, 0
-        self.run_dir = Path(run_dir) if run_dir else None
+        # Where checkpoints (and logger plugins' files) go; created on first use.
+        self.run_dir = Path(run_dir) if run_dir else self._default_run_dir()
         self.last_checkpoint: str | None = None
         self.losses: dict[str, float] = {}
         self.profile: dict[str, float] = defaultdict(float)
@@ -337,18 +338,15 @@ class PuffeRL:
             out[key] = total if key == "SPS" else total / max(count, 1.0)
         return out
 
-    def _make_run_dir(self) -> Path:
-        if self.run_dir is None:
-            name = f"{(self.env_id or 'run').replace('/', '_')}_{time.strftime('%Y%m%d-%H%M%S')}_{uuid.uuid4().hex[:6]}"
-            self.run_dir = Path(self.config["train"]["data_dir"]) / name
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        return self.run_dir
+    def _default_run_dir(self) -> Path:
+        name = f"{(self.env_id or 'run').replace('/', '_')}_{time.strftime('%Y%m%d-%H%M%S')}_{uuid.uuid4().hex[:6]}"
+        return Path(self.config["train"]["data_dir"]) / name
 
     def save_checkpoint(self) -> str | None:
         """Write model, optimiser, progress, config and env id to run_dir/model_<epoch>.pt (rank 0)."""
         if self.rank != 0:
             return None
-        path = self._make_run_dir() / f"model_{self.epoch:06d}.pt"
+        path = self.run_dir / f"model_{self.epoch:06d}.pt"
         payload = {"policy": checkpoint.policy_state(self.policy.state_dict()),
                    "optimizers": [opt.state_dict() for opt in self.optimizers],
                    "global_step": self.global_step, "epoch": self.epoch,

@@ -125,3 +125,38 @@ def test_help_lists_every_config_flag_with_its_documentation(walk_env, capsys):
     out = " ".join(capsys.readouterr().out.split())
     assert "--train.gamma FLOAT discount factor (default: 0.5)" in out  # env layer's default
     assert "--env.length INT" in out and "--vec.num-envs INT environment copies (default: 8)" in out
+
+
+def test_plugins_add_config_sections_and_loggers(walk_env, tmp_path, capsys):
+    """A logger plugin's config section becomes dotted flags; --logger picks it; its hooks see both."""
+    from pufferlib.plugins import plugin_manager
+
+    seen = {}
+
+    class FakeLogger:
+        @pufferlib.hookimpl
+        def pufferlib_config_defaults(self):
+            return {"fakelog": {"project": "default-project", "tags": []}}
+
+        @pufferlib.hookimpl
+        def pufferlib_loggers(self):
+            return {"fakelog": "a test logger"}
+
+        @pufferlib.hookimpl
+        def pufferlib_train_start(self, trainer):
+            seen.update(names=trainer.config["logger"]["names"], section=trainer.config["fakelog"],
+                        run_dir=trainer.run_dir)
+
+    pm = plugin_manager()
+    pm.register(FakeLogger(), name="fake-logger")
+    try:
+        data = tmp_path / "runs"
+        assert cli.main(["train", walk_env, *TINY, "--train.data-dir", str(data), "--logger", "fakelog",
+                         "--fakelog.project", "mine", "--fakelog.tags", "a,b"]) == 0
+        assert seen["names"] == ["fakelog"] and seen["section"] == {"project": "mine", "tags": ["a", "b"]}
+        assert seen["run_dir"].parent == data  # known at start; the checkpoint lands there
+        assert str(seen["run_dir"]) in capsys.readouterr().out
+        assert cli.main(["train", walk_env, "--logger", "fakelgo"]) == 2
+        assert "No logger plugin provides 'fakelgo'. Did you mean: fakelog?" in capsys.readouterr().err
+    finally:
+        pm.unregister(name="fake-logger")

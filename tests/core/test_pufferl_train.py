@@ -193,7 +193,7 @@ def test_cartpole_learns():
     assert np.mean(returns[-10:]) > 100, returns
 
 
-DDP_SCRIPT = "import faulthandler; faulthandler.enable()\n" + textwrap.dedent("""
+DDP_SCRIPT = textwrap.dedent("""
     import os, sys, numpy as np, torch, gymnasium as gym, pufferlib
     from pufferlib import PuffeRL
     from pufferlib.dashboard import Dashboard
