@@ -57,8 +57,9 @@ def pufferlib_train_start(trainer) -> None:
 
 @hookspec
 def pufferlib_train_log(trainer, step: int, metrics: dict) -> None:
-    """`trainer.mean_and_log()` aggregated `metrics` (SPS, environment/..., losses/...,
-    performance/...) at agent step `step`."""
+    """A log step at agent step `step`, every `train.log_interval` seconds and at close:
+    `metrics` (SPS, environment/..., losses/..., performance/...) are the means of the
+    `trainer.mean_and_log()` results since the previous log step."""
 
 
 @hookspec

@@ -28,6 +28,7 @@ from pufferlib import checkpoint, ppo
 from pufferlib.config import check_keys, load_default, merge
 from pufferlib.dashboard import Dashboard
 from pufferlib.errors import APIUsageError
+from pufferlib.metrics_file import MetricsFile
 from pufferlib.rollout import Rollout
 
 
@@ -118,8 +119,11 @@ class PuffeRL:
         self.loss_config = ppo.LossConfig(cfg["clip_coef"], cfg["vf_coef"], cfg["vf_clip_coef"], cfg["ent_coef"],
                                           cfg["norm_adv"])
         self.global_step, self.epoch = 0, 0
-        # Where checkpoints (and logger plugins' files) go; created on first use.
+        # Where checkpoints, metrics.jsonl (and logger plugins' files) go; created on first use.
         self.run_dir = Path(run_dir) if run_dir else self._default_run_dir()
+        self._metrics_file: MetricsFile | None = None
+        self._unlogged: list[dict[str, Any]] = []  # mean_and_log() results not yet in a log step
+        self._logged_time = -float("inf")  # the first mean_and_log() is a log step
         self.last_checkpoint: str | None = None
         self.losses: dict[str, float] = {}
         self.profile: dict[str, float] = defaultdict(float)
@@ -318,8 +322,31 @@ class PuffeRL:
         self.last_metrics = metrics
         if self.rank == 0:
             self.dashboard.update(metrics, self.total_timesteps)
-        self._hook("pufferlib_train_log", trainer=self, step=self.global_step, metrics=metrics)
+            self._unlogged.append(metrics)
+            if now - self._logged_time >= self.config["train"]["log_interval"]:
+                self._write_log_step()
         return metrics
+
+    def _write_log_step(self) -> None:
+        """One log step (metrics.jsonl and the log hooks): the means of the calls since the last one.
+
+        Writing every `log_interval` seconds rather than every epoch keeps logging off the
+        training time (benchmarks/bench_loggers.py).
+        """
+        rows, self._unlogged = self._unlogged, []
+        self._logged_time = time.perf_counter()
+        if not rows:
+            return
+        merged: dict[str, Any] = {}
+        for key in rows[-1]:
+            values = [row[key] for row in rows if key in row]
+            numeric = all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in values)
+            merged[key] = float(np.mean(values)) if numeric and len(values) > 1 else values[-1]
+        merged["global_step"], merged["epoch"] = rows[-1]["global_step"], rows[-1]["epoch"]
+        if self._metrics_file is None:
+            self._metrics_file = MetricsFile(self.run_dir, self.config, self.env_id)
+        self._metrics_file.write(self.global_step, merged)
+        self._hook("pufferlib_train_log", trainer=self, step=self.global_step, metrics=merged)
 
     def _all_reduce_mean(self, metrics: dict[str, Any]) -> dict[str, Any]:
         """Metrics averaged over the ranks that have them (SPS summed); ranks may differ in keys."""
@@ -377,6 +404,10 @@ class PuffeRL:
         if self.rank == 0 and metrics:
             self.dashboard.update(metrics, self.total_timesteps, final=True)
         self.dashboard.close()
+        if self.rank == 0:
+            self._write_log_step()
+        if self._metrics_file is not None:
+            self._metrics_file.close()
         self._hook("pufferlib_train_end", trainer=self, metrics=metrics)
         self.env.close()
         if self._owns_group:  # every rank arrives before the group goes (gloo aborts otherwise)

@@ -82,7 +82,7 @@ def test_train_eval_and_resume(walk_env, tmp_path, capsys):
     assert "Trained test-walk for 512 steps (2 epochs)" in out
     path = Path(out.split("Checkpoint: ")[-1].strip())
     assert path.name == "model_000002.pt" and sorted(p.name for p in path.parent.iterdir()) == [
-        "model_000001.pt", "model_000002.pt"]
+        "metrics.jsonl", "model_000001.pt", "model_000002.pt"]
     payload = checkpoint.load(path)
     assert payload["env_id"] == walk_env and payload["config"]["vec"]["num_envs"] == 2
 

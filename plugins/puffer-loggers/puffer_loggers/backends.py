@@ -109,8 +109,10 @@ class TensorboardLogger:
 
     def __init__(self, config: dict, run_dir: Path, run_id: str | None, extra: str):
         _require("tensorboard", extra)
+        from tensorboard.compat.proto.summary_pb2 import Summary
         from torch.utils.tensorboard import SummaryWriter
 
+        self._summary = Summary
         log_dir = config.get("tensorboard", {}).get("log_dir") or str(run_dir / "tensorboard")
         self.writer = SummaryWriter(log_dir=log_dir)
         self.run_id = log_dir
@@ -120,8 +122,9 @@ class TensorboardLogger:
         print(f"tensorboard: logging to {log_dir}")
 
     def log(self, step: int, metrics: dict[str, float]) -> None:
-        for key, value in metrics.items():
-            self.writer.add_scalar(key, value, step)
+        # One event holding every scalar of the step (add_scalar would write one event each).
+        values = [self._summary.Value(tag=key, simple_value=value) for key, value in metrics.items()]
+        self.writer.file_writer.add_summary(self._summary(value=values), step)
 
     def checkpoint(self, path: str, step: int) -> None:
         self.writer.add_text("checkpoint", path, step)

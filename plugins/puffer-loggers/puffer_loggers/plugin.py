@@ -57,6 +57,7 @@ def pufferlib_train_start(trainer: Any) -> None:
     from pufferlib.registry import load_object
 
     run_dir = Path(trainer.run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
     ids_path = run_dir / IDS_FILE
     previous = json.loads(ids_path.read_text()) if ids_path.exists() else {}
     backends = []

@@ -1,0 +1,38 @@
+"""RUN_DIR/metrics.jsonl and `puffer plot`."""
+
+import math
+
+import numpy as np
+import pytest
+
+from pufferlib import APIUsageError
+from pufferlib.cli_plot import plot_runs
+from pufferlib.metrics_file import MetricsFile, read_metrics
+
+
+def test_config_line_then_one_line_per_log_step_and_append_on_resume(tmp_path):
+    run = tmp_path / "run"
+    f = MetricsFile(run, {"train": {"learning_rate": 0.1}}, "gym-CartPole-v1")
+    f.write(100, {"SPS": np.float32(5.5), "environment/score": 1, "nan": math.nan})
+    f.close()
+    f = MetricsFile(run, {"ignored": True}, "gym-CartPole-v1")  # resumed: no second config line
+    f.write(200, {"SPS": 6.0})
+    f.close()
+    head, rows = read_metrics(run)
+    assert head == {"config": {"train": {"learning_rate": 0.1}}, "env_id": "gym-CartPole-v1"}
+    assert [r["step"] for r in rows] == [100, 200]
+    assert rows[0]["SPS"] == 5.5 and rows[0]["nan"] is None and rows[1]["SPS"] == 6.0
+
+
+def test_plot_draws_a_png(tmp_path):
+    for name, slope in (("a", 1.0), ("b", 2.0)):
+        f = MetricsFile(tmp_path / name, {}, "env")
+        for step in range(1, 6):
+            f.write(step * 100, {"SPS": 1000.0, "environment/episode_return": slope * step})
+        f.close()
+    out = plot_runs([tmp_path / "a", tmp_path / "b"], tmp_path / "curves.png")
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 5000
+    with pytest.raises(APIUsageError, match="No run logged 'environment/nope'"):
+        plot_runs([tmp_path / "a"], tmp_path / "x.png", metric="environment/nope")
+    with pytest.raises(APIUsageError, match="run directory"):
+        plot_runs([tmp_path / "missing"], tmp_path / "x.png")
