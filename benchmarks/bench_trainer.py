@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import tempfile
 import time
 
 import torch
@@ -30,6 +31,8 @@ from pufferlib import PuffeRL
 from pufferlib.dashboard import Dashboard
 from pufferlib.pytorch import layer_init
 
+#: Where the timed runs write their metrics.jsonl; removed at exit.
+DATA_DIR = tempfile.TemporaryDirectory(prefix="bench_trainer_")
 SIZES = dict(num_envs=8, n_steps=256, minibatch=512, epochs=4)
 
 
@@ -69,6 +72,7 @@ def run_puffer(steps: int, policy_fn=None, **train) -> tuple[float, dict]:
     env = pufferlib.make("gym-CartPole-v1", num_envs=SIZES["num_envs"], seed=0)
     policy = policy_fn(env) if policy_fn else None
     trainer = PuffeRL(env=env, policy=policy, device="cpu", total_timesteps=steps, checkpoint_interval=0,
+                      data_dir=DATA_DIR.name,
                       dashboard=Dashboard(interval=1e9, rich=False, stream=io.StringIO()), **train)
     trainer.evaluate()  # warm-up batch, not timed
     trainer.train()
@@ -111,7 +115,7 @@ def bench_squared(epochs: int) -> None:
     # The reference's defaults for the rest: one pass over each batch, torch on every core
     # (the native env takes under 1% of the time, so both cores go to learning).
     trainer = PuffeRL(env=env, policy=policy, device="cpu", batch_size=batch, minibatch_size=32768,
-                      bptt_horizon=64, update_epochs=1, cpu_threads=os.cpu_count() or 1,
+                      bptt_horizon=64, update_epochs=1, cpu_threads=os.cpu_count() or 1, data_dir=DATA_DIR.name,
                       total_timesteps=batch * (epochs + 1), checkpoint_interval=0,
                       dashboard=Dashboard(interval=1e9, rich=False, stream=io.StringIO()))
     trainer.evaluate()

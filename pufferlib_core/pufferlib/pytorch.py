@@ -21,6 +21,7 @@ import torch
 from torch import nn
 
 from pufferlib.errors import APIUsageError
+from pufferlib.spaces import assemble
 
 Logits = torch.Tensor | Sequence[torch.Tensor] | torch.distributions.Normal
 
@@ -50,13 +51,14 @@ def unflatten(flat: torch.Tensor, layout: Any) -> Any:
     batch = flat.shape[:flat.dim() - len(layout.shape)]
     if not layout.structured:
         return flat.reshape(*batch, *layout.leaves[0].shape)
-    values = {}
-    for leaf in layout.leaves:
-        part = flat[..., leaf.offset:leaf.offset + leaf.length]
-        if layout.raw:
-            part = part.view(torch_dtype(leaf.dtype))
-        values[leaf.path] = part.reshape(*batch, *leaf.shape)
-    return _assemble(layout.space, (), values)
+    values = {leaf.path: _leaf(flat, leaf, layout.raw).reshape(*batch, *leaf.shape) for leaf in layout.leaves}
+    return assemble(layout.space, (), values)
+
+
+def _leaf(flat: torch.Tensor, leaf: Any, raw: bool) -> torch.Tensor:
+    """One leaf's columns of `flat`, viewed with the leaf's dtype when the row is raw bytes."""
+    part = flat[..., leaf.offset:leaf.offset + leaf.length]
+    return part.view(torch_dtype(leaf.dtype)) if raw else part
 
 
 def action_mask(flat: torch.Tensor, layout: Any) -> torch.Tensor | None:
@@ -69,21 +71,8 @@ def action_mask(flat: torch.Tensor, layout: Any) -> torch.Tensor | None:
         return None
     for leaf in layout.leaves:
         if leaf.path == ("action_mask",):
-            part = flat[..., leaf.offset:leaf.offset + leaf.length]
-            if layout.raw:
-                part = part.view(torch_dtype(leaf.dtype))
-            return part.reshape(flat.shape[0], -1).bool()
+            return _leaf(flat, leaf, layout.raw).reshape(flat.shape[0], -1).bool()
     return None
-
-
-def _assemble(space: Any, path: tuple, values: dict) -> Any:
-    from gymnasium import spaces
-
-    if isinstance(space, spaces.Dict):
-        return {key: _assemble(sub, path + (key,), values) for key, sub in space.spaces.items()}
-    if isinstance(space, spaces.Tuple):
-        return tuple(_assemble(sub, path + (i,), values) for i, sub in enumerate(space.spaces))
-    return values[path]
 
 
 def _categorical(logits: torch.Tensor, action: torch.Tensor | None, mask: torch.Tensor | None):

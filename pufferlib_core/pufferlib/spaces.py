@@ -176,15 +176,15 @@ class ObsLayout:
         if not self.structured:
             return flat.reshape(flat.shape[:flat.ndim - len(self.shape)] + self.leaves[0].shape)
         values = {leaf.path: leaf.view(flat, self.raw) for leaf in self.leaves}
-        return _assemble(self.space, (), values)
+        return assemble(self.space, (), values)
 
 
-def _assemble(space: spaces.Space, path: tuple, values: dict) -> Any:
+def assemble(space: spaces.Space, path: tuple, values: dict) -> Any:
     """Rebuild the nested container of `space` from leaf values keyed by path."""
     if isinstance(space, spaces.Dict):
-        return {key: _assemble(sub, path + (key,), values) for key, sub in space.spaces.items()}
+        return {key: assemble(sub, path + (key,), values) for key, sub in space.spaces.items()}
     if isinstance(space, spaces.Tuple):
-        return tuple(_assemble(sub, path + (i,), values) for i, sub in enumerate(space.spaces))
+        return tuple(assemble(sub, path + (i,), values) for i, sub in enumerate(space.spaces))
     return values[path]
 
 
@@ -254,7 +254,7 @@ class ActionLayout:
         if not self.structured:
             return self._leaf_action(self.space, flat, 0, None)
         values = {path: self._leaf_action(sub, flat, off, count) for path, sub, off, count in self._slices}
-        return _assemble(self.space, (), values)
+        return assemble(self.space, (), values)
 
     @staticmethod
     def _leaf_action(space: spaces.Space, flat: np.ndarray, offset: int, count: int | None) -> Any:
