@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 from functools import partial
 from types import SimpleNamespace
 
@@ -28,16 +27,7 @@ import gymnasium as gym
 import numpy as np
 
 import pufferlib
-
-
-def rate(step, actions: np.ndarray, seconds: float) -> float:
-    """Batches per second of `step(actions[i])`, repeated for about `seconds`."""
-    n = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        step(actions[n % len(actions)])
-        n += 1
-    return n / (time.perf_counter() - start)
+from timing import rate
 
 
 def main() -> None:

@@ -9,28 +9,16 @@ run, side by side, since this machine is shared and noisy. Target: >= 1.5x.
 from __future__ import annotations
 
 import argparse
-import time
 
 import gymnasium as gym
 import numpy as np
 
 import pufferlib.vector
+from timing import rate
 
 
 def cartpole() -> gym.Env:
     return gym.make("CartPole-v1")
-
-
-def time_steps(step, actions: np.ndarray, seconds: float) -> float:
-    """Steps per second of `step(actions[i])`, repeated for about `seconds`."""
-    n, i = 0, 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for _ in range(100):
-            step(actions[i % len(actions)])
-            i += 1
-        n += 100
-    return n / (time.perf_counter() - start)
 
 
 def main() -> None:
@@ -57,9 +45,9 @@ def main() -> None:
 
     gym_sps, puffer_sps, bare_sps = [], [], []
     for _ in range(3):
-        gym_sps.append(time_steps(gym_vec.step, actions, args.seconds / 3))
-        puffer_sps.append(time_steps(puffer_vec.step, actions, args.seconds / 3))
-        bare_sps.append(time_steps(bare_step, actions.astype(np.int32), args.seconds / 3))
+        gym_sps.append(rate(gym_vec.step, actions, args.seconds / 3))
+        puffer_sps.append(rate(puffer_vec.step, actions, args.seconds / 3))
+        bare_sps.append(rate(bare_step, actions.astype(np.int32), args.seconds / 3))
     gym_vec.close()
     puffer_vec.close()
     g, p, b = (np.median(x) * args.num_envs for x in (gym_sps, puffer_sps, bare_sps))
