@@ -57,10 +57,12 @@ class SB3LikePolicy(nn.Module):
 def time_sb3(steps: int) -> float:
     from stable_baselines3 import PPO
     from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.logger import Logger
 
     env = make_vec_env("CartPole-v1", n_envs=SIZES["num_envs"], seed=0)
     model = PPO("MlpPolicy", env, n_steps=SIZES["n_steps"], batch_size=SIZES["minibatch"],
                 n_epochs=SIZES["epochs"], device="cpu", seed=0, verbose=0)
+    model.set_logger(Logger(folder=None, output_formats=[]))  # SB3 would otherwise leave /tmp/SB3-* folders
     start = time.perf_counter()
     model.learn(total_timesteps=steps)
     elapsed = time.perf_counter() - start

@@ -56,10 +56,10 @@ static void c_close(Env* env) {}
 
 static void breakout_observe(Env* env) {
     float* obs = (float*)env->p.observations;
-    obs[0] = env->paddle_x * (1.0f / BO_W);
+    obs[0] = (env->paddle_x + BO_PADDLE_W / 2.0f) * (2.0f / BO_W) - 1.0f;
     obs[1] = (float)BO_PADDLE_Y / BO_H;
-    obs[2] = env->ball_x * (1.0f / BO_W);
-    obs[3] = env->ball_y * (1.0f / BO_H);
+    obs[2] = (env->ball_x + BO_BALL / 2.0f) * (2.0f / BO_W) - 1.0f;
+    obs[3] = (env->ball_y + BO_BALL / 2.0f) * (2.0f / BO_H) - 1.0f;
     obs[4] = env->ball_vx * (1.0f / BO_BALL_SPEED);
     obs[5] = env->ball_vy * (1.0f / BO_BALL_SPEED);
     obs[6] = (float)env->balls_left / (float)env->balls;
@@ -78,7 +78,7 @@ static void breakout_hold_ball(Env* env) {
 static void c_reset(Env* env) {
     float* obs = (float*)env->p.observations;
     memset(env->bricks, 1, BO_BRICKS);
-    for (int i = 0; i < BO_BRICKS; i++) obs[BO_SCALARS + i] = 1.0f;
+    for (int i = 0; i < BO_BRICKS; i++) obs[BO_SCALARS + i] = 0.0f;
     env->paddle_x = (BO_W - BO_PADDLE_W) / 2.0f;
     env->balls_left = env->balls;
     env->broken = 0;
@@ -101,7 +101,7 @@ static int breakout_hit(Env* env, float x, float y) {
     int k = row * BO_COLS + col;
     if (!env->bricks[k]) return 0;
     env->bricks[k] = 0;
-    ((float*)env->p.observations)[BO_SCALARS + k] = 0.0f;
+    ((float*)env->p.observations)[BO_SCALARS + k] = 1.0f;
     env->broken++;
     return 1;
 }
