@@ -173,9 +173,11 @@ def _peel_gymnasium_wrappers(env: Any) -> tuple[Any, int | None]:
 class PettingZooPufferEnv(_Emulated):
     """A PettingZoo env (parallel API; AEC envs are converted) as a multi-agent PufferEnv.
 
-    Every agent of `possible_agents` owns a fixed row. Agents that are absent (not yet
-    spawned, or gone after their final step) have zeroed observations and mask False;
-    their actions are ignored. All agents must share one observation and one action space.
+    Every agent of `possible_agents` owns a fixed row. `masks` is True for the agents that
+    observe and act at this step. Agents that are absent (not yet spawned, or gone) have
+    zeroed observations and mask False, and their actions are ignored; on its final step
+    an agent reports its reward and terminal/truncation with mask False (they close its
+    previous transition). All agents must share one observation and one action space.
     """
 
     def __init__(self, env: Any = None, env_args: tuple = (), env_kwargs: dict | None = None,
@@ -205,7 +207,7 @@ class PettingZooPufferEnv(_Emulated):
     def reset(self, seed: int | None = None):
         obs, infos = self.env.reset(seed=seed)
         self._write_obs(obs)
-        self._seen[:] = self.masks
+        self._seen[:] = False
         self.rewards[:] = 0
         self.terminals[:] = False
         self.truncations[:] = False
@@ -229,20 +231,19 @@ class PettingZooPufferEnv(_Emulated):
             self.truncations[slot[agent]] = t
         self._returns += self.rewards
         self.episode_length += 1
-        self._write_obs(obs)
-        # Agents that just finished still own this step's transition.
         for agent in rewards:
-            self.masks[slot[agent]] = True
-        self._seen |= self.masks
+            self._seen[slot[agent]] = True
+        self._write_obs(obs)
+        # A finishing agent acts no more: its reward and terminal close its previous
+        # transition, and its row is masked until it comes back.
+        self.masks &= ~(self.terminals | self.truncations)
         infos = []
         if not self.env.agents:
             infos.append({"episode_return": float(self._returns[self._seen].mean()),
                           "episode_length": self.episode_length})
             obs, _ = self.env.reset()
-            masks = self.masks.copy()
-            self._write_obs(obs)  # next episode's first observation ...
-            self.masks |= masks   # ... while the finishing agents keep their final transition
-            self._seen[:] = self.masks
+            self._write_obs(obs)  # the next episode's first observation; its agents act
+            self._seen[:] = False
             self._returns[:] = 0
             self.episode_length = 0
         return self.observations, self.rewards, self.terminals, self.truncations, infos

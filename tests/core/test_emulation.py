@@ -106,19 +106,19 @@ def test_pettingzoo_agents_come_and_go():
     np.testing.assert_array_equal(env.masks, [True, False])
     np.testing.assert_array_equal(obs[1], 0)
     obs, rewards, terminals, _, infos = env.step(np.array([[1], [3]], np.int32))
-    np.testing.assert_array_equal(env.masks, [True, True])
+    np.testing.assert_array_equal(env.masks, [True, True])  # b arrived
     np.testing.assert_array_equal(rewards, [1, 0])  # b was absent when acting
     obs, rewards, terminals, _, _ = env.step(np.array([[2], [3]], np.int32))
     np.testing.assert_array_equal(terminals, [True, False])
     np.testing.assert_array_equal(rewards, [2, 3])
-    np.testing.assert_array_equal(env.masks, [True, True])  # a's final transition still counts
+    np.testing.assert_array_equal(env.masks, [False, True])  # a's reward closes its last transition
     obs, rewards, terminals, _, infos = env.step(np.array([[2], [1]], np.int32))
     np.testing.assert_array_equal(rewards, [0, 1])
     np.testing.assert_array_equal(terminals, [False, True])
-    # Episode over: reset in the same step, a is back, b keeps its final transition.
+    # Episode over: reset in the same step; the new episode's agents (a) act.
     assert infos == [{"episode_return": 3.5, "episode_length": 3}]
     np.testing.assert_array_equal(obs[0], [1, 0])
-    np.testing.assert_array_equal(env.masks, [True, True])
+    np.testing.assert_array_equal(env.masks, [True, False])
     env.step(np.array([[0], [0]], np.int32))
     np.testing.assert_array_equal(env.masks, [True, True])
 

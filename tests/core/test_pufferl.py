@@ -230,10 +230,9 @@ def test_multiagent_padding_is_masked():
     trainer = make_trainer(env, batch_size=48, minibatch_size=16)
     trainer.evaluate()
     data = trainer.rollout
-    # agent "b" is absent (mask False) on the reset step only; on later episode starts the env
-    # keeps its mask True for the final transition of the episode before
-    expected = torch.ones(4, 12)
-    expected[1::2, 0] = 0
+    # 3-step episodes: "a" acts at t0, t1 and finishes at t2 (its row masked there); "b" arrives
+    # at t1 and finishes at t3, when the episode resets and only "a" is back.
+    expected = torch.tensor([[1., 1., 0.] * 4, [0., 1., 1.] * 4] * 2)
     assert torch.equal(data.weights, expected)
     assert (data.obs[1::2, 0] == 0).all()
     losses = trainer.train()
