@@ -57,7 +57,7 @@ def test_breakout_launch_break_a_brick_and_lose_balls():
     env = envs.Breakout(num_envs=1, balls=1)
     try:
         obs, _ = env.reset(seed=0)
-        assert obs.shape == (1, 118) and obs[0, 10:].sum() == 108 and env.field("in_play") == 0
+        assert obs.shape == (1, 118) and obs[0, 10:].sum() == 0 and env.field("in_play") == 0  # 1 = broken
         env.step(np.array([1]))
         assert env.field("in_play") == 1
         env.set_field("ball_x", 100.0)
@@ -65,12 +65,67 @@ def test_breakout_launch_break_a_brick_and_lose_balls():
         env.set_field("ball_vx", 0.0)
         env.set_field("ball_vy", -7.0)
         _, rew, _, _, _ = env.step(np.array([0]))
-        assert rew[0] == 1 and env.observations[0, 10:].sum() == 107 and env.field("ball_vy") > 0
+        assert rew[0] == 1 and env.observations[0, 10:].sum() == 1 and env.field("ball_vy") > 0
+        assert env.observations[0, 10 + 5 * 18 + 100 // 32] == 1  # bottom row, column 3
         env.set_field("ball_x", 500.0)
         env.set_field("ball_y", 328.0)
         env.set_field("paddle_x", 0.0)
-        _, _, term, _, _ = env.step(np.array([0]))
-        assert term[0] and env.log()["score"] == 1  # the only ball is lost: game over
+        _, rew, term, _, _ = env.step(np.array([0]))
+        assert term[0] and rew[0] == -1  # the only ball is lost: game over
+        log = env.log()
+        assert log["score"] == 1 and log["episode_return"] == 0  # one brick, one ball lost
+    finally:
+        env.close()
+
+
+def _drop_ball(env, env_id, paddle_x):
+    """Put copy `env_id`'s ball in play just above the paddle line, falling straight down at x = 100."""
+    for name, value in (("in_play", 1), ("paddle_x", paddle_x), ("ball_x", 100.0), ("ball_y", 300.0),
+                        ("ball_vx", 0.0), ("ball_vy", 7.0)):
+        env.set_field(name, value, env_id=env_id)
+
+
+def test_breakout_losing_a_ball_costs_reward_and_catching_it_does_not():
+    # The bug this guards: a lost ball is relaunched from the paddle into the bricks, so with
+    # no reward for losing it, missing cost nothing within the discount horizon and PPO
+    # never learned to follow the ball (7 bricks after 20M steps; random play 6.5).
+    env = envs.Breakout(num_envs=2, balls=3)
+    try:
+        env.reset(seed=0)
+        _drop_ball(env, 0, paddle_x=400.0)  # copy 0: the paddle is far away, the ball is lost
+        _drop_ball(env, 1, paddle_x=70.0)  # copy 1: the paddle is under the ball, it bounces
+        rewards = np.zeros(2)
+        for _ in range(6):
+            _, rew, term, trunc, _ = env.step(np.array([0, 0]))
+            rewards += rew
+            assert not term.any() and not trunc.any()
+        assert rewards[0] == -1 and env.field("balls_left", 0) == 2 and env.field("in_play", 0) == 0
+        assert rewards[1] == 0 and env.field("balls_left", 1) == 3 and env.field("ball_vy", 1) < 0
+    finally:
+        env.close()
+
+
+def test_breakout_observation_shows_the_ball_relative_to_the_paddle():
+    env = envs.Breakout(num_envs=1)
+    try:
+        obs, _ = env.reset(seed=0)
+        assert obs[0, 2] == pytest.approx(obs[0, 0])  # held ball: centred over the paddle
+        assert obs[0, 0] == pytest.approx(0.0) and (obs[0, 10:] == 0).all()
+        env.step(np.array([1]))
+        for paddle_x, ball_x, side in ((0.0, 300.0, 1), (400.0, 100.0, -1)):
+            env.set_field("paddle_x", paddle_x)
+            env.set_field("ball_x", ball_x)
+            env.set_field("ball_y", 200.0)
+            obs, *_ = env.step(np.array([0]))
+            assert np.sign(obs[0, 2] - obs[0, 0]) == side
+        for corner in ((0.0, 0.0), (570.0, 330.0)):  # the court's corners map to about -1 and 1
+            env.set_field("ball_x", corner[0])
+            env.set_field("ball_y", corner[1] - 7.0 * (corner[1] > 0))
+            env.set_field("ball_vx", 0.0)
+            env.set_field("ball_vy", 7.0 if corner[1] > 0 else -7.0)
+            obs, *_ = env.step(np.array([0]))
+            assert (np.abs(obs[0, :10]) <= 1).all()
+            assert np.abs(obs[0, 2]) > 0.95 and np.abs(obs[0, 3]) > 0.9
     finally:
         env.close()
 

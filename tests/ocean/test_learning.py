@@ -17,10 +17,12 @@ from pufferlib.config import load_default, merge  # noqa: E402
 from pufferlib.dashboard import Dashboard  # noqa: E402
 
 
-def train(name: str, **env_overrides) -> tuple[list[float], dict]:
-    """Train ocean-<name> with its spec's config; returns (score reports, last metrics)."""
+def train(name: str, config_overrides: dict | None = None, **env_overrides) -> tuple[list[float], dict]:
+    """Train ocean-<name> with its spec's config (then `config_overrides`, e.g. a shorter
+    run); returns (score reports, last metrics)."""
     spec = pufferlib.registry.spec(f"ocean-{name}")
-    config = merge(load_default(), spec.config, {"train": {"device": "cpu", "checkpoint_interval": 10**9}})
+    config = merge(load_default(), spec.config, config_overrides or {},
+                   {"train": {"device": "cpu", "checkpoint_interval": 10**9}})
     vec = pufferlib.make(spec.id, num_envs=config["vec"]["num_envs"], seed=config["vec"]["seed"], **env_overrides)
     scores, metrics = [], {}
     with tempfile.TemporaryDirectory() as run_dir:  # checkpoints, if any, go away with it
@@ -57,11 +59,18 @@ def test_sanity_env_is_solved_within_its_budget(name):
 
 
 @pytest.mark.slow
-def test_squared_is_solved_on_a_small_grid_and_the_env_is_a_small_share(monkeypatch):
-    spec = pufferlib.registry.spec("ocean-squared")
-    monkeypatch.setitem(spec.config, "train", {**spec.config["train"], "total_timesteps": 60_000,
-                                               "batch_size": 2048, "minibatch_size": 512})
-    monkeypatch.setitem(spec.config, "vec", {"num_envs": 64})
-    scores, metrics = train("squared", size=5)
+def test_squared_is_solved_on_a_small_grid_and_the_env_is_a_small_share():
+    short = {"train": {"total_timesteps": 60_000, "batch_size": 2048, "minibatch_size": 512},
+             "vec": {"num_envs": 64}}
+    scores, metrics = train("squared", short, size=5)
     assert scores[-1] >= 0.9, scores
     assert metrics["performance/env"] < 0.05  # the env is a small share of the training profile
+
+
+@pytest.mark.slow
+def test_breakout_learns_to_follow_the_ball():
+    # Random play breaks about 6.5 bricks; before lost balls cost reward (and before the
+    # observation was centred, with bricks 0 until broken) the shipped config stayed at 7
+    # after 20M steps. 3M steps of the shipped config take about 30 s on two CPU cores.
+    scores, _ = train("breakout", {"train": {"total_timesteps": 3_000_000}})
+    assert scores and scores[-1] >= 20, f"ocean-breakout scores: {scores}"

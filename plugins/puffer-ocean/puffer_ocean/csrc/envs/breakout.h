@@ -1,10 +1,16 @@
 /* breakout: clear a wall of bricks with a ball and a paddle.
  *
  * A 576 x 330 court, 6 rows x 18 columns of bricks, 5 balls. Actions: 0 stay, 1 launch
- * the ball, 2 right, 3 left. Reward 1 per brick. The episode ends when the bricks or the
- * balls run out (terminal) or after `max_steps` (truncated). Observation (118 floats):
- * paddle x, paddle y, ball x, ball y, ball vx, ball vy, balls left, bricks broken,
- * ball in play, ball speed (all scaled to about [0, 1] or [-1, 1]), then one 0/1 per brick.
+ * the ball, 2 right, 3 left. Reward +1 per brick, -1 per lost ball. The episode ends when
+ * the bricks or the balls run out (terminal) or after `max_steps` (truncated); `score` is
+ * the bricks broken, `episode_return` the summed reward. Observation (118 floats): paddle x,
+ * paddle y, ball x, ball y (x: centres, y: top edges, both mapped to [-1, 1]), ball vx,
+ * ball vy (in [-1, 1]), balls left, bricks broken, ball in play, ball speed (in [0, 1]),
+ * then one 0/1 per brick, 1 once it is broken (every brick is 0 at the start).
+ *
+ * The -1 matters: a lost ball is relaunched from the paddle straight into the wall, where
+ * it breaks about as many bricks as a caught one, so without it missing the ball costs
+ * nothing within the discount horizon and PPO never learns to follow the ball.
  */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length)
 #define PARAMS(P) P(int, max_steps, 10000, 1, 10000000) P(int, balls, 5, 1, 99)
@@ -56,10 +62,11 @@ static void c_close(Env* env) {}
 
 static void breakout_observe(Env* env) {
     float* obs = (float*)env->p.observations;
+    /* Centred and on one scale, so that "ball left or right of the paddle" is one difference. */
     obs[0] = (env->paddle_x + BO_PADDLE_W / 2.0f) * (2.0f / BO_W) - 1.0f;
-    obs[1] = (float)BO_PADDLE_Y / BO_H;
+    obs[1] = (float)BO_PADDLE_Y * (2.0f / BO_H) - 1.0f;
     obs[2] = (env->ball_x + BO_BALL / 2.0f) * (2.0f / BO_W) - 1.0f;
-    obs[3] = (env->ball_y + BO_BALL / 2.0f) * (2.0f / BO_H) - 1.0f;
+    obs[3] = env->ball_y * (2.0f / BO_H) - 1.0f;  /* ball_y <= BO_H while it is shown */
     obs[4] = env->ball_vx * (1.0f / BO_BALL_SPEED);
     obs[5] = env->ball_vy * (1.0f / BO_BALL_SPEED);
     obs[6] = (float)env->balls_left / (float)env->balls;
@@ -78,7 +85,8 @@ static void breakout_hold_ball(Env* env) {
 static void c_reset(Env* env) {
     float* obs = (float*)env->p.observations;
     memset(env->bricks, 1, BO_BRICKS);
-    for (int i = 0; i < BO_BRICKS; i++) obs[BO_SCALARS + i] = 0.0f;
+    /* 0 = standing: 108 inputs stuck at 1 would swamp the few that say where the ball is. */
+    memset(obs + BO_SCALARS, 0, sizeof(float) * BO_BRICKS);
     env->paddle_x = (BO_W - BO_PADDLE_W) / 2.0f;
     env->balls_left = env->balls;
     env->broken = 0;
@@ -144,6 +152,7 @@ static void c_step(Env* env) {
         env->ball_y = ny;
         if (ny > BO_H) {
             env->balls_left--;
+            reward -= 1;
             if (env->balls_left == 0) terminal = 1;
             else breakout_hold_ball(env);
         }
@@ -155,7 +164,7 @@ static void c_step(Env* env) {
     env->p.truncations[0] = (uint8_t)truncated;
     if (terminal || truncated) {
         env->log.score += (float)env->broken;
-        env->log.episode_return += (float)env->broken;
+        env->log.episode_return += (float)(env->broken - (env->balls - env->balls_left));
         env->log.episode_length += (float)env->tick;
         env->log.n += 1;
         c_reset(env);
