@@ -264,3 +264,16 @@ def test_grid_walls_block_and_the_goal_pays():
         assert rew[0] == 1 and term[0]
     finally:
         env.close()
+
+
+def test_puffer_eval_writes_a_video_of_a_real_game(tmp_path):
+    import imageio.v3 as iio
+
+    from pufferlib import cli
+
+    video = tmp_path / "run.gif"
+    assert cli.main(["eval", "ocean-breakout", "--episodes", "1", "--vec.num-envs", "1",
+                     "--video-path", str(video)]) == 0
+    frames = iio.imread(video)
+    assert frames.shape[1:] == (330, 576, 3) and len(frames) > 50
+    assert len({frame.tobytes() for frame in frames[::10]}) > 3  # the ball and paddle move
