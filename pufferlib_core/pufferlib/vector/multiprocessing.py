@@ -46,7 +46,8 @@ from pufferlib.environment import Buffers
 from pufferlib.errors import APIUsageError, WorkerError
 from pufferlib.vector import _sync
 from pufferlib.vector.base import VecEnv, probe_env
-from pufferlib.vector.shared import HAS_SEED, SEED, SEQ, STATE, Layout, SharedBlock, WorkerSpec, worker_main
+from pufferlib.vector.shared import (HAS_SEED, SEED, SEQ, STATE, Layout, SharedBlock, SpinPolicy, WorkerSpec,
+                                     worker_main)
 
 #: Seconds between liveness checks of busy workers while the main process waits.
 LIVENESS_S = 0.2
@@ -99,25 +100,16 @@ def default_start_method() -> str:
     return "spawn"
 
 
-def default_spin_us(num_workers: int) -> float:
-    """Spin (50 us) only when the workers, the main process and the current load fit the cores.
-
-    Spinning saves the wake-up latency of a sleeping process, but a spinning process
-    holds a core that another one may need: with more runnable processes than cores,
-    blocking at once in the kernel is faster.
-    """
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):  # not offered on this platform
-        load = 0.0
-    return 50.0 if num_workers + 1 + load <= (os.cpu_count() or 1) else 0.0
+#: Default longest spin of a waiting process, in microseconds (adapted: see SpinPolicy).
+SPIN_US = 50.0
 
 
 class Multiprocessing(VecEnv):
     """Steps `num_envs` envs in `num_workers` processes through shared memory (see module doc).
 
-    `spin_us`: how long a waiting process spins before it sleeps in the kernel (default:
-    see `default_spin_us`).
+    `spin_us`: how long a waiting process spins before it sleeps in the kernel. Default:
+    up to SPIN_US, adapted to whether spinning pays on this machine right now
+    (`shared.SpinPolicy`); a number given here is used for every wait.
     `start_method`: 'fork', 'spawn' or 'forkserver' (default: see `default_start_method`).
     """
 
@@ -133,7 +125,7 @@ class Multiprocessing(VecEnv):
                                 f"choose one of {mp.get_all_start_methods()}.")
         self.num_workers, self.envs_per_worker, self.zero_copy = workers, per_worker, zero_copy
         self.start_method, self.seed = start_method, seed
-        self.spin_us = float(default_spin_us(workers) if spin_us is None else spin_us)
+        self._spin = SpinPolicy(SPIN_US if spin_us is None else spin_us, adaptive=spin_us is None)
 
         driver, native = probe_env(env_creators[0], env_args[0], env_kwargs[0])
         driver.close()
@@ -189,7 +181,7 @@ class Multiprocessing(VecEnv):
         for w in range(self.num_workers):
             envs = slice(w * self.envs_per_worker, (w + 1) * self.envs_per_worker)
             spec = WorkerSpec(w, self._block, layout, creators[envs], args[envs], kwargs[envs], native,
-                              envs.start, like, self.spin_us)
+                              envs.start, like, self._spin.spin_us, self._spin.adaptive)
             parent_conn, child_conn = ctx.Pipe()
             proc = ctx.Process(target=worker_main, args=(spec, child_conn), daemon=True,
                                name=f"pufferlib-worker-{w}")
@@ -218,7 +210,9 @@ class Multiprocessing(VecEnv):
         Raises WorkerError when a pending worker reports an exception or has died.
         """
         while True:
-            ready, with_infos = self._flags.wait_ready(self._pending, need, self.spin_us, LIVENESS_S * 1000)
+            start = time.perf_counter()
+            ready, with_infos = self._flags.wait_ready(self._pending, need, self._spin.current, LIVENESS_S * 1000)
+            self._spin.record(time.perf_counter() - start)
             if ready >= need:
                 return with_infos
             if ready < 0:
