@@ -27,7 +27,7 @@ import gymnasium as gym
 import numpy as np
 
 import pufferlib
-from timing import rate
+from timing import race, report
 
 
 def main() -> None:
@@ -61,23 +61,12 @@ def main() -> None:
                                                                         reset=lambda seed: None)
     for i, env in enumerate(bare):
         env.reset(seed=i)
-    rates: dict[str, list[float]] = {name: [] for name in contenders}
     try:
-        for env in contenders.values():
-            env.reset(seed=0)
-        for _ in range(3):
-            for name, env in contenders.items():
-                rates[name].append(rate(env.step, actions, args.seconds / 3 / len(contenders)) * n)
+        sps = race(contenders, actions, args.seconds)
     finally:
-        for env in [*contenders.values(), *bare]:
+        for env in bare:
             env.close()
-    base = float(np.median(rates[next(iter(rates))]))
-    print(f"{env_id}, {n} envs, {cores} cores, agent steps/s (x4 frames)")
-    for name, values in rates.items():
-        sps = float(np.median(values))
-        print(f"  {name:45s} {sps:10,.0f}  {sps / base:5.2f}x")
-    print("  target: >= 1.5x AsyncVectorEnv")
-
+    report(f"{env_id}, {n} envs, {cores} cores, agent steps/s (x4 frames)", sps, ">= 1.5x AsyncVectorEnv")
 
 if __name__ == "__main__":
     main()

@@ -22,7 +22,7 @@ import gymnasium as gym
 import numpy as np
 
 import pufferlib
-from timing import rate
+from timing import race, report
 
 
 def main() -> None:
@@ -42,23 +42,8 @@ def main() -> None:
         f"pufferlib multiprocessing ({n} workers)": pufferlib.make(env_id, num_envs=n, num_workers=n),
         f"pufferlib multiprocessing ({cores} workers)": pufferlib.make(env_id, num_envs=n, num_workers=cores),
     }
-    rates: dict[str, list[float]] = {name: [] for name in contenders}
-    try:
-        for env in contenders.values():
-            env.reset(seed=0)
-        for _ in range(3):
-            for name, env in contenders.items():
-                rates[name].append(rate(env.step, actions, args.seconds / 3 / len(contenders)) * n)
-    finally:
-        for env in contenders.values():
-            env.close()
-    base = float(np.median(rates[next(iter(rates))]))
-    print(f"{env_id}, {n} envs, {cores} cores, agent steps/s")
-    for name, values in rates.items():
-        sps = float(np.median(values))
-        print(f"  {name:45s} {sps:10,.0f}  {sps / base:5.2f}x")
-    print("  target: >= 1.5x AsyncVectorEnv")
-
+    sps = race(contenders, actions, args.seconds)
+    report(f"{env_id}, {n} envs, {cores} cores, agent steps/s", sps, ">= 1.5x AsyncVectorEnv")
 
 if __name__ == "__main__":
     main()
