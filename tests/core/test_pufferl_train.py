@@ -233,7 +233,8 @@ def test_torchrun_two_cpu_ranks_end_with_identical_weights(tmp_path):
     script = tmp_path / "ddp.py"
     script.write_text(DDP_SCRIPT)
     torchrun = Path(sys.executable).with_name("torchrun")
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    # TMPDIR: torchrun leaves a torchelastic_* folder in the temp dir; keep it in tmp_path
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path)}
     proc = subprocess.Popen([str(torchrun), "--standalone", "--nproc_per_node=2", str(script), str(tmp_path)],
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
