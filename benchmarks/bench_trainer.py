@@ -76,7 +76,12 @@ def run_puffer(steps: int, policy_fn=None, **train) -> tuple[float, dict]:
     trainer = PuffeRL(env=env, policy=policy, device="cpu", total_timesteps=steps, checkpoint_interval=0,
                       data_dir=DATA_DIR.name,
                       dashboard=Dashboard(interval=1e9, rich=False, stream=io.StringIO()), **train)
-    trainer.evaluate()  # warm-up batch, not timed
+    return timed_training(trainer)
+
+
+def timed_training(trainer: PuffeRL) -> tuple[float, dict]:
+    """(SPS, last metrics) of training to the end after one untimed warm-up batch; closes the trainer."""
+    trainer.evaluate()
     trainer.train()
     trainer.mean_and_log()
     start, first = time.perf_counter(), trainer.global_step
@@ -120,16 +125,7 @@ def bench_squared(epochs: int) -> None:
                       bptt_horizon=64, update_epochs=1, cpu_threads=os.cpu_count() or 1, data_dir=DATA_DIR.name,
                       total_timesteps=batch * (epochs + 1), checkpoint_interval=0,
                       dashboard=Dashboard(interval=1e9, rich=False, stream=io.StringIO()))
-    trainer.evaluate()
-    trainer.train()
-    trainer.mean_and_log()
-    start, first = time.perf_counter(), trainer.global_step
-    while not trainer.done_training():
-        trainer.evaluate()
-        trainer.train()
-    metrics = trainer.mean_and_log()
-    sps = (trainer.global_step - first) / (time.perf_counter() - start)
-    trainer.close()
+    sps, metrics = timed_training(trainer)
     shares = "  ".join(f"{k} {metrics[f'performance/{k}']:.0%}" for k in ("env", "forward", "learn", "copy", "other"))
     print(f"squared   LSTM-128, 4096 envs: {sps:,.0f} SPS vs reference 41,000 -> {sps / 41000:.2f}x "
           f"(target >= 1.5x) | {shares}")

@@ -68,17 +68,6 @@ def check_matches(env: PufferEnv, like: PufferEnv, index: int) -> None:
             "All vectorized envs must match.")
 
 
-def check_batch_size(num_envs: int, batch_size: int, divisor: int) -> None:
-    """Raise unless `batch_size` is a multiple of `divisor` that divides `num_envs`."""
-    if num_envs < 1:
-        raise APIUsageError(f"num_envs must be >= 1, got {num_envs}.")
-    valid = [b for b in range(divisor, num_envs + 1, divisor) if num_envs % b == 0]
-    if batch_size not in valid:
-        raise APIUsageError(
-            f"batch_size={batch_size} does not work with num_envs={num_envs}: it must be a multiple of "
-            f"{divisor} that divides num_envs. Valid values: {valid}.")
-
-
 class VecEnv:
     """Base of the vectorization backends; subclasses implement async_reset/send/recv/close."""
 

@@ -7,7 +7,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from pufferlib.environment import Buffers
-from pufferlib.vector.base import VecEnv, check_batch_size, create_env, probe_env
+from pufferlib.errors import APIUsageError
+from pufferlib.vector.base import VecEnv, create_env, probe_env
 
 
 class Serial(VecEnv):
@@ -21,7 +22,9 @@ class Serial(VecEnv):
                  env_kwargs: Sequence[dict], num_envs: int, batch_size: int | None = None,
                  seed: int | None = 0, **unused: Any):
         batch_size = num_envs if batch_size is None else batch_size
-        check_batch_size(num_envs, batch_size, divisor=1)
+        valid = [b for b in range(1, num_envs + 1) if num_envs % b == 0]
+        if batch_size not in valid:
+            raise APIUsageError(f"batch_size={batch_size} must divide num_envs={num_envs}. Valid values: {valid}.")
         first, native = probe_env(env_creators[0], env_args[0], env_kwargs[0])
         self._init_spaces(first, num_envs, batch_size)
         self.buffers = Buffers.allocate(self.single_observation_space, self.single_action_space,
