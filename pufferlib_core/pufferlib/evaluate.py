@@ -84,7 +84,7 @@ def _play(env: Any, policy: torch.nn.Module, episodes: int, render_mode: str | N
         else:
             logits = policy(obs_t)[0]
         mask = pufferlib.pytorch.action_mask(obs_t, getattr(env, "obs_layout", None))
-        action, _, _ = pufferlib.pytorch.sample_logits(logits, nvec=nvec, action_mask=mask)
+        action, _, _ = pufferlib.pytorch.sample_logits(logits, nvec=nvec, action_mask=mask, entropy=False)
         action = action.numpy()
         if isinstance(logits, torch.distributions.Normal):
             action = action.clip(env.single_action_space.low, env.single_action_space.high)

@@ -75,36 +75,40 @@ def action_mask(flat: torch.Tensor, layout: Any) -> torch.Tensor | None:
     return None
 
 
-def _categorical(logits: torch.Tensor, action: torch.Tensor | None, mask: torch.Tensor | None):
+def _categorical(logits: torch.Tensor, action: torch.Tensor | None, mask: torch.Tensor | None, with_entropy: bool):
     if mask is not None:
         logits = logits.masked_fill(~mask.bool(), torch.finfo(logits.dtype).min)
     logp = torch.log_softmax(logits, dim=-1)
     if action is None:  # Gumbel-max: argmax(log p - log E), E ~ Exp(1), is a sample of p
-        action = (logp - torch.empty_like(logp).exponential_().log()).argmax(-1)
-    logprob = logp.gather(-1, action.long().unsqueeze(-1)).squeeze(-1)
-    entropy = -(logp.exp() * logp).sum(-1)
-    return action, logprob, entropy
+        index = (logp - torch.empty_like(logp).exponential_().log_()).argmax(-1, keepdim=True)
+    else:
+        index = action.long().unsqueeze(-1)
+    logprob = logp.gather(-1, index).squeeze(-1)
+    entropy = -(logp.exp() * logp).sum(-1) if with_entropy else None
+    return index.squeeze(-1) if action is None else action, logprob, entropy
 
 
 def sample_logits(logits: Logits, action: torch.Tensor | None = None, nvec: Sequence[int] | None = None,
-                  action_mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+                  action_mask: torch.Tensor | None = None,
+                  entropy: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor | None]:
     """Sample actions from a policy head (or score `action`); return (action, logprob, entropy).
 
     `logits`: see the module docstring. `nvec` splits a single logits tensor into the
     sub-actions of a MultiDiscrete space. `action_mask` (batch, sum(nvec) or n) marks the
     allowed choices with 1; masked choices get zero probability.
     Actions come back as (batch,) int64 for Discrete, (batch, k) for MultiDiscrete and
-    (batch, action_dim) float for Box; logprob and entropy are (batch,).
+    (batch, action_dim) float for Box; logprob and entropy are (batch,). `entropy=False`
+    skips the entropy (None comes back), which acting does not need.
     """
     if isinstance(logits, torch.distributions.Normal):
         if action is None:
             action = logits.sample()
-        return action, logits.log_prob(action).sum(-1), logits.entropy().sum(-1)
+        return action, logits.log_prob(action).sum(-1), logits.entropy().sum(-1) if entropy else None
     if isinstance(logits, torch.Tensor):
         if nvec is None or len(nvec) == 1:
             if action is not None and action.dim() == logits.dim():
                 action = action.squeeze(-1)
-            return _categorical(logits, action, action_mask)
+            return _categorical(logits, action, action_mask, entropy)
         if logits.shape[-1] != sum(nvec):
             raise APIUsageError(f"logits have {logits.shape[-1]} columns but the MultiDiscrete space needs "
                                 f"sum(nvec) = {sum(nvec)}; size the policy's action head to sum(nvec).")
@@ -114,9 +118,9 @@ def sample_logits(logits: Logits, action: torch.Tensor | None = None, nvec: Sequ
                             "of logits tensors (MultiDiscrete) or a torch.distributions.Normal (Box).")
     masks = (torch.split(action_mask, [lg.shape[-1] for lg in logits], dim=-1)
              if action_mask is not None else [None] * len(logits))
-    parts = [_categorical(lg, None if action is None else action[..., i], m)
+    parts = [_categorical(lg, None if action is None else action[..., i], m, entropy)
              for i, (lg, m) in enumerate(zip(logits, masks))]
     actions = torch.stack([p[0] for p in parts], dim=-1)
     logprob = torch.stack([p[1] for p in parts], dim=-1).sum(-1)
-    entropy = torch.stack([p[2] for p in parts], dim=-1).sum(-1)
-    return actions, logprob, entropy
+    total_entropy = torch.stack([p[2] for p in parts], dim=-1).sum(-1) if entropy else None
+    return actions, logprob, total_entropy

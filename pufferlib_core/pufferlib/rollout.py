@@ -119,7 +119,8 @@ class Rollout:
             logits, value, state = self.policy(obs_t, state)
         else:
             logits, value = self.policy(obs_t)[:2]
-        action, logprob, _ = pufferlib.pytorch.sample_logits(logits, None, self.nvec, self.action_mask(obs_t))
+        action, logprob, _ = pufferlib.pytorch.sample_logits(logits, None, self.nvec, self.action_mask(obs_t),
+                                                             entropy=False)
         return action, logprob, value.float().view(-1), state
 
     def _send(self, action: torch.Tensor) -> np.ndarray:
@@ -135,7 +136,7 @@ class Rollout:
                 target = getattr(self, name)
                 target[:, t] = torch.as_tensor(value).to(self.device, target.dtype).view(target[:, t].shape)
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def collect(self, profile: dict[str, float]) -> dict[str, list[float]]:
         """Fill the storage with one batch; `profile` accumulates env/forward/copy seconds."""
         if self.env.agents_per_batch == self.rows:
