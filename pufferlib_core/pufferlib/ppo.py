@@ -32,25 +32,27 @@ def compute_advantages(rewards: torch.Tensor, values: torch.Tensor, terminals: t
         return None if x is None else x.detach().float().cpu().numpy()
 
     r, v, term, trunc, boot = map(host, (rewards, values, terminals, truncations, bootstrap))
-    rho = c = None
+    # V(s_t+1): the next step's value, the bootstrap after the last step; a truncated step
+    # stands in its own value V(s_t) for the unseen final observation. Terminal: no future.
+    next_value = np.where(trunc > 0, v, np.concatenate([v[:, 1:], boot[:, None]], axis=1))
+    delta = r + gamma * next_value * (1.0 - term) - v
+    chain = gamma * gae_lambda * (1.0 - np.minimum(term + trunc, 1.0))  # the lambda-chain stops at a done
     if ratio is not None:
-        rho, c = np.minimum(host(ratio), rho_clip), np.minimum(host(ratio), c_clip)
-    ended = np.minimum(term + trunc, 1.0)
-    advantages = np.zeros_like(v)
+        delta *= np.minimum(host(ratio), rho_clip)
+        chain *= np.minimum(host(ratio), c_clip)
+    # Only the recursion runs over time, on time-major rows.
+    delta, chain = np.ascontiguousarray(delta.T), np.ascontiguousarray(chain.T)
+    advantages = np.empty_like(delta)
     last = np.zeros_like(boot)
-    next_value = boot
-    for t in range(v.shape[1] - 1, -1, -1):
-        # Truncated: stand in V(s_t) for the unseen final observation; terminal: no future.
-        next_v = np.where(trunc[:, t] > 0, v[:, t], next_value)
-        delta = r[:, t] + gamma * next_v * (1.0 - term[:, t]) - v[:, t]
-        chain = gamma * gae_lambda * (1.0 - ended[:, t])
-        if rho is not None:
-            delta = rho[:, t] * delta
-            chain = chain * c[:, t]
-        last = delta + chain * last
-        advantages[:, t] = last
-        next_value = v[:, t]
+    for t in range(len(delta) - 1, -1, -1):
+        last = delta[t] + chain[t] * last
+        advantages[t] = last
+    advantages = np.ascontiguousarray(advantages.T)
     return torch.from_numpy(advantages).to(values.device)
+
+
+#: The statistics `ppo_loss` returns, in this order.
+LOSS_STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
 
 
 @dataclass
@@ -75,13 +77,17 @@ def ppo_loss(new_logprob: torch.Tensor, entropy: torch.Tensor, new_value: torch.
     present = weights > 0
     count = present.sum().clamp(min=1)
 
-    def weighted_mean(x: torch.Tensor) -> torch.Tensor:
-        return torch.where(present, x * weights, 0.0).sum() / count
+    def present_mean(x: torch.Tensor) -> torch.Tensor:
+        return torch.where(present, x, 0.0).sum() / count
 
-    if cfg.norm_adv:
-        mean = advantages[present].mean() if present.any() else advantages.new_zeros(())
-        std = advantages[present].std() if count > 1 else advantages.new_ones(())
-        advantages = (advantages - mean) / (std + 1e-8)
+    def weighted_mean(x: torch.Tensor) -> torch.Tensor:
+        return present_mean(x * weights)
+
+    if cfg.norm_adv:  # mean and unbiased std over the present entries
+        mean = present_mean(advantages)
+        centred = torch.where(present, advantages - mean, 0.0)
+        std = (centred.square().sum() / (count - 1).clamp(min=1)).sqrt()
+        advantages = centred / (std + 1e-8)
 
     log_ratio = new_logprob - old_logprob
     ratio = log_ratio.exp()
@@ -95,16 +101,18 @@ def ppo_loss(new_logprob: torch.Tensor, entropy: torch.Tensor, new_value: torch.
     else:
         v_loss = (new_value - returns) ** 2
     value_loss = 0.5 * weighted_mean(v_loss)
-    entropy_loss = weighted_mean(entropy)
-    loss = policy_loss + cfg.vf_coef * value_loss - cfg.ent_coef * entropy_loss
+    loss = policy_loss + cfg.vf_coef * value_loss
+    if cfg.ent_coef:
+        entropy_loss = weighted_mean(entropy)
+        loss = loss - cfg.ent_coef * entropy_loss
 
     with torch.no_grad():
         stats = {
             "policy_loss": policy_loss.detach(),
             "value_loss": value_loss.detach(),
-            "entropy": entropy_loss.detach(),
-            "approx_kl": torch.where(present, (ratio - 1) - log_ratio, 0.0).sum() / count,
-            "clipfrac": torch.where(present, ((ratio - 1).abs() > cfg.clip_coef).float(), 0.0).sum() / count,
+            "entropy": entropy_loss.detach() if cfg.ent_coef else weighted_mean(entropy.detach()),
+            "approx_kl": present_mean((ratio - 1) - log_ratio),
+            "clipfrac": present_mean(((ratio - 1).abs() > cfg.clip_coef).float()),
         }
     return loss, stats
 

@@ -221,22 +221,22 @@ class PuffeRL:
         returns = advantages + data.values
         beta = cfg["prio_beta0"] + (1 - cfg["prio_beta0"]) * min(1.0, self.global_step / max(1, self.total_timesteps))
         per_minibatch = cfg["minibatch_size"] // self.segment
-        totals: dict[str, float] = defaultdict(float)
-        updates = 0
+        stats: list[torch.Tensor] = []
         for _ in range(cfg["update_epochs"]):
-            if vtrace and updates:
+            if vtrace and stats:
                 advantages = self._advantages(ratio)
+                returns = advantages + data.values
+            # The per-step floats a minibatch needs, packed so that one gather fetches them all.
+            packed = data.segments(torch.stack([data.logprobs, data.values, advantages, returns, data.weights], -1))
             priorities = data.segments(advantages.abs()).sum(1) if cfg["prio_alpha"] > 0 else None
             for idx, weights in ppo.minibatch_segments(data.num_segments, per_minibatch, priorities,
                                                        cfg["prio_alpha"], beta):
                 idx = idx.to(self.device)
-                stats, new_ratio = self._update(idx, weights.to(self.device), advantages, returns, cfg)
+                step_stats, new_ratio = self._update(idx, weights.to(self.device), packed[idx], cfg)
                 if ratio is not None:
                     data.segments(ratio)[idx] = new_ratio
-                for key, value in stats.items():
-                    totals[key] += float(value)
-                updates += 1
-        self.losses = {key: value / max(1, updates) for key, value in totals.items()}
+                stats.append(step_stats)
+        self.losses = dict(zip(ppo.LOSS_STATS, torch.stack(stats).mean(0).tolist()))
         self.losses["explained_variance"] = ppo.explained_variance(data.values.flatten(), returns.flatten())
         self.losses["learning_rate"] = lr
         self.epoch += 1
@@ -250,11 +250,14 @@ class PuffeRL:
                                       data.bootstrap, cfg["gamma"], cfg["gae_lambda"], ratio,
                                       cfg["vtrace_rho_clip"], cfg["vtrace_c_clip"])
 
-    def _update(self, idx: torch.Tensor, weights: torch.Tensor, advantages: torch.Tensor, returns: torch.Tensor,
-                cfg: Mapping) -> tuple[dict, torch.Tensor]:
+    def _update(self, idx: torch.Tensor, weights: torch.Tensor, packed: torch.Tensor,
+                cfg: Mapping) -> tuple[torch.Tensor, torch.Tensor]:
+        """One gradient step on segments `idx`; `packed` holds their (logprob, value, advantage,
+        return, mask weight) per step. Returns the `ppo.LOSS_STATS` and the new/old policy ratios."""
         data = self.rollout
         seg = data.segments
         obs, actions = seg(data.obs)[idx], seg(data.actions)[idx]
+        old_logprob, old_value, advantages, returns, mask_weights = packed.unbind(-1)
         start = time.perf_counter()
         mb, length = obs.shape[:2]
         with torch.autocast(self.device.type, torch.bfloat16, enabled=self.autocast):
@@ -267,25 +270,24 @@ class PuffeRL:
             mask = data.action_mask(obs.reshape(mb * length, *obs.shape[2:]))
             _, new_logprob, entropy = pufferlib.pytorch.sample_logits(logits, flat_actions, data.nvec, mask)
         new_logprob = new_logprob.float().view(mb, length)
-        loss_weights = seg(data.weights)[idx] * weights.view(-1, 1)
         loss, stats = ppo.ppo_loss(new_logprob, entropy.float().view(mb, length), value.float().view(mb, length),
-                                   seg(data.logprobs)[idx], seg(data.values)[idx], seg(advantages)[idx],
-                                   seg(returns)[idx], loss_weights, self.loss_config)
+                                   old_logprob, old_value, advantages, returns, mask_weights * weights.view(-1, 1),
+                                   self.loss_config)
         for opt in self.optimizers:
             opt.zero_grad(set_to_none=True)
         loss.backward()
+        grads = [p.grad for p in self.policy.parameters() if p.grad is not None]
         if self.world_size > 1:
-            self._average_gradients()
-        torch.nn.utils.clip_grad_norm_(self.policy.parameters(), cfg["max_grad_norm"], foreach=True)
+            self._average_gradients(grads)
+        pufferlib.pytorch.clip_grad_norm_(grads, cfg["max_grad_norm"])
         for opt in self.optimizers:
             opt.step()
         self.profile["learn"] += time.perf_counter() - start
-        return stats, (new_logprob.detach() - seg(data.logprobs)[idx]).exp()
+        return torch.stack([stats[key] for key in ppo.LOSS_STATS]), (new_logprob.detach() - old_logprob).exp()
 
-    def _average_gradients(self) -> None:
+    def _average_gradients(self, grads: list[torch.Tensor]) -> None:
         import torch.distributed as dist
 
-        grads = [p.grad for p in self.policy.parameters() if p.grad is not None]
         flat = torch.cat([g.flatten() for g in grads])
         dist.all_reduce(flat)
         flat /= self.world_size

