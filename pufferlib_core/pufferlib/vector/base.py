@@ -14,6 +14,7 @@ Arrays returned by `recv()` are views of the vectorizer's buffers, valid until t
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable
 
 import numpy as np
@@ -133,7 +134,7 @@ class VecEnv:
         if type(actions) is not np.ndarray:
             actions = np.asarray(actions)
         if actions.shape != shape:
-            if actions.size != int(np.prod(shape)) or actions.ndim > len(shape) \
+            if actions.size != math.prod(shape) or actions.ndim > len(shape) \
                     or (actions.ndim and len(actions) != shape[0]):
                 raise APIUsageError(
                     f"actions have shape {actions.shape}; expected {shape} "
