@@ -7,6 +7,11 @@ cartpole  Same env (gym CartPole-v1, 8 envs, serial vectorization), same network
           batch 2048, minibatch 512, 4 epochs), 1 torch thread each. Rounds alternate
           SB3 / PuffeRL so that load from other processes hits both alike; prints SPS of
           each and the ratio (target >= 5x).
+bare      The least PPO on these sizes must do, as one plain loop: CartPole's own step
+          (no wrapper, no vectorizer), acting (one forward of 8 observations and a sample
+          per step) and PPO updates (16 minibatches of 512); no storage, no advantages,
+          no stats. No PyTorch trainer of this env and network can beat it on this CPU:
+          its ratio to SB3 is the ceiling of the cartpole ratio.
 profile   PuffeRL at its default config on CartPole: shares of wall time. The trainer's
           own overhead is copy + other (target < 15%).
 squared   (--squared, needs puffer-ocean) ocean-squared with an LSTM-128 policy, 4096
@@ -23,10 +28,12 @@ import os
 import tempfile
 import time
 
+import numpy as np
 import torch
 from torch import nn
 
 import pufferlib
+import pufferlib.pytorch
 from pufferlib import PuffeRL
 from pufferlib.dashboard import Dashboard
 from pufferlib.pytorch import layer_init
@@ -70,6 +77,54 @@ def time_sb3(steps: int) -> float:
     return model.num_timesteps / elapsed
 
 
+def time_bare_ppo(iterations: int) -> float:
+    """SPS of a plain loop of the work PPO cannot skip on the cartpole sizes (see `bare` above)."""
+    import gymnasium
+
+    n, horizon, minibatch = SIZES["num_envs"], SIZES["n_steps"], SIZES["minibatch"]
+    envs = [gymnasium.make("CartPole-v1").unwrapped for _ in range(n)]
+    obs = np.stack([env.reset(seed=i)[0] for i, env in enumerate(envs)])
+    vecenv = pufferlib.make("gym-CartPole-v1", num_envs=n)
+    policy = SB3LikePolicy(vecenv)
+    vecenv.close()
+    batch = n * horizon
+    optimizer = torch.optim.Adam(policy.parameters(), lr=3e-4, fused=True)
+    batch_obs, actions = torch.randn(batch, 4), torch.randint(0, 2, (batch,))
+    old_logprob, advantages, returns = torch.full((batch,), -0.69), torch.randn(batch), torch.randn(batch)
+
+    def iteration():
+        with torch.inference_mode():
+            for _ in range(horizon):
+                logits, _ = policy(torch.from_numpy(obs))
+                logp = torch.log_softmax(logits, -1)
+                action = (logp - torch.empty_like(logp).exponential_().log_()).argmax(-1, keepdim=True)
+                logp.gather(-1, action)
+                for i, (env, a) in enumerate(zip(envs, action.view(-1).numpy())):
+                    obs[i], _, terminated, truncated, _ = env.step(a)
+                    if terminated or truncated:
+                        obs[i] = env.reset()[0]
+        for _ in range(SIZES["epochs"]):
+            order = torch.randperm(batch)
+            for start in range(0, batch, minibatch):
+                idx = order[start:start + minibatch]
+                logits, value = policy(batch_obs[idx])
+                ratio = (torch.log_softmax(logits, -1).gather(-1, actions[idx, None]).squeeze(-1) - old_logprob[idx]).exp()
+                adv = advantages[idx]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                loss = torch.max(-adv * ratio, -adv * ratio.clamp(0.8, 1.2)).mean() \
+                    + 0.5 * (value.view(-1) - returns[idx]).square().mean()
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                pufferlib.pytorch.clip_grad_norm_([p.grad for p in policy.parameters()], 0.5)
+                optimizer.step()
+
+    iteration()
+    start = time.perf_counter()
+    for _ in range(iterations):
+        iteration()
+    return iterations * batch / (time.perf_counter() - start)
+
+
 def run_puffer(steps: int, policy_fn=None, **train) -> tuple[float, dict]:
     env = pufferlib.make("gym-CartPole-v1", num_envs=SIZES["num_envs"], seed=0)
     policy = policy_fn(env) if policy_fn else None
@@ -97,12 +152,15 @@ def timed_training(trainer: PuffeRL) -> tuple[float, dict]:
 def bench_cartpole(steps: int, rounds: int) -> None:
     same = dict(batch_size=SIZES["num_envs"] * SIZES["n_steps"], minibatch_size=SIZES["minibatch"],
                 update_epochs=SIZES["epochs"], learning_rate=3e-4)
-    sb3, puffer = [], []
+    sb3, puffer, bare = [], [], []
     for _ in range(rounds):
         sb3.append(time_sb3(steps))
         puffer.append(run_puffer(steps, SB3LikePolicy, **same)[0])
-    a, b = max(sb3), max(puffer)
+        bare.append(time_bare_ppo(max(1, steps // (SIZES["num_envs"] * SIZES["n_steps"]))))
+    a, b, c = max(sb3), max(puffer), max(bare)
     print(f"cartpole  SB3 PPO {a:,.0f} SPS | PuffeRL {b:,.0f} SPS | ratio {b / a:.2f}x (target >= 5x)")
+    print(f"bare      env step + acting + PPO updates, nothing else: {c:,.0f} SPS = {c / a:.2f}x SB3, the "
+          f"ceiling of the ratio above | PuffeRL reaches {b / c:.0%} of it")
 
 
 def bench_profile(steps: int) -> None:
