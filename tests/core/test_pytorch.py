@@ -63,6 +63,9 @@ def test_discrete_logprob_entropy_match_torch():
     # scoring given actions (the shape the rollout stores) gives the same log-probs
     _, again, _ = sample_logits(logits, action)
     assert torch.allclose(again, logprob)
+    # acting skips the entropy
+    _, scored, none = sample_logits(logits, action, entropy=False)
+    assert none is None and torch.allclose(scored, logprob)
 
 
 def test_discrete_sampling_follows_probabilities():
@@ -118,3 +121,20 @@ def test_action_mask_leaf_of_dict_observations():
     assert mask.dtype == torch.bool and mask.tolist() == [[True, False, False, True]] * 2
     assert pufferlib.pytorch.action_mask(flat, ObsLayout(spaces.Dict({"obs": space["obs"]}))) is None
     assert pufferlib.pytorch.action_mask(torch.zeros(2, 3), None) is None
+
+
+def test_clip_grad_norm_matches_torch():
+    torch.manual_seed(0)
+    grads = [torch.randn(5, 3) * 4, torch.randn(7)]
+    expected = [g.clone() for g in grads]
+    params = [torch.nn.Parameter(torch.zeros_like(g)) for g in expected]
+    for p, g in zip(params, expected):
+        p.grad = g
+    want = torch.nn.utils.clip_grad_norm_(params, 0.5)
+    got = pufferlib.pytorch.clip_grad_norm_(grads, 0.5)
+    assert torch.isclose(got, want)
+    for g, p in zip(grads, params):
+        assert torch.allclose(g, p.grad)
+    small = [torch.full((3,), 0.01)]
+    pufferlib.pytorch.clip_grad_norm_(small, 0.5)  # under the limit: unchanged
+    assert torch.allclose(small[0], torch.full((3,), 0.01))
