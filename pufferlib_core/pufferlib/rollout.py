@@ -136,7 +136,9 @@ class Rollout:
                 target = getattr(self, name)
                 target[:, t] = torch.as_tensor(value).to(self.device, target.dtype).view(target[:, t].shape)
 
-    @torch.inference_mode()
+    # no_grad rather than inference_mode: a policy may keep state (e.g. a running observation
+    # normaliser) set while acting, which inference tensors would bar from training.
+    @torch.no_grad()
     def collect(self, profile: dict[str, float]) -> dict[str, list[float]]:
         """Fill the storage with one batch; `profile` accumulates env/forward/copy seconds."""
         if self.env.agents_per_batch == self.rows:

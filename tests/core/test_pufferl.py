@@ -320,6 +320,31 @@ def test_custom_policy_forward_returns_logits_and_value():
     trainer.close()
 
 
+def test_policy_state_set_while_acting_trains():
+    """A policy may replace a buffer while acting (a running observation scale); training then uses it."""
+    from torch import nn
+
+    class RunningScalePolicy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("scale", torch.ones(4))
+            self.net = nn.Linear(4, 3)
+
+        def forward(self, obs):
+            if not self.training:
+                self.scale = 0.9 * self.scale + 0.1 / (obs.abs().mean(0) + 1)
+            out = nn.functional.linear(obs, self.net.weight * self.scale, self.net.bias)  # scale saved for backward
+            return out[:, :2], out[:, 2]
+
+    env = pufferlib.make("gym-CartPole-v1", num_envs=2)
+    policy = RunningScalePolicy()
+    trainer = make_trainer(env, policy=policy, batch_size=64, minibatch_size=32)
+    trainer.evaluate()
+    trainer.train()
+    assert not torch.equal(policy.scale, torch.ones(4))
+    trainer.close()
+
+
 def test_bad_arguments_say_how_to_fix():
     env = pufferlib.emulate(lambda: Echo(), num_envs=3)
     with pytest.raises(pufferlib.APIUsageError, match="multiple of the env's 3 agent rows"):
