@@ -228,10 +228,13 @@ DDP_SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.slow
-def test_torchrun_two_cpu_ranks_end_with_identical_weights(tmp_path):
-    script = tmp_path / "ddp.py"
-    script.write_text(DDP_SCRIPT)
+#: What a gloo rank prints when it aborts while tearing down (a torch bug, seen about once in
+#: 50 runs on a loaded machine, after every collective of the run has completed).
+GLOO_TEARDOWN_ABORT = "terminate called without an active exception"
+
+
+def run_torchrun(script: Path, tmp_path: Path) -> tuple[int, str]:
+    """(exit status, output) of `torchrun --nproc_per_node=2 script tmp_path`; no rank outlives it."""
     torchrun = Path(sys.executable).with_name("torchrun")
     # TMPDIR: torchrun leaves a torchelastic_* folder in the temp dir; keep it in tmp_path
     env = {**os.environ, "OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path)}
@@ -244,7 +247,17 @@ def test_torchrun_two_cpu_ranks_end_with_identical_weights(tmp_path):
         if proc.poll() is None:  # never leave ranks behind
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-    assert proc.returncode == 0, output
+    return proc.returncode, output
+
+
+@pytest.mark.slow
+def test_torchrun_two_cpu_ranks_end_with_identical_weights(tmp_path):
+    script = tmp_path / "ddp.py"
+    script.write_text(DDP_SCRIPT)
+    returncode, output = run_torchrun(script, tmp_path)
+    if returncode != 0 and GLOO_TEARDOWN_ABORT in output:  # once more; twice in a row fails the test
+        returncode, output = run_torchrun(script, tmp_path)
+    assert returncode == 0, output
     r0, r1 = (torch.load(tmp_path / f"rank{r}.pt") for r in (0, 1))
     assert r0["step"] == r1["step"] == 512  # global steps count both ranks' 128-step batches
     # stats are aggregated across ranks, even keys that only one rank has
