@@ -177,6 +177,41 @@ def test_dashboard_rich_panel():
     assert "episode_return" in text and "time left" in text and "500 / 1,000" in text
 
 
+COMPILE_SCRIPT = textwrap.dedent("""
+    import numpy as np, torch, torch._dynamo, pufferlib
+    from pufferlib import PuffeRL
+    from pufferlib.dashboard import Dashboard
+
+    env = pufferlib.make("gym-CartPole-v1", num_envs=4)
+    trainer = PuffeRL(env=env, device="cpu", compile=True, batch_size=256, minibatch_size=128,
+                      total_timesteps=512, checkpoint_interval=0, data_dir="runs",
+                      dashboard=Dashboard(interval=1e9, rich=False))
+    before = [p.clone() for p in trainer.policy.parameters()]
+    while not trainer.done_training():
+        trainer.evaluate()
+        trainer.train()
+    frames = torch._dynamo.utils.counters["frames"]
+    assert frames["ok"] >= 1 and frames["ok"] == frames["total"], dict(frames)
+    assert any(not torch.equal(a, b) for a, b in zip(before, trainer.policy.parameters()))
+    assert np.isfinite(trainer.losses["policy_loss"])
+    trainer.close()
+    print("compiled graphs:", frames["ok"])
+""")
+
+
+@pytest.mark.slow
+def test_compiled_policy_trains(tmp_path):
+    """train.compile: rollouts and updates run through torch.compile graphs."""
+    script = tmp_path / "compiled.py"
+    script.write_text(COMPILE_SCRIPT)
+    # Inductor keeps its caches and headers under the temp dir: keep them in tmp_path.
+    env = {**os.environ, "TMPDIR": str(tmp_path), "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor")}
+    proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=240)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "compiled graphs:" in proc.stdout
+
+
 @pytest.mark.slow
 def test_cartpole_learns():
     """The default config learns CartPole: mean return > 100 over the last 10 epochs of an 80k-step
