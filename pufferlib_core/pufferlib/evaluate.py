@@ -14,14 +14,18 @@ from pufferlib.errors import APIUsageError
 
 
 def write_video(frames: list[np.ndarray], path: str, fps: int) -> None:
-    """Save rgb frames as a GIF or MP4 (needs imageio; MP4 also imageio-ffmpeg)."""
+    """Save rgb frames as a GIF, or a video file such as MP4 (the `video` extra: imageio, imageio-ffmpeg)."""
     if not frames:
         raise APIUsageError("No frames to write: the env returned nothing from render() in rgb_array mode.")
+    gif = path.lower().endswith(".gif")
     try:
         import imageio.v2 as imageio
-    except ImportError:
-        raise APIUsageError("Writing videos needs imageio: pip install imageio (and imageio-ffmpeg for .mp4).") from None
-    if path.lower().endswith(".gif"):
+        if not gif:
+            import imageio_ffmpeg  # noqa: F401  (imageio's video writer)
+    except ImportError as exc:
+        raise APIUsageError(f"Writing {'GIFs' if gif else 'videos'} needs {exc.name or 'imageio'}: "
+                            "pip install 'pufferlib-core[video]' (imageio and imageio-ffmpeg).") from None
+    if gif:
         imageio.mimsave(path, frames, duration=1000 / fps, loop=0)
     else:
         imageio.mimsave(path, frames, fps=fps)

@@ -98,13 +98,14 @@ def test_train_eval_and_resume(walk_env, tmp_path, capsys):
     assert final["global_step"] == 1024 and final["config"]["train"]["batch_size"] == 256
 
 
-def test_eval_writes_a_video(tmp_path):
+@pytest.mark.parametrize("suffix", ["gif", "mp4"])
+def test_eval_writes_a_video(tmp_path, suffix):
     import imageio.v3 as iio
 
-    video = tmp_path / "v.gif"
+    video = tmp_path / f"v.{suffix}"
     assert cli.main(["eval", "gym-CartPole-v1", "--episodes", "1", "--vec.num-envs", "1",
                      "--video-path", str(video)]) == 0
-    frames = iio.imread(video)
+    frames = iio.imread(video, plugin="pillow" if suffix == "gif" else "FFMPEG")
     assert frames.ndim == 4 and frames.shape[0] > 5 and frames.shape[-1] == 3
 
 
@@ -113,7 +114,15 @@ def test_eval_video_without_imageio_says_what_to_install(tmp_path, capsys, monke
     monkeypatch.setitem(sys.modules, "imageio.v3", None)
     code = cli.main(["eval", "gym-CartPole-v1", "--episodes", "1", "--vec.num-envs", "1",
                      "--video-path", str(tmp_path / "v.gif")])
-    assert code == 2 and "pip install imageio" in capsys.readouterr().err
+    assert code == 2 and "pip install 'pufferlib-core[video]'" in capsys.readouterr().err
+
+
+def test_eval_mp4_without_imageio_ffmpeg_says_what_to_install(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "imageio_ffmpeg", None)
+    code = cli.main(["eval", "gym-CartPole-v1", "--episodes", "1", "--vec.num-envs", "1",
+                     "--video-path", str(tmp_path / "v.mp4")])
+    err = capsys.readouterr().err
+    assert code == 2 and "needs imageio_ffmpeg" in err and "[video]" in err, err
 
 
 def test_python_dash_m_pufferlib_train(tmp_path):
