@@ -12,6 +12,8 @@ next episode, while `rewards`, `terminals` and `truncations` belong to the step 
 ended the episode. That step's infos carry the env's own final info dict plus
 `episode_return` (sum of rewards; for PettingZoo the mean over agents) and
 `episode_length` (steps). Infos of steps that end no episode are not forwarded.
+The last observation of an ended episode is kept in `final_observations` (see
+`pufferlib.environment`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ def _is_env_instance(obj: Any) -> bool:
 
 class _Emulated(PufferEnv):
     """Shared parts of the emulation wrappers: the layouts and buffer rebinding."""
+
+    writes_final_observations = True
 
     def _setup(self, obs_space, act_space, num_agents: int, buf: Any) -> None:
         self.obs_layout = ObsLayout(obs_space)
@@ -107,8 +111,11 @@ class GymnasiumPufferEnv(_Emulated):
         super()._bind(buf)
         if self.obs_layout.structured:
             self._write = partial(self.obs_layout.write, views=self._obs_views[0])
+            self._write_final = partial(self.obs_layout.write,
+                                        views=self.obs_layout.leaf_views(self.final_observations[0]))
         else:
             self._write = partial(self.observations[0].__setitem__, Ellipsis)
+            self._write_final = partial(self.final_observations[0].__setitem__, Ellipsis)
 
     def reset(self, seed: int | None = None):
         obs, info = self._env_reset(seed=seed)
@@ -133,6 +140,7 @@ class GymnasiumPufferEnv(_Emulated):
             info = dict(info) if info else {}
             info["episode_return"] = float(self.episode_return)
             info["episode_length"] = self.episode_length
+            self._write_final(obs)
             obs, _ = self._env_reset()
             self.episode_return, self.episode_length = 0.0, 0
             self._write(obs)
@@ -237,6 +245,9 @@ class PettingZooPufferEnv(_Emulated):
         # A finishing agent acts no more: its reward and terminal close its previous
         # transition, and its row is masked until it comes back.
         self.masks &= ~(self.terminals | self.truncations)
+        ended = self.terminals | self.truncations
+        if ended.any():
+            self.final_observations[ended] = self.observations[ended]
         infos = []
         if not self.env.agents:
             infos.append({"episode_return": float(self._returns[self._seen].mean()),

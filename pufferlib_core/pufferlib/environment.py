@@ -2,15 +2,24 @@
 
 A native PufferEnv subclass sets `single_observation_space`, `single_action_space` and
 `num_agents`, then calls `super().__init__(buf)`. The base class validates them and
-binds the six arrays below, either its own or slices of a vectorizer's shared batch
+binds the arrays below, either its own or slices of a vectorizer's shared batch
 (`buf`), so a vectorized step copies nothing:
 
-    observations  (num_agents, *obs_shape)  obs dtype
-    rewards       (num_agents,)             float32
-    terminals     (num_agents,)             bool
-    truncations   (num_agents,)             bool
-    masks         (num_agents,)             bool   (False: padded/absent agent)
-    actions       (num_agents, *act_shape)  int32 (Discrete/MultiDiscrete) or float32 (Box)
+    observations        (num_agents, *obs_shape)  obs dtype
+    rewards             (num_agents,)             float32
+    terminals           (num_agents,)             bool
+    truncations         (num_agents,)             bool
+    masks               (num_agents,)             bool   (False: padded/absent agent)
+    actions             (num_agents, *act_shape)  int32 (Discrete/MultiDiscrete) or float32 (Box)
+    final_observations  (num_agents, *obs_shape)  obs dtype
+
+An env whose class sets `writes_final_observations = True` copies an agent's last
+observation of an episode into its `final_observations` row in the step that ends the
+episode, before resetting it: that row is then valid until the next step. The trainer
+bootstraps a truncated episode from its value, and `to_gymnasium`/`to_sb3` return it
+(`final_obs`, `terminal_observation`). The emulation wrappers do this; native envs
+usually do not, and a truncated episode then bootstraps from the value of its last
+observation before the final step.
 
 `reset(seed=None) -> (observations, infos)` and
 `step(actions) -> (observations, rewards, terminals, truncations, infos)` fill the
@@ -27,7 +36,7 @@ vectorizers and the trainer adapt it through `pufferlib.emulation`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, Mapping
 
 import numpy as np
@@ -52,7 +61,10 @@ def action_shape(space: spaces.Space) -> tuple[int, ...]:
 
 @dataclass
 class Buffers:
-    """The six in-place arrays of a batch of agents; `slice` hands a block to one env."""
+    """The in-place arrays of a batch of agents; `slice` hands a block to one env.
+
+    `final_observations` may be None (given buffers without it): an env then keeps its own.
+    """
 
     observations: np.ndarray
     rewards: np.ndarray
@@ -60,6 +72,7 @@ class Buffers:
     truncations: np.ndarray
     masks: np.ndarray
     actions: np.ndarray
+    final_observations: np.ndarray | None = None
 
     @classmethod
     def allocate(cls, obs_space: spaces.Space, act_space: spaces.Space, num_agents: int,
@@ -72,29 +85,32 @@ class Buffers:
             truncations=alloc((num_agents,), np.bool_),
             masks=alloc((num_agents,), np.bool_),
             actions=alloc((num_agents, *action_shape(act_space)), action_dtype(act_space)),
+            final_observations=alloc((num_agents, *obs_space.shape), obs_space.dtype),
         )
         buf.masks[:] = True
         return buf
 
     def slice(self, start: int, stop: int) -> "Buffers":
         """Views of rows [start, stop) of every array."""
-        return Buffers(*(getattr(self, f.name)[start:stop] for f in fields(self)))
+        return Buffers(*(None if (a := getattr(self, f.name)) is None else a[start:stop] for f in fields(self)))
 
     def expose(self, target: Any) -> None:
-        """Set the six arrays as attributes of `target` (an env or a vectorizer)."""
+        """Set the arrays as attributes of `target` (an env or a vectorizer)."""
         for f in fields(self):
             setattr(target, f.name, getattr(self, f.name))
 
     @classmethod
     def coerce(cls, buf: Any) -> "Buffers":
-        """Accept a Buffers, a mapping or any object with the six array attributes."""
+        """Accept a Buffers, a mapping or any object with the array attributes
+        (`final_observations` optional)."""
         if isinstance(buf, cls):
             return buf
         names = [f.name for f in fields(cls)]
         get = buf.get if isinstance(buf, Mapping) else (lambda k: getattr(buf, k, None))
-        missing = [k for k in names if get(k) is None]
+        missing = [k for k in names if get(k) is None and k != "final_observations"]
         if missing:
-            raise APIUsageError(f"buf is missing the arrays {missing}; it needs {names}.")
+            raise APIUsageError(f"buf is missing the arrays {missing}; it needs {names[:-1]} "
+                                "(and may have final_observations).")
         return cls(*(get(k) for k in names))
 
 
@@ -105,6 +121,8 @@ class PufferEnv:
     #: True when the subclass set no `single_observation_space` before `super().__init__`,
     #: i.e. it follows the simple authoring style and needs `pufferlib.emulation`.
     is_simple_style: bool = False
+    #: True when `step` fills `final_observations` for the agents whose episode ends (module doc).
+    writes_final_observations: bool = False
 
     def __init__(self, buf: Any = None):
         if not hasattr(self, "single_observation_space") and not hasattr(self, "single_action_space"):
@@ -148,6 +166,8 @@ class PufferEnv:
         """Validate and adopt `buf` as this env's arrays."""
         n, name = self.num_agents, type(self).__name__
         obs, act = self.single_observation_space, self.single_action_space
+        if buf.final_observations is None:
+            buf = replace(buf, final_observations=np.zeros((n, *obs.shape), obs.dtype))
         expected = {
             "observations": ((n, *obs.shape), np.dtype(obs.dtype)),
             "rewards": ((n,), np.dtype(np.float32)),
@@ -155,6 +175,7 @@ class PufferEnv:
             "truncations": ((n,), np.dtype(np.bool_)),
             "masks": ((n,), np.dtype(np.bool_)),
             "actions": ((n, *action_shape(act)), action_dtype(act)),
+            "final_observations": ((n, *obs.shape), np.dtype(obs.dtype)),
         }
         for key, (shape, dtype) in expected.items():
             arr = getattr(buf, key)
@@ -168,9 +189,9 @@ class PufferEnv:
 
     @property
     def buffers(self) -> Buffers:
-        """This env's six arrays."""
+        """This env's arrays."""
         return Buffers(self.observations, self.rewards, self.terminals, self.truncations,
-                       self.masks, self.actions)
+                       self.masks, self.actions, self.final_observations)
 
     # Helpers of the simple authoring style.
     make_space = staticmethod(pspaces.make_space)

@@ -16,13 +16,14 @@ import torch
 def compute_advantages(rewards: torch.Tensor, values: torch.Tensor, terminals: torch.Tensor,
                        truncations: torch.Tensor, bootstrap: torch.Tensor, gamma: float, gae_lambda: float,
                        ratio: torch.Tensor | None = None, rho_clip: float = 1.0,
-                       c_clip: float = 1.0) -> torch.Tensor:
+                       c_clip: float = 1.0, final_values: torch.Tensor | None = None) -> torch.Tensor:
     """Generalised advantage estimates of (rows, time) rollouts.
 
     `bootstrap` (rows,) is the value of the observation after each row's last step.
-    A terminal step has no future. A truncated step is bootstrapped from its own value
-    (the env resets in the same step, so the final observation is not available; the
-    value of the last observed state stands in for it), and the lambda-chain stops there.
+    A terminal step has no future. A truncated step is bootstrapped from `final_values`
+    (rows, time), the value of the episode's final observation; where that is NaN or not
+    given (the env did not keep the final observation), from the value of the step's own
+    observation, the last one seen. The lambda-chain stops at either.
     `ratio` (rows, time): pi/mu of the current policy over the behaviour policy; when
     given, temporal differences are weighted by min(rho_clip, ratio) and the chain by
     min(c_clip, ratio), as in V-trace. With ratio None (or all ones) this is plain GAE.
@@ -32,9 +33,10 @@ def compute_advantages(rewards: torch.Tensor, values: torch.Tensor, terminals: t
         return None if x is None else x.detach().float().cpu().numpy()
 
     r, v, term, trunc, boot = map(host, (rewards, values, terminals, truncations, bootstrap))
-    # V(s_t+1): the next step's value, the bootstrap after the last step; a truncated step
-    # stands in its own value V(s_t) for the unseen final observation. Terminal: no future.
-    next_value = np.where(trunc > 0, v, np.concatenate([v[:, 1:], boot[:, None]], axis=1))
+    # V(s_t+1): the next step's value, the bootstrap after the last step; for a truncated
+    # step the value of the final observation. Terminal: no future.
+    final = v if final_values is None else np.where(np.isnan(fv := host(final_values)), v, fv)
+    next_value = np.where(trunc > 0, final, np.concatenate([v[:, 1:], boot[:, None]], axis=1))
     delta = r + gamma * next_value * (1.0 - term) - v
     chain = gamma * gae_lambda * (1.0 - np.minimum(term + trunc, 1.0))  # the lambda-chain stops at a done
     if ratio is not None:

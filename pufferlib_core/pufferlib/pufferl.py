@@ -248,7 +248,7 @@ class PuffeRL:
         cfg, data = self.config["train"], self.rollout
         return ppo.compute_advantages(data.rewards, data.values, data.terminals, data.truncations,
                                       data.bootstrap, cfg["gamma"], cfg["gae_lambda"], ratio,
-                                      cfg["vtrace_rho_clip"], cfg["vtrace_c_clip"])
+                                      cfg["vtrace_rho_clip"], cfg["vtrace_c_clip"], data.final_values)
 
     def _update(self, idx: torch.Tensor, weights: torch.Tensor, packed: torch.Tensor,
                 cfg: Mapping) -> tuple[torch.Tensor, torch.Tensor]:

@@ -6,6 +6,11 @@ A `recv()` carries the reward/terminal/truncation of the row's previous action (
 to the step that took it) and the next observation (auto-reset: the first of a new
 episode after a done, which also resets the row's LSTM state).
 
+A truncated step is bootstrapped from the value of the episode's final observation
+(`final_values`), which the env keeps in `final_observations` when it can (see
+`pufferlib.environment`); otherwise `final_values` stays NaN and the advantages stand in
+the value of the step's own observation.
+
 A batch ends when every row has `horizon` steps and a bootstrap value. In the synchronous
 case that happens on one `recv()`, whose observations are held (not acted on) and become
 the first step of the next batch, so no transition is lost. With several env groups, a
@@ -70,6 +75,7 @@ class Rollout:
         self.logprobs, self.values, self.rewards, self.weights = zeros(), zeros(), zeros(), zeros()
         self.terminals, self.truncations, self.starts = (zeros(dtype=torch.bool) for _ in range(3))
         self.bootstrap = torch.zeros(rows, device=device)
+        self.final_values = torch.full((rows, horizon), float("nan"), device=device)
         if recurrent:
             size = policy.hidden_size
             self.h = torch.zeros(rows, size, device=device)
@@ -80,6 +86,7 @@ class Rollout:
         self._has_mask = pufferlib.pytorch.action_mask(torch.zeros(1, *obs_space.shape, dtype=self.obs.dtype),
                                                        self._layout) is not None
         self.ptr = np.zeros(rows, np.int64)
+        self._all_rows = np.arange(rows)
         self.stored = np.zeros(rows, bool)  # the row's last action was stored this batch
         self.bootstrapped = np.zeros(rows, bool)
         self.steps_collected = 0
@@ -123,6 +130,25 @@ class Rollout:
                                                              entropy=False)
         return action, logprob, value.float().view(-1), state
 
+    def _final_values(self, rows: np.ndarray, t: np.ndarray | int, terminals: np.ndarray,
+                      truncations: np.ndarray) -> None:
+        """final_values[rows, t] = V(final observation) where the step at t was truncated, not terminal.
+
+        The LSTM state is the row's state after acting at t, as the observation's own would be.
+        """
+        if not self.env.writes_final_observations or not truncations.any():
+            return
+        cut = truncations & ~terminals
+        rows, t = rows[cut], (t[cut] if isinstance(t, np.ndarray) else np.full(int(cut.sum()), t))
+        obs = torch.from_numpy(self.env.final_observations[rows]).to(self.device)
+        if self.recurrent:
+            index = torch.from_numpy(rows).to(self.device)
+            value = self.policy(obs, (self.h[index], self.c[index]))[1]
+        else:
+            value = self.policy(obs)[1]
+        self.final_values[torch.from_numpy(rows).to(self.device), torch.from_numpy(t).to(self.device)] = \
+            value.float().view(-1)
+
     def _send(self, action: torch.Tensor) -> np.ndarray:
         send = action.cpu().numpy()
         return send.clip(self._low, self._high) if self.box else send
@@ -145,6 +171,7 @@ class Rollout:
             self._collect_sync(profile)
             self.steps_collected = self.batch_size
             return dict(self.infos)
+        self.final_values.fill_(float("nan"))
         self.ptr[:] = 0
         self.stored[:] = False
         self.bootstrapped[:] = False
@@ -169,6 +196,8 @@ class Rollout:
                 elif prev.any():
                     self._write(ids[prev], self.ptr[ids[prev]] - 1, rewards=rewards[prev],
                                 terminals=terminals[prev], truncations=truncations[prev])
+                if prev.any():
+                    self._final_values(ids[prev], self.ptr[ids[prev]] - 1, terminals[prev], truncations[prev])
                 self.stored[ids] = False
                 starts = np.logical_or(terminals, truncations)
             obs_t = torch.from_numpy(obs).to(dev, non_blocking=True)
@@ -227,6 +256,7 @@ class Rollout:
     def _collect_sync(self, profile: dict[str, float]) -> None:
         """`collect` when every recv() returns all rows: one time index for the whole batch."""
         env, dev = self.env, self.device
+        self.final_values.fill_(float("nan"))
         for t in range(self.horizon + 1):
             clock = time.perf_counter()
             if t == 0 and self.held is not None:
@@ -241,6 +271,7 @@ class Rollout:
                     self._add_infos(infos)
                 if t > 0:
                     self._set(t - 1, rewards=rewards, terminals=terminals, truncations=truncations)
+                    self._final_values(self._all_rows, t - 1, terminals, truncations)
                 starts = terminals | truncations
             obs_t = torch.from_numpy(obs).to(dev)
             state = None

@@ -42,6 +42,7 @@ def test_auto_reset_semantics_and_episode_stats():
     assert terminals[0] and not truncations[0] and rewards[0] == 1
     assert obs[0, 0] == 0
     assert infos == [{"t": 3, "episode_return": 5.0, "episode_length": 3}]
+    assert env.writes_final_observations and env.final_observations[0, 0] == 3  # the ended episode's last
     # The step after a done is an ordinary first step of the new episode.
     obs, _, terminals, _, infos = env.step(np.array([[0]], np.int32))
     assert obs[0, 0] == 1 and not terminals[0] and infos == []
@@ -53,6 +54,16 @@ def test_truncation_is_reported_separately():
     env.step(np.array([[0]], np.int32))
     _, _, terminals, truncations, infos = env.step(np.array([[0]], np.int32))
     assert truncations[0] and not terminals[0] and infos[0]["episode_length"] == 2
+
+
+def test_final_observation_of_a_nested_space_is_flat_like_the_others():
+    env = GymnasiumPufferEnv(CountingEnv, env_kwargs=dict(length=2, nested=True))
+    env.reset()
+    env.step(np.array([[0]], np.int32))
+    obs, *_ = env.step(np.array([[0]], np.int32))
+    final = env.obs_layout.unflatten(env.final_observations[0])
+    assert final["count"][0] == 2 and final["extra"][0] == 2
+    assert env.obs_layout.unflatten(obs[0])["count"][0] == 0  # already the next episode
 
 
 def test_nested_observation_is_flattened_and_recoverable():
@@ -112,11 +123,13 @@ def test_pettingzoo_agents_come_and_go():
     np.testing.assert_array_equal(terminals, [True, False])
     np.testing.assert_array_equal(rewards, [2, 3])
     np.testing.assert_array_equal(env.masks, [False, True])  # a's reward closes its last transition
+    np.testing.assert_array_equal(env.final_observations[0], [2, 0])  # a's last observation
     obs, rewards, terminals, _, infos = env.step(np.array([[2], [1]], np.int32))
     np.testing.assert_array_equal(rewards, [0, 1])
     np.testing.assert_array_equal(terminals, [False, True])
     # Episode over: reset in the same step; the new episode's agents (a) act.
     assert infos == [{"episode_return": 3.5, "episode_length": 3}]
+    np.testing.assert_array_equal(env.final_observations[1], [3, 0])  # b's last, before the reset
     np.testing.assert_array_equal(obs[0], [1, 0])
     np.testing.assert_array_equal(env.masks, [True, False])
     env.step(np.array([[0], [0]], np.int32))

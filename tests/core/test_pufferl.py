@@ -173,6 +173,42 @@ def test_truncations_are_stored_as_truncations():
     trainer.close()
 
 
+@pytest.mark.parametrize("rnn", [False, True], ids=["mlp", "lstm"])
+@pytest.mark.parametrize("env_batch", [4, 2], ids=["sync", "async"])
+def test_truncated_steps_bootstrap_from_the_final_observation(rnn, env_batch):
+    env = pufferlib.emulate(lambda: Echo(length=3, truncate=True), num_envs=4, batch_size=env_batch)
+    cfg = {"rnn": {"enabled": rnn, "hidden_size": 8}, "policy": {"hidden_size": 8},
+           "train": dict(batch_size=64, minibatch_size=32, bptt_horizon=4)}
+    trainer = PuffeRL(cfg, env, **quiet())
+    for _ in range(2):
+        trainer.evaluate()
+        data = trainer.rollout
+        truncated = data.truncations & ~data.terminals
+        assert truncated.sum() >= 8
+        # a final value for every truncated step (the final observation is (3, 0)), none elsewhere
+        assert torch.equal(~data.final_values.isnan(), truncated)
+        if not rnn:
+            with torch.no_grad():
+                final = trainer.policy(torch.tensor([[3.0, 0.0]]))[1].item()
+            assert torch.allclose(data.final_values[truncated], torch.tensor(final))
+        trainer.train()
+    trainer.close()
+
+
+def test_advantages_of_truncated_steps_use_final_values():
+    r, v = torch.randn(2, 4), torch.randn(2, 4)
+    z, boot = torch.zeros(2, 4), torch.randn(2)
+    trunc = torch.zeros(2, 4)
+    trunc[0, 1] = trunc[1, 3] = 1
+    final = torch.full((2, 4), float("nan"))
+    final[0, 1] = 7.0
+    adv = ppo.compute_advantages(r, v, z, trunc, boot, 0.9, 0.8, final_values=final)
+    assert torch.isclose(adv[0, 1], r[0, 1] + 0.9 * 7.0 - v[0, 1])
+    # NaN (no final observation): the step's own value stands in, as without final values
+    without = ppo.compute_advantages(r, v, z, trunc, boot, 0.9, 0.8)
+    assert torch.isclose(adv[1, 3], without[1, 3]) and torch.isclose(adv[1, 3], r[1, 3] + 0.9 * v[1, 3] - v[1, 3])
+
+
 def test_bootstrap_value_is_value_of_next_observation():
     env = pufferlib.emulate(lambda: Echo(length=1000), num_envs=2)
     trainer = make_trainer(env, batch_size=16, minibatch_size=8)

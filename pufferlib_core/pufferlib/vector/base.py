@@ -9,7 +9,9 @@ env_ids, masks)` for `agents_per_batch` agent rows; `env_ids` are the indices of
 rows in the full batch of `num_agents` rows (agent rows, so multi-agent envs give one id
 per agent), and `send(actions)` takes one action per returned row, in the same order.
 Arrays returned by `recv()` are views of the vectorizer's buffers, valid until the next
-`send()`.
+`send()`. When `writes_final_observations` is True, `final_observations[env_ids[i]]`
+holds the last observation of the episode that row i ended (terminal or truncated) in
+that step, valid until the next `send()` too.
 """
 
 from __future__ import annotations
@@ -84,6 +86,9 @@ class VecEnv:
         self.single_action_space = driver.single_action_space
         self.observation_space = pspaces.joint_space(self.single_observation_space, self.agents_per_batch)
         self.action_space = pspaces.joint_space(self.single_action_space, self.agents_per_batch)
+        #: Whether the envs keep the last observation of an episode in `final_observations`
+        #: (see `pufferlib.environment`): rows `env_ids` of a recv() hold it where done.
+        self.writes_final_observations = bool(getattr(driver, "writes_final_observations", False))
         #: How to unflatten structured observations/actions (None for native envs).
         self.obs_layout = getattr(driver, "obs_layout", None)
         self.action_layout = getattr(driver, "action_layout", None)
