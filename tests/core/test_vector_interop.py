@@ -41,6 +41,12 @@ def test_to_gymnasium_matches_sync_vector_env(backend):
         if done.any():
             np.testing.assert_array_equal(infos["_episode_length"], done)
             assert (infos["episode_length"][done] > 0).all()
+            # the last observation of each ended episode, as SyncVectorEnv's SAME_STEP mode gives it
+            np.testing.assert_array_equal(infos["_final_obs"], ref[4]["_final_obs"])
+            for i in np.flatnonzero(done):
+                np.testing.assert_array_equal(infos["final_obs"][i], ref[4]["final_obs"][i])
+            assert infos["final_obs"][~done].tolist() == [None] * int((~done).sum())
+            np.testing.assert_array_equal(infos["final_info"]["episode_length"], infos["episode_length"])
             episodes += int(done.sum())
         else:
             assert infos == {}
@@ -75,6 +81,9 @@ def test_to_sb3_semantics():
         for i in np.flatnonzero(dones):
             assert infos[i]["episode"]["l"] == infos[i]["episode_length"] > 0
             assert infos[i]["TimeLimit.truncated"] is False
+            final = infos[i]["terminal_observation"]  # pushed right until the pole fell or the cart left
+            assert final.shape == (4,) and (abs(final[2]) > 0.2 or abs(final[0]) > 2.4), final
+            assert not np.array_equal(final, obs[i])  # obs[i] is already the next episode's first
             finished.append(i)
         assert all(not infos[i] for i in np.flatnonzero(~dones))
     assert len(finished) > 4

@@ -11,10 +11,13 @@ So that code written for Gymnasium's vector API (a CleanRL-style script that wou
 Autoreset mode: `AutoresetMode.SAME_STEP` (`envs.metadata["autoreset_mode"]`). An env
 whose episode ends is reset within the same `step()`: the returned observation is the
 first one of its next episode, while reward, termination and truncation belong to the
-step that ended the episode. The final observation is not kept (there is no
-`infos["final_obs"]`). The info dict of that step is returned in Gymnasium's vector
-format (`infos[key]` an array over envs, `infos["_" + key]` the mask of envs that have
-it), including `episode_return` and `episode_length`.
+step that ended the episode. As with Gymnasium's SAME_STEP envs, `infos["final_obs"]`
+(an object array, None for the envs that go on; mask `infos["_final_obs"]`) holds the
+last observation of each ended episode, when the envs keep it (`writes_final_observations`:
+emulated Gymnasium envs do), and `infos["final_info"]` the info dict of that step. That
+dict is also merged into `infos` itself (`infos[key]` an array over envs,
+`infos["_" + key]` the mask of envs that have it), including `episode_return` and
+`episode_length`.
 
 Observations and actions are the flat ones of the vectorized env (structured spaces
 are flattened by `pufferlib.emulation`). Only single-agent envs and synchronous
@@ -69,8 +72,17 @@ class GymnasiumVecEnv(VectorEnv):
         """Step every env; return (observations, rewards, terminations, truncations, infos)."""
         obs, rewards, terminals, truncations, infos = self.vecenv.step(actions)
         done = terminals | truncations
-        return (obs.copy(), rewards.astype(np.float64), terminals.copy(), truncations.copy(),
-                self._vector_infos(infos, done))
+        vector_infos = self._vector_infos(infos, done)
+        if done.any():
+            ended = {key: value for key, value in vector_infos.items() if key != "pufferlib_infos"}
+            if ended:
+                vector_infos["final_info"], vector_infos["_final_info"] = ended, done.copy()
+            if self.vecenv.writes_final_observations:
+                final = np.full(self.num_envs, None, dtype=object)
+                for i in np.flatnonzero(done):
+                    final[i] = self.vecenv.final_observations[i].copy()
+                vector_infos["final_obs"], vector_infos["_final_obs"] = final, done.copy()
+        return obs.copy(), rewards.astype(np.float64), terminals.copy(), truncations.copy(), vector_infos
 
     def _vector_infos(self, infos: list, owners: np.ndarray) -> dict:
         """Gymnasium's dict of arrays: the k-th info dict belongs to the k-th env in `owners`.

@@ -9,9 +9,10 @@ Needs `stable-baselines3`. Single-agent, synchronous vectorized envs only:
 Semantics are SB3's: `reset()` returns observations, `step_wait()` returns
 `(obs, rewards, dones, infos)` with one info dict per env; an env whose episode ends is
 reset within the same step. Its info dict carries the env's final info,
-`TimeLimit.truncated`, and `episode` (`r`, `l`) as SB3's Monitor would, so the episode
-statistics show up in SB3's logs. The final observation is not kept (no
-`terminal_observation`), so SB3 does not bootstrap truncated episodes from it.
+`TimeLimit.truncated`, `episode` (`r`, `l`) as SB3's Monitor would, so the episode
+statistics show up in SB3's logs, and `terminal_observation` when the envs keep it
+(`writes_final_observations`: emulated Gymnasium envs do), from which SB3 bootstraps
+truncated episodes.
 `get_attr` reads the attributes of the copy of env 0 that lives in the main process;
 `set_attr` and `env_method` cannot reach envs in worker processes and raise.
 """
@@ -70,6 +71,8 @@ class SB3VecEnv(_SB3VecEnv):
             info["TimeLimit.truncated"] = bool(truncations[i] and not terminals[i])
             if "episode_return" in info and "episode" not in info:
                 info["episode"] = {"r": info["episode_return"], "l": info["episode_length"]}
+            if self.vecenv.writes_final_observations:
+                info["terminal_observation"] = self.vecenv.final_observations[i].copy()
         return obs.copy(), rewards.copy(), dones, env_infos
 
     def _per_env(self, infos: list, owners: np.ndarray) -> list[dict]:
