@@ -1,8 +1,23 @@
 """Shared test fixtures."""
 
 import os
+import shutil
+import tempfile
 
 import pytest
+
+# torch makes its compiler cache folder in the temp dir (/tmp/torchinductor_<user>) as soon
+# as anything imports torch._dynamo, which optimisers do: the suite keeps it in a folder of
+# its own, removed at the end (subprocesses inherit the variable).
+_TORCH_CACHE = None
+if "TORCHINDUCTOR_CACHE_DIR" not in os.environ:
+    _TORCH_CACHE = tempfile.mkdtemp(prefix="pufferlib-tests-torch-")
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = _TORCH_CACHE
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _TORCH_CACHE is not None:
+        shutil.rmtree(_TORCH_CACHE, ignore_errors=True)
 
 # Keep plugin discovery deterministic for the core tests: entry points installed in this
 # venv are still discovered (that is the point of some tests), but no SDL window opens.
