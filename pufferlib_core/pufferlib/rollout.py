@@ -139,6 +139,8 @@ class Rollout:
         if not self.env.writes_final_observations or not truncations.any():
             return
         cut = truncations & ~terminals
+        if not cut.any():
+            return
         rows, t = rows[cut], (t[cut] if isinstance(t, np.ndarray) else np.full(int(cut.sum()), t))
         obs = torch.from_numpy(self.env.final_observations[rows]).to(self.device)
         if self.recurrent:

@@ -195,6 +195,22 @@ def test_truncated_steps_bootstrap_from_the_final_observation(rnn, env_batch):
     trainer.close()
 
 
+def test_steps_both_terminal_and_truncated_are_terminal():
+    class EndsBothWays(Echo):
+        def step(self, action):
+            obs, reward, terminated, truncated, info = super().step(action)
+            return obs, reward, terminated, terminated, info
+
+    env = pufferlib.emulate(lambda: EndsBothWays(length=3), num_envs=2)
+    trainer = make_trainer(env, batch_size=32, minibatch_size=16)
+    trainer.evaluate()
+    data = trainer.rollout
+    assert data.truncations.any() and torch.equal(data.truncations, data.terminals)
+    assert data.final_values.isnan().all()  # no future to bootstrap
+    trainer.train()
+    trainer.close()
+
+
 def test_advantages_of_truncated_steps_use_final_values():
     r, v = torch.randn(2, 4), torch.randn(2, 4)
     z, boot = torch.zeros(2, 4), torch.randn(2)
