@@ -83,6 +83,7 @@ class Rollout:
             self.state_h = torch.zeros(rows * horizon // segment, size, device=device)
             self.state_c = torch.zeros_like(self.state_h)
         self._layout = getattr(env, "obs_layout", None)
+        self._writes_final = bool(getattr(env, "writes_final_observations", False))
         self._has_mask = pufferlib.pytorch.action_mask(torch.zeros(1, *obs_space.shape, dtype=self.obs.dtype),
                                                        self._layout) is not None
         self.ptr = np.zeros(rows, np.int64)
@@ -136,7 +137,7 @@ class Rollout:
 
         The LSTM state is the row's state after acting at t, as the observation's own would be.
         """
-        if not self.env.writes_final_observations or not truncations.any():
+        if not self._writes_final or not truncations.any():
             return
         cut = truncations & ~terminals
         if not cut.any():
@@ -291,7 +292,8 @@ class Rollout:
                 self.held = (obs.copy(), None, np.array(masks, copy=True), np.array(starts, copy=True))
                 profile["copy"] += time.perf_counter() - clock
                 return
-            self._set(t, obs=obs_t, actions=action, logprobs=logprob, values=value, weights=masks, starts=starts)
+            self._set(t, obs=obs if self._numpy is not None else obs_t, actions=action, logprobs=logprob,
+                      values=value, weights=masks, starts=starts)
             if self.recurrent:
                 if t % self.segment == 0:
                     per_row = self.horizon // self.segment
