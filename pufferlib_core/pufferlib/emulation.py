@@ -243,11 +243,11 @@ class PettingZooPufferEnv(_Emulated):
             self._seen[slot[agent]] = True
         self._write_obs(obs)
         # A finishing agent acts no more: its reward and terminal close its previous
-        # transition, and its row is masked until it comes back.
-        self.masks &= ~(self.terminals | self.truncations)
+        # transition, its last observation is kept, and its row is masked until it comes back.
         ended = self.terminals | self.truncations
         if ended.any():
             self.final_observations[ended] = self.observations[ended]
+            self.masks &= ~ended
         infos = []
         if not self.env.agents:
             infos.append({"episode_return": float(self._returns[self._seen].mean()),
