@@ -312,3 +312,43 @@ def test_reset_without_seed_continues_the_random_streams():
     finally:
         a.close()
         b.close()
+
+
+@pytest.mark.parametrize("cls", [envs.Cartpole, envs.Grid, envs.Breakout])
+def test_final_observation_is_the_state_the_episode_ended_in(cls):
+    """A copy truncated after 3 steps keeps, as its final observation, what a copy that runs
+    on from the same seed and actions observes after those 3 steps."""
+    cut, free = cls(num_envs=4, max_steps=3), cls(num_envs=4, max_steps=1000)
+    try:
+        assert cut.writes_final_observations
+        actions = random_actions(cut, 3)
+        cut.reset(seed=5)
+        free.reset(seed=5)
+        for a in actions:
+            obs, _, term, trunc, _ = cut.step(a)
+            free.step(a)
+        ended = term | trunc
+        assert trunc[~term].all() and ended.all()
+        np.testing.assert_array_equal(cut.final_observations[ended], free.observations[ended])
+        assert not np.array_equal(obs, free.observations)  # cut has already reset
+    finally:
+        cut.close()
+        free.close()
+
+
+def test_squared_keeps_final_observations_and_snake_does_not_claim_to():
+    env = envs.Squared(num_envs=4)
+    try:
+        assert env.writes_final_observations
+        env.reset(seed=0)
+        for a in random_actions(env, 200):
+            obs, _, term, trunc, _ = env.step(a)
+            ended = term | trunc
+            if ended.any():  # the final grid shows the agent (1) on its last cell; the new one differs
+                assert (env.final_observations[ended] == 1).sum() == ended.sum()
+                assert not np.array_equal(env.final_observations[ended], obs[ended])
+    finally:
+        env.close()
+    snake = envs.Snake(num_envs=1)
+    assert not snake.writes_final_observations
+    snake.close()

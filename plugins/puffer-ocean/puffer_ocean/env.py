@@ -68,10 +68,13 @@ class OceanEnv(PufferEnv):
         obs_space, self.single_action_space = _build_spaces(self._info)
         self.single_observation_space = self._observation_space(obs_space)
         self._discrete = not isinstance(self.single_action_space, spaces.Box)
+        # The envs that keep the last observation of an ended episode (pufferlib.environment).
+        self.writes_final_observations = bool(self._info["writes_final"])
         self._seeded = False
         try:
             super().__init__(buf)
-            self._call(self._c.bind, self.observations, self.actions, self.rewards, self.terminals, self.truncations)
+            self._call(self._c.bind, self.observations, self.actions, self.rewards, self.terminals,
+                       self.truncations, self.final_observations)
         except BaseException:
             self._c.close()
             raise

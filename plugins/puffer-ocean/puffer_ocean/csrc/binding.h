@@ -16,8 +16,14 @@
  *   void c_render_rgb(Env* env, uint8_t* px, int w, int h)
  *   void c_close(Env* env)              free what c_init allocated
  * Every copy's step runs inside one C loop (step_range below), so c_step is inlined.
+ * A header that defines OCEAN_WRITES_FINAL keeps the last observation of every ended
+ * episode with ocean_keep_final (see ocean.h).
  */
 #include <stddef.h>
+
+#ifndef OCEAN_WRITES_FINAL
+#define OCEAN_WRITES_FINAL 0
+#endif
 
 #define OCEAN_CAT_(a, b) a##b
 #define OCEAN_CAT(a, b) OCEAN_CAT_(a, b)
@@ -57,5 +63,5 @@ const OceanEnvDef OCEAN_CAT(ocean_def_, ENV_NAME) = {
     ocean_params, (int)(sizeof(ocean_params) / sizeof(ocean_params[0])) - 1,
     ocean_fields, (int)(sizeof(ocean_fields) / sizeof(ocean_fields[0])) - 1,
     ocean_spaces, ocean_init, ocean_reset, ocean_step_range,
-    ocean_render_ansi, ocean_render_rgb, ocean_close,
+    ocean_render_ansi, ocean_render_rgb, ocean_close, OCEAN_WRITES_FINAL,
 };

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define OCEAN_MAX_DIMS 16
 #define OCEAN_ERR_LEN 256
@@ -16,9 +17,19 @@ typedef struct {
     float* rewards;
     uint8_t* terminals;
     uint8_t* truncations;
+    void* final_observations; /* rows like observations: the last one of an ended episode */
+    size_t obs_row_bytes;  /* bytes of one agent's observation row */
     uint64_t rng;          /* this copy's random state: use the rng_* helpers */
     int index;             /* index of this copy in its vector */
 } Puffer;
+
+/* Keep agent `k`'s observation row as its final observation. An env that defines
+ * OCEAN_WRITES_FINAL calls it for every agent whose episode ends, after writing that
+ * agent's last observation and before resetting it. */
+static inline void ocean_keep_final(Puffer* p, int k) {
+    memcpy((char*)p->final_observations + (size_t)k * p->obs_row_bytes,
+           (const char*)p->observations + (size_t)k * p->obs_row_bytes, p->obs_row_bytes);
+}
 
 typedef enum { OCEAN_INT = 0, OCEAN_FLOAT = 1, OCEAN_DOUBLE = 2 } OceanType;
 
@@ -61,6 +72,7 @@ typedef struct {
     int (*render_ansi)(void* env, char* buf, int cap);
     void (*render_rgb)(void* env, uint8_t* pixels, int width, int height);
     void (*close)(void* env);
+    int writes_final;                  /* the env calls ocean_keep_final (OCEAN_WRITES_FINAL) */
 } OceanEnvDef;
 
 #endif

@@ -12,6 +12,7 @@
  * it breaks about as many bricks as a caught one, so without it missing the ball costs
  * nothing within the discount horizon and PPO never learns to follow the ball.
  */
+#define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length)
 #define PARAMS(P) P(int, max_steps, 10000, 1, 10000000) P(int, balls, 5, 1, 99)
 #define FIELDS(F) F(float, paddle_x) F(float, ball_x) F(float, ball_y) F(float, ball_vx) F(float, ball_vy) \
@@ -162,14 +163,14 @@ static void c_step(Env* env) {
     env->p.rewards[0] = reward;
     env->p.terminals[0] = (uint8_t)terminal;
     env->p.truncations[0] = (uint8_t)truncated;
+    breakout_observe(env);
     if (terminal || truncated) {
         env->log.score += (float)env->broken;
         env->log.episode_return += (float)(env->broken - (env->balls - env->balls_left));
         env->log.episode_length += (float)env->tick;
         env->log.n += 1;
+        ocean_keep_final(&env->p, 0);
         c_reset(env);
-    } else {
-        breakout_observe(env);
     }
 }
 

@@ -5,6 +5,7 @@
  * `continuous=1` takes a Box action in [-1, 1] scaled by the force magnitude instead
  * of Discrete(2) (0 pushes left, 1 right). Observation: x, x_dot, theta, theta_dot.
  */
+#define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length)
 #define PARAMS(P) P(int, continuous, 0, 0, 1) P(int, max_steps, 500, 1, 1000000)
 #define FIELDS(F) F(double, x) F(double, x_dot) F(double, theta) F(double, theta_dot) F(int, tick)
@@ -93,14 +94,14 @@ static void c_step(Env* env) {
     env->p.rewards[0] = 1.0f;
     env->p.terminals[0] = (uint8_t)terminal;
     env->p.truncations[0] = (uint8_t)truncated;
+    cartpole_observe(env);
     if (terminal || truncated) {
         env->log.score += (float)env->tick;
         env->log.episode_return += (float)env->tick;
         env->log.episode_length += (float)env->tick;
         env->log.n += 1;
+        ocean_keep_final(&env->p, 0);
         c_reset(env);
-    } else {
-        cartpole_observe(env);
     }
 }
 

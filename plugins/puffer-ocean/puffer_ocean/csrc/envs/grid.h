@@ -6,6 +6,7 @@
  * maze is wall). Actions: 0 up, 1 down, 2 left, 3 right (walls block). Reward 1 at the
  * goal (terminal); truncated after `max_steps`.
  */
+#define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length)
 #define PARAMS(P) P(int, size, 11, 5, 255) P(int, max_steps, 512, 1, 10000000)
 #include "../puffer.h"
@@ -115,14 +116,14 @@ static void c_step(Env* env) {
     env->p.rewards[0] = (float)hit;
     env->p.terminals[0] = (uint8_t)hit;
     env->p.truncations[0] = (uint8_t)truncated;
+    grid_observe(env);
     if (hit || truncated) {
         env->log.score += (float)hit;
         env->log.episode_return += (float)hit;
         env->log.episode_length += (float)env->tick;
         env->log.n += 1;
+        ocean_keep_final(&env->p, 0);
         c_reset(env);
-    } else {
-        grid_observe(env);
     }
 }
 

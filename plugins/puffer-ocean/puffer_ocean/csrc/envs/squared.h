@@ -5,6 +5,7 @@
  * Actions: 0 stay, 1 down, 2 up, 3 left, 4 right. Reward 1 on reaching the target
  * (terminal); the episode is truncated after 3 * size steps with reward 0.
  */
+#define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length)
 #define PARAMS(P) P(int, size, 11, 3, 63)
 #include "../puffer.h"
@@ -76,6 +77,7 @@ static void c_step(Env* env) {
         env->log.episode_return += (float)hit;
         env->log.episode_length += (float)env->tick;
         env->log.n += 1;
+        ocean_keep_final(&env->p, 0);
         c_reset(env);
     }
 }
