@@ -105,3 +105,21 @@ def test_native_backend_across_workers_and_rendering():
                 bad.step(np.array(actions))
     finally:
         bad.close()
+
+
+def test_final_observations_are_the_last_frames_of_ended_episodes():
+    env = AtariVector("pong", num_envs=3, max_episode_frames=40)  # truncated after 10 agent steps
+    assert env.writes_final_observations
+    env.reset(seed=1)
+    ended_once = False
+    for _ in range(25):
+        before = env.observations.copy()
+        obs, _, terminals, truncations, _ = env.step(np.zeros(3, np.int32))
+        ended = terminals | truncations
+        if ended.any():
+            ended_once = True
+            final = env.final_observations[ended]
+            np.testing.assert_array_equal(final[:, :-1], before[ended][:, 1:])  # one more frame on the stack
+            assert not np.array_equal(final, obs[ended])  # obs is already the next episode's
+    assert ended_once
+    env.close()

@@ -33,8 +33,11 @@ class AtariVector(pufferlib.PufferEnv):
 
     Takes the keyword arguments of `puffer_atari.env.AtariEnv` (grayscale only) plus
     `num_threads` (0: one per core). Finished copies are reset in the same step; their
-    infos carry `episode_return` and `episode_length` (agent steps).
+    infos carry `episode_return` and `episode_length` (agent steps), and
+    `final_observations` their last stacked frames.
     """
+
+    writes_final_observations = True
 
     def __init__(self, game: str, num_envs: int = 1, buf: Any = None, frameskip: int = 4,
                  repeat_action_probability: float = 0.25, full_action_space: bool = False,
@@ -94,6 +97,9 @@ class AtariVector(pufferlib.PufferEnv):
         self.ale.send(actions, self._strength)
         obs, rewards, terminals, truncations, info = self.ale.recv()
         ids = self._scatter(info["env_id"], obs)
+        if "final_obs" in info:  # ale-py's SameStep mode: the last frames of the episodes that ended
+            ended = np.logical_or(terminals, truncations)
+            self.final_observations[info["env_id"][ended]] = info["final_obs"][ended]
         self.rewards[ids] = rewards
         self.terminals[ids] = terminals
         self.truncations[ids] = truncations
