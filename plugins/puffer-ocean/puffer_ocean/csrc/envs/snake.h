@@ -7,6 +7,7 @@
  * and ends that snake's episode: it respawns, length 1, on a random empty cell. A life is
  * truncated after `max_steps`. Score: the length reached.
  */
+#define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length)
 #define PARAMS(P) P(int, width, 64, 8, 1024) P(int, height, 64, 8, 1024) P(int, num_snakes, 8, 1, 1024) \
     P(int, num_food, 32, 1, 100000) P(int, max_len, 256, 2, 65536) P(int, max_steps, 1000, 1, 10000000) \
@@ -159,7 +160,11 @@ static void c_step(Env* env) {
         env->p.rewards[k] = reward;
         env->p.terminals[k] = (uint8_t)dead;
         env->p.truncations[k] = (uint8_t)truncated;
-        if (dead || truncated) snake_end(env, s);
+        if (dead || truncated) {  /* its view as it ends (later snakes have not moved yet) */
+            snake_observe(env, k);
+            ocean_keep_final(&env->p, k);
+            snake_end(env, s);
+        }
     }
     for (int k = 0; k < env->num_snakes; k++) snake_observe(env, k);
 }
