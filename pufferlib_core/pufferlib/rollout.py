@@ -276,7 +276,7 @@ class Rollout:
                     self._set(t - 1, rewards=rewards, terminals=terminals, truncations=truncations)
                     self._final_values(self._all_rows, t - 1, terminals, truncations)
                 starts = terminals | truncations
-            obs_t = torch.from_numpy(obs).to(dev)
+            obs_t = torch.from_numpy(obs) if self._numpy is not None else torch.from_numpy(obs).to(dev)
             state = None
             if self.recurrent:
                 keep = torch.from_numpy(~starts).to(dev).unsqueeze(1)
