@@ -17,9 +17,9 @@ An env whose class sets `writes_final_observations = True` copies an agent's las
 observation of an episode into its `final_observations` row in the step that ends the
 episode, before resetting it: that row is then valid until the next step. The trainer
 bootstraps a truncated episode from its value, and `to_gymnasium`/`to_sb3` return it
-(`final_obs`, `terminal_observation`). The emulation wrappers do this; native envs
-usually do not, and a truncated episode then bootstraps from the value of its last
-observation before the final step.
+(`final_obs`, `terminal_observation`). The emulation wrappers do this, and so do most
+puffer-ocean envs and the native Atari env; where an env does not, a truncated episode
+bootstraps from the value of its last observation before the final step.
 
 `reset(seed=None) -> (observations, infos)` and
 `step(actions) -> (observations, rewards, terminals, truncations, infos)` fill the

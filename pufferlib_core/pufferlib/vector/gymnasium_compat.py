@@ -13,8 +13,8 @@ whose episode ends is reset within the same `step()`: the returned observation i
 first one of its next episode, while reward, termination and truncation belong to the
 step that ended the episode. As with Gymnasium's SAME_STEP envs, `infos["final_obs"]`
 (an object array, None for the envs that go on; mask `infos["_final_obs"]`) holds the
-last observation of each ended episode, when the envs keep it (`writes_final_observations`:
-emulated Gymnasium envs do), and `infos["final_info"]` the info dict of that step. That
+last observation of each ended episode, when the envs keep it (`writes_final_observations`,
+see `pufferlib.environment`), and `infos["final_info"]` the info dict of that step. That
 dict is also merged into `infos` itself (`infos[key]` an array over envs,
 `infos["_" + key]` the mask of envs that have it), including `episode_return` and
 `episode_length`.

@@ -11,7 +11,7 @@ Semantics are SB3's: `reset()` returns observations, `step_wait()` returns
 reset within the same step. Its info dict carries the env's final info,
 `TimeLimit.truncated`, `episode` (`r`, `l`) as SB3's Monitor would, so the episode
 statistics show up in SB3's logs, and `terminal_observation` when the envs keep it
-(`writes_final_observations`: emulated Gymnasium envs do), from which SB3 bootstraps
+(`writes_final_observations`, see `pufferlib.environment`), from which SB3 bootstraps
 truncated episodes.
 `get_attr` reads the attributes of the copy of env 0 that lives in the main process;
 `set_attr` and `env_method` cannot reach envs in worker processes and raise.
