@@ -30,7 +30,7 @@ install: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest tests -q
 
-# A real PPO run (about a minute on 2 cores): ends printing the score and the checkpoint path.
+# A real PPO run (about 15 s on 2 cores): ends printing the score and the checkpoint path.
 train: $(STAMP)
 	$(VENV)/bin/puffer train gym-CartPole-v1 --train.total-timesteps 200000
 
