@@ -113,6 +113,8 @@ class PuffeRL:
         self.segment = self.rollout.segment
         if cfg["minibatch_size"] > cfg["batch_size"] or cfg["batch_size"] % cfg["minibatch_size"]:
             raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must divide batch_size={cfg['batch_size']}.")
+        if cfg["update_epochs"] < 1:
+            raise APIUsageError(f"update_epochs={cfg['update_epochs']} must be at least 1 (passes over each batch).")
         if cfg["minibatch_size"] % self.segment:
             raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must be a multiple of "
                                 f"bptt_horizon={self.segment} for recurrent policies.")
@@ -217,18 +219,17 @@ class PuffeRL:
                 group["lr"] = lr
         vtrace = cfg["vtrace_rho_clip"] > 0
         ratio = torch.ones_like(data.values) if vtrace else None
-        advantages = self._advantages(ratio)
-        returns = advantages + data.values
         beta = cfg["prio_beta0"] + (1 - cfg["prio_beta0"]) * min(1.0, self.global_step / max(1, self.total_timesteps))
         per_minibatch = cfg["minibatch_size"] // self.segment
         stats: list[torch.Tensor] = []
-        for _ in range(cfg["update_epochs"]):
-            if vtrace and stats:
+        for epoch in range(cfg["update_epochs"]):
+            if epoch == 0 or vtrace:  # V-trace advantages follow the policy's new ratios
                 advantages = self._advantages(ratio)
                 returns = advantages + data.values
-            # The per-step floats a minibatch needs, packed so that one gather fetches them all.
-            packed = data.segments(torch.stack([data.logprobs, data.values, advantages, returns, data.weights], -1))
-            priorities = data.segments(advantages.abs()).sum(1) if cfg["prio_alpha"] > 0 else None
+                # The per-step floats a minibatch needs, packed so that one gather fetches them all.
+                packed = data.segments(torch.stack([data.logprobs, data.values, advantages, returns, data.weights],
+                                                   -1))
+                priorities = data.segments(advantages.abs()).sum(1) if cfg["prio_alpha"] > 0 else None
             for idx, weights in ppo.minibatch_segments(data.num_segments, per_minibatch, priorities,
                                                        cfg["prio_alpha"], beta):
                 idx = idx.to(self.device)

@@ -131,6 +131,15 @@ class Rollout:
                                                              entropy=False)
         return action, logprob, value.float().view(-1), state
 
+    def _recv(self, profile: dict[str, float]) -> tuple:
+        """`env.recv()`, timed as env time; its numeric infos join `self.infos`."""
+        clock = time.perf_counter()
+        batch = self.env.recv()
+        profile["env"] += time.perf_counter() - clock
+        if batch[4]:
+            self._add_infos(batch[4])
+        return batch
+
     def _final_values(self, rows: np.ndarray, t: np.ndarray | int, terminals: np.ndarray,
                       truncations: np.ndarray) -> None:
         """final_values[rows, t] = V(final observation) where the step at t was truncated, not terminal.
@@ -170,27 +179,23 @@ class Rollout:
     @torch.no_grad()
     def collect(self, profile: dict[str, float]) -> dict[str, list[float]]:
         """Fill the storage with one batch; `profile` accumulates env/forward/copy seconds."""
+        self.final_values.fill_(float("nan"))
         if self.env.agents_per_batch == self.rows:
             self._collect_sync(profile)
             self.steps_collected = self.batch_size
             return dict(self.infos)
-        self.final_values.fill_(float("nan"))
         self.ptr[:] = 0
         self.stored[:] = False
         self.bootstrapped[:] = False
         env, T, dev = self.env, self.horizon, self.device
         while True:
-            clock = time.perf_counter()
             if self.held is not None:  # last batch's final observations, already accounted for
                 obs, ids, masks, starts = self.held
                 self.held = None
+                clock = time.perf_counter()
             else:
-                obs, rewards, terminals, truncations, infos, ids, masks = env.recv()
-                now = time.perf_counter()
-                profile["env"] += now - clock
-                clock = now
-                if infos:
-                    self._add_infos(infos)
+                obs, rewards, terminals, truncations, _, ids, masks = self._recv(profile)
+                clock = time.perf_counter()
                 ids = np.asarray(ids)
                 prev = self.stored[ids]
                 if prev.all():
@@ -259,19 +264,14 @@ class Rollout:
     def _collect_sync(self, profile: dict[str, float]) -> None:
         """`collect` when every recv() returns all rows: one time index for the whole batch."""
         env, dev = self.env, self.device
-        self.final_values.fill_(float("nan"))
         for t in range(self.horizon + 1):
-            clock = time.perf_counter()
             if t == 0 and self.held is not None:
                 obs, _, masks, starts = self.held
                 self.held = None
+                clock = time.perf_counter()
             else:
-                obs, rewards, terminals, truncations, infos, _, masks = env.recv()
-                now = time.perf_counter()
-                profile["env"] += now - clock
-                clock = now
-                if infos:
-                    self._add_infos(infos)
+                obs, rewards, terminals, truncations, _, _, masks = self._recv(profile)
+                clock = time.perf_counter()
                 if t > 0:
                     self._set(t - 1, rewards=rewards, terminals=terminals, truncations=truncations)
                     self._final_values(self._all_rows, t - 1, terminals, truncations)

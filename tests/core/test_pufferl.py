@@ -405,6 +405,8 @@ def test_bad_arguments_say_how_to_fix():
         make_trainer(env, learning_rat=1e-3)
     with pytest.raises(pufferlib.APIUsageError, match="evaluate"):
         make_trainer(env, batch_size=48, minibatch_size=16).train()
+    with pytest.raises(pufferlib.APIUsageError, match="update_epochs=0 must be at least 1"):
+        make_trainer(env, batch_size=48, minibatch_size=16, update_epochs=0)
     env.close()
 
 
