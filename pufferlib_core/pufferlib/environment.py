@@ -114,6 +114,36 @@ class Buffers:
         return cls(*(get(k) for k in names))
 
 
+class EpisodeStats:
+    """Episode return and length of every agent row, for native envs that reset rows themselves.
+
+    `step(rewards, done)` counts one step of every row and returns an info dict
+    (`episode_return`, `episode_length`) for each row whose episode `done` ends, in row
+    order, then starts those rows over: what a native env returns as its infos.
+    """
+
+    def __init__(self, rows: int):
+        self.returns = np.zeros(rows, np.float64)
+        self.lengths = np.zeros(rows, np.int64)
+
+    def reset(self) -> None:
+        """Start every row over."""
+        self.returns[:] = 0
+        self.lengths[:] = 0
+
+    def step(self, rewards: np.ndarray, done: np.ndarray) -> list[dict]:
+        """Add one step with `rewards`; the infos of the rows that `done` (bool, per row) ends."""
+        self.returns += rewards
+        self.lengths += 1
+        if not done.any():
+            return []
+        ended = np.flatnonzero(done)
+        infos = [{"episode_return": float(self.returns[i]), "episode_length": int(self.lengths[i])} for i in ended]
+        self.returns[ended] = 0
+        self.lengths[ended] = 0
+        return infos
+
+
 class PufferEnv:
     """Base class of in-place environments (see the module docstring for the contract)."""
 

@@ -111,3 +111,18 @@ def test_simple_style_rejects_vectorizer_buffer():
     buf = Buffers.allocate(BOX, spaces.Discrete(2), 1)
     with pytest.raises(APIUsageError, match="emulate"):
         Simple(buf=buf)
+
+
+def test_episode_stats_report_and_restart_the_rows_that_end():
+    from pufferlib.environment import EpisodeStats
+
+    stats = EpisodeStats(3)
+    assert stats.step(np.array([1.0, 2.0, 0.5]), np.zeros(3, bool)) == []
+    infos = stats.step(np.array([1.0, 1.0, 1.0]), np.array([False, True, True]))
+    assert infos == [{"episode_return": 3.0, "episode_length": 2}, {"episode_return": 1.5, "episode_length": 2}]
+    assert stats.step(np.ones(3), np.ones(3, bool)) == [
+        {"episode_return": 3.0, "episode_length": 3},  # row 0 went on
+        {"episode_return": 1.0, "episode_length": 1},  # rows 1 and 2 started over
+        {"episode_return": 1.0, "episode_length": 1}]
+    stats.reset()
+    assert stats.step(np.ones(3), np.array([True, False, False])) == [{"episode_return": 1.0, "episode_length": 1}]

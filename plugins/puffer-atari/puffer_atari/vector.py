@@ -16,6 +16,7 @@ import numpy as np
 from gymnasium import spaces
 
 import pufferlib
+from pufferlib.environment import EpisodeStats
 from pufferlib.errors import APIUsageError
 
 
@@ -72,8 +73,7 @@ class AtariVector(pufferlib.PufferEnv):
         super().__init__(buf)
         self._all = np.arange(num_envs)
         self._strength = np.ones(num_envs, np.float32)
-        self._returns = np.zeros(num_envs, np.float64)
-        self._lengths = np.zeros(num_envs, np.int64)
+        self._stats = EpisodeStats(num_envs)
         self._closed = False
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, list[dict]]:
@@ -84,8 +84,7 @@ class AtariVector(pufferlib.PufferEnv):
         self.rewards[:] = 0
         self.terminals[:] = False
         self.truncations[:] = False
-        self._returns[:] = 0
-        self._lengths[:] = 0
+        self._stats.reset()
         return self.observations, []
 
     def step(self, actions: np.ndarray) -> tuple:
@@ -103,14 +102,7 @@ class AtariVector(pufferlib.PufferEnv):
         self.rewards[ids] = rewards
         self.terminals[ids] = terminals
         self.truncations[ids] = truncations
-        self._returns += self.rewards
-        self._lengths += 1
-        infos = []
-        done = np.flatnonzero(self.terminals | self.truncations)
-        for i in done:
-            infos.append({"episode_return": float(self._returns[i]), "episode_length": int(self._lengths[i])})
-        self._returns[done] = 0
-        self._lengths[done] = 0
+        infos = self._stats.step(self.rewards, self.terminals | self.truncations)
         return self.observations, self.rewards, self.terminals, self.truncations, infos
 
     def _scatter(self, env_ids: np.ndarray, obs: np.ndarray) -> Any:

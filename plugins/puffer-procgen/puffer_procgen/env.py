@@ -18,6 +18,7 @@ import numpy as np
 from gymnasium import spaces
 
 import pufferlib
+from pufferlib.environment import EpisodeStats
 from pufferlib.errors import APIUsageError
 
 #: The 16 games of the Procgen benchmark.
@@ -122,8 +123,7 @@ class ProcgenVector(pufferlib.PufferEnv):
         self.single_action_space = spaces.Discrete(15)
         self.num_agents = int(num_envs)
         super().__init__(buf)
-        self._returns = np.zeros(self.num_agents, np.float64)
-        self._lengths = np.zeros(self.num_agents, np.int64)
+        self._stats = EpisodeStats(self.num_agents)
         self._env = None
 
     def _build(self, seed: int | None) -> None:
@@ -145,8 +145,7 @@ class ProcgenVector(pufferlib.PufferEnv):
         self.rewards[:] = 0
         self.terminals[:] = False
         self.truncations[:] = False
-        self._returns[:] = 0
-        self._lengths[:] = 0
+        self._stats.reset()
         return self.observations, []
 
     def step(self, actions: np.ndarray) -> tuple:
@@ -160,15 +159,7 @@ class ProcgenVector(pufferlib.PufferEnv):
                                 f"[{self.actions.min()}, {self.actions.max()}].")
         self._act(self._handle)
         self._observe(self._handle)
-        self._returns += self.rewards
-        self._lengths += 1
-        infos = []
-        if self.terminals.any():
-            done = np.flatnonzero(self.terminals)
-            infos = [{"episode_return": float(self._returns[i]), "episode_length": int(self._lengths[i])}
-                     for i in done]
-            self._returns[done] = 0
-            self._lengths[done] = 0
+        infos = self._stats.step(self.rewards, self.terminals)  # Procgen ends episodes as terminals only
         return self.observations, self.rewards, self.terminals, self.truncations, infos
 
     def render(self) -> np.ndarray | None:
