@@ -132,7 +132,8 @@ def _may_list(plugin: str, env_id: str, owners: dict[str, str], lister: dict[str
         return False
     first = lister.get(env_id.lower(), plugin)
     if first != plugin:
-        what = "registers it in this process" if first == "local" else f"{plugins.label(first)} lists it first"
+        what = "pufferlib.register() took it in this process" if first == "local" else \
+            f"{plugins.label(first)} lists it first"
         plugins.report(plugin, "ids", f"lists {env_id!r}, but {what}; ignored", key=env_id)
         return False
     return True

@@ -54,6 +54,20 @@ def test_raising_env_specs_hook_is_reported_once_and_others_keep_working(registe
     assert [(p.plugin, p.where) for p in plugins.problems()] == [("bad", "pufferlib_env_specs")]
 
 
+def test_installed_plugin_with_a_raising_hook_is_named_with_its_version(tmp_path, monkeypatch, fresh_plugins, capsys):
+    source = "import pufferlib\n@pufferlib.hookimpl\ndef pufferlib_env_specs():\n    raise ValueError('bad data')\n"
+    install_fake_distribution(tmp_path, "specs-plugin", "specsplugin", source, "0.4")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        with pytest.warns(RuntimeWarning, match=r"plugin 'specsplugin' \(specs-plugin 0.4\) raised ValueError: "
+                                                r"bad data in pufferlib_env_specs; that hook of it is skipped"):
+            with pufferlib.make("gym-CartPole-v1", num_envs=1) as env:
+                assert env.num_agents == 1
+        assert cli.main(["list"]) == 0 and "gym-<name>" in capsys.readouterr().out
+    finally:
+        sys.modules.pop("specsplugin", None)
+
+
 @pytest.mark.parametrize("result", ["ocean-snake", [EnvSpec("x-a", "m:a"), "x-b"], {"id": "x"}])
 def test_env_specs_of_the_wrong_type_are_reported_and_skipped(register, result):
     register("wrong", fake_plugin(pufferlib_env_specs=lambda: result))
@@ -163,7 +177,8 @@ def test_first_party_prefixes_are_reserved_even_when_not_installed(register):
     messages = "\n".join(str(w.message) for w in record)
     assert "'thief' lists 'ocean-snake', but ids starting with 'ocean-' belong to plugin 'ocean'" in messages
     assert "'thief' lists 'atari-walk', but ids starting with 'atari-' belong to plugin 'atari'" in messages
-    assert "'thief' claims the id prefix 'babyai-', but ids starting with 'babyai-' belong to plugin 'minigrid'" in messages
+    assert ("'thief' claims the id prefix 'babyai-', but ids starting with 'babyai-' belong to plugin "
+            "'minigrid'") in messages
     assert spec("thief-walk").id == "thief-walk" and spec("thief-other").id == "thief-other"
 
 
@@ -180,8 +195,8 @@ def test_second_claim_of_a_prefix_is_reported_with_both_names(register):
                                   pufferlib_resolve_env=lambda env_id: EnvSpec(env_id, MOUNTAIN_CAR, description="1")))
     register("second", fake_plugin(pufferlib_env_prefixes=lambda: ["walk-far-"],
                                    pufferlib_resolve_env=lambda env_id: EnvSpec(env_id, MOUNTAIN_CAR, description="2")))
-    with pytest.warns(RuntimeWarning, match="'second' claims the id prefix 'walk-far-', but ids starting with 'walk-' belong to "
-                                               "plugin 'first'"):
+    with pytest.warns(RuntimeWarning, match="'second' claims the id prefix 'walk-far-', but ids starting "
+                                            "with 'walk-' belong to plugin 'first'"):
         assert spec("walk-far-away").description == "1"
 
 
@@ -191,7 +206,8 @@ def test_puffer_list_shows_id_conflicts(register, capsys):
         assert cli.main(["list"]) == 0
     out = capsys.readouterr().out
     assert "\nthief:\n" not in out
-    assert "problems" in out and "thief: lists 'gym-CartPole-v1', but ids starting with 'gym-' belong to plugin 'core'" in out
+    assert "problems" in out
+    assert "thief: lists 'gym-CartPole-v1', but ids starting with 'gym-' belong to plugin 'core'" in out
 
 
 def test_first_party_entry_point_name_loads_only_from_its_distribution(tmp_path, monkeypatch, fresh_plugins):
