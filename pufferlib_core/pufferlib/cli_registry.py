@@ -52,7 +52,7 @@ def plugins_command(argv: list[str]) -> int:
         status = f"  FAILED: {info.error}" if info.error else ""
         print(f"{info.name:<16} {info.distribution} {info.version}{status}")
     registry.listed_specs()  # calls the listing hooks, so that their problems show
-    _print_problems(problems())
+    _print_problems([problem for problem in problems() if problem.where != "load"])  # those are above
     return 0
 
 

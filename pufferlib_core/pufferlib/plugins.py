@@ -62,7 +62,9 @@ class PluginInfo:
 
 @dataclass(frozen=True)
 class PluginProblem:
-    """A reported misbehaviour: the plugin, where (a hook name, "load" or "ids"), and what."""
+    """A reported misbehaviour: the plugin, where (a hook name, "load" or "ids"), and what.
+
+    Problems with `where == "load"` are also `PluginInfo.error`s of `installed_plugins()`."""
 
     plugin: str
     where: str
@@ -141,6 +143,8 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
                     _first_party.add(ep.name)
                 continue
         _infos.append(PluginInfo(ep.name, dist_name, version, error))
+        message = f"({dist_name} {version}) {why}: {error}"
+        _problems[(ep.name, "load", dist_name)] = PluginProblem(ep.name, "load", message)
         warnings.warn(f"pufferlib: plugin {ep.name!r} ({dist_name} {version}) {why}: {error}",
                       RuntimeWarning, stacklevel=3)
 

@@ -232,7 +232,7 @@ def test_first_party_entry_point_name_loads_only_from_its_distribution(tmp_path,
             sys.modules.pop(module, None)
 
 
-def test_second_distribution_with_a_taken_entry_point_name_is_reported(tmp_path, monkeypatch, fresh_plugins):
+def test_second_distribution_with_a_taken_entry_point_name_is_reported(tmp_path, monkeypatch, fresh_plugins, capsys):
     source = "import pufferlib\n@pufferlib.hookimpl\ndef pufferlib_env_prefixes():\n    return ['walk-']\n"
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -243,7 +243,10 @@ def test_second_distribution_with_a_taken_entry_point_name_is_reported(tmp_path,
     try:
         with pytest.warns(RuntimeWarning, match=r"'walk' \(walk-two 2.0\) is skipped: entry-point name 'walk' is "
                                                 r"already taken by plugin 'walk' \(walk-one 1.0\)"):
-            plugins.plugin_manager()
+            assert cli.main(["list"]) == 0
+        out = capsys.readouterr().out
+        assert "walk: (walk-two 2.0) is skipped: entry-point name 'walk' is already taken" in out
+        assert "walk:\n  walk-<name>" in out  # the first one keeps it
     finally:
         for module in ("walkone", "walktwo"):
             sys.modules.pop(module, None)
