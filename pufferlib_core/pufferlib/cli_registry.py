@@ -9,16 +9,16 @@ import numpy as np
 
 
 def list_command(argv: list[str]) -> int:
-    """Print the listed env ids of every plugin, and the id families each one resolves."""
+    """Print the listed env ids of every plugin, the id families each one resolves, and the
+    plugin problems (id conflicts, failed hooks) found on the way."""
     argparse.ArgumentParser(prog="puffer list", description="List environment ids per plugin.").parse_args(argv)
     from pufferlib import registry
-    from pufferlib.plugins import plugin_manager
+    from pufferlib.plugins import plugin_manager, problems, prefix_owners
 
     specs = registry.listed_specs()
-    pm = plugin_manager()
-    for name, plugin in pm.list_name_plugin():
-        impl = getattr(plugin, "pufferlib_env_prefixes", None)
-        prefixes = list(impl() or []) if impl else []
+    owners = prefix_owners()
+    for name, _ in plugin_manager().list_name_plugin():
+        prefixes = [prefix for prefix, owner in owners.items() if owner == name]
         ids = [s.id for s in specs.get(name, [])]
         if not ids and not prefixes:
             continue
@@ -30,17 +30,29 @@ def list_command(argv: list[str]) -> int:
             print(f"  {env_id}")
     for env_id in (s.id for s in specs.get("local", [])):
         print(f"local: {env_id}")
+    _print_problems(problems())
     return 0
 
 
+def _print_problems(found: list) -> None:
+    if found:
+        print("problems (ignored parts of plugins):")
+        for problem in found:
+            print(f"  {problem.plugin}: {problem.message}")
+
+
 def plugins_command(argv: list[str]) -> int:
-    """Print installed plugins with distribution, version and load errors."""
+    """Print installed plugins with distribution, version and load errors, then the problems
+    reported by their hooks."""
     argparse.ArgumentParser(prog="puffer plugins", description="List installed plugins.").parse_args(argv)
-    from pufferlib.plugins import installed_plugins
+    from pufferlib import registry
+    from pufferlib.plugins import installed_plugins, problems
 
     for info in installed_plugins():
         status = f"  FAILED: {info.error}" if info.error else ""
         print(f"{info.name:<16} {info.distribution} {info.version}{status}")
+    registry.listed_specs()  # calls the listing hooks, so that their problems show
+    _print_problems([problem for problem in problems() if problem.where != "load"])  # those are above
     return 0
 
 

@@ -84,9 +84,9 @@ def _check_loggers(names: list[str]) -> list[str]:
     """`names` if logger plugins provide them all, else APIUsageError naming what to install."""
     import difflib
 
-    from pufferlib.plugins import plugin_manager
+    from pufferlib.plugins import call_hook
 
-    available = {name for provided in plugin_manager().hook.pufferlib_loggers() for name in provided}
+    available = {name for _, provided in call_hook("pufferlib_loggers") for name in provided}
     for name in names:
         if name not in available:
             close = difflib.get_close_matches(name, sorted(available), n=3)

@@ -24,10 +24,31 @@ def _default_text() -> str:
 
 def load_default() -> dict:
     """The default config: the core's `pufferlib/config/default.toml` plus the sections that
-    plugins add through the `pufferlib_config_defaults` hook (e.g. a logger's `[wandb]`)."""
-    from pufferlib.plugins import plugin_manager
+    plugins add through the `pufferlib_config_defaults` hook (e.g. a logger's `[wandb]`).
 
-    return merge(tomllib.loads(_default_text()), *plugin_manager().hook.pufferlib_config_defaults())
+    Plugin defaults only add: a value for a key that already exists is ignored and reported."""
+    from pufferlib.plugins import call_hook, report
+
+    config = tomllib.loads(_default_text())
+    for plugin, layer in call_hook("pufferlib_config_defaults"):
+        for dotted in _add_new_keys(config, layer):
+            report(plugin, "pufferlib_config_defaults",
+                   f"sets a default for {dotted}, which already exists; ignored (plugin defaults may only "
+                   "add new sections and keys; per-env settings go in EnvSpec.config)", key=dotted)
+    return config
+
+
+def _add_new_keys(config: dict, layer: Mapping, where: str = "") -> list[str]:
+    """Copy the keys of `layer` absent from `config` into it; the dotted keys it already had."""
+    taken = []
+    for key, value in layer.items():
+        if key not in config:
+            config[key] = copy.deepcopy(value)
+        elif isinstance(value, Mapping) and isinstance(config[key], dict):
+            taken += _add_new_keys(config[key], value, f"{where}{key}.")
+        else:
+            taken.append(f"{where}{key}")
+    return taken
 
 
 def default_docs() -> dict[str, str]:

@@ -4,11 +4,20 @@ A plugin is a module (or object) registered through the entry-point group
 `pufferlib.plugins`; it marks its functions with `pufferlib.hookimpl`. Its entry module
 must stay light: it lists env specs with lazy `"module:attr"` creators and imports
 nothing heavy itself.
+
+The return annotations are part of the contract: the core checks each result against
+them, and skips (and reports) an implementation that returns something else or raises.
+Returning None means "nothing from this plugin".
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pluggy
+
+if TYPE_CHECKING:
+    from pufferlib.registry import EnvSpec
 
 PROJECT = "pufferlib"
 hookspec = pluggy.HookspecMarker(PROJECT)
@@ -16,39 +25,50 @@ hookimpl = pluggy.HookimplMarker(PROJECT)
 
 
 @hookspec
-def pufferlib_env_specs() -> list:
-    """Return the `pufferlib.EnvSpec`s this plugin lists (shown by `puffer list`)."""
+def pufferlib_env_specs() -> list[EnvSpec]:
+    """Return the `pufferlib.EnvSpec`s this plugin lists (shown by `puffer list`).
+
+    Ids (and aliases) inside a prefix that another plugin owns, first-party prefixes
+    included, and ids that a plugin earlier in the order already lists, are ignored.
+    """
 
 
 @hookspec
-def pufferlib_env_prefixes() -> list:
-    """Return the id prefixes this plugin owns (e.g. ["atari-"]), listed or resolved on demand."""
+def pufferlib_env_prefixes() -> list[str]:
+    """Return the id prefixes this plugin owns (e.g. ["atari-"]), listed or resolved on demand.
+
+    First-party prefixes (gym-, pettingzoo-, ocean-, atari-, ...) cannot be claimed by others.
+    """
 
 
 @hookspec(firstresult=True)
-def pufferlib_resolve_env(env_id: str):
+def pufferlib_resolve_env(env_id: str) -> EnvSpec | None:
     """Return an EnvSpec for an id that no plugin lists (open-ended families), or None.
 
-    A plugin that owns the id's prefix but cannot resolve it may raise
+    Only the owner of the id's prefix is asked, when a plugin owns it; otherwise every
+    plugin in turn. The owner that cannot resolve the id may raise
     `pufferlib.EnvNotFoundError` with suggestions.
     """
 
 
 @hookspec
-def pufferlib_config_defaults() -> dict:
+def pufferlib_config_defaults() -> dict[str, dict]:
     """Return config sections this plugin adds to the trainer config, with their defaults.
 
     For example {"wandb": {"project": "pufferlib"}}: the keys then exist in TOML files and
-    as dotted flags (`--wandb.project NAME`).
+    as dotted flags (`--wandb.project NAME`). Defaults may only add sections and keys: a
+    value for a key that already exists (the core's learning rate, say) is ignored with a
+    warning. Per-env training settings belong in `EnvSpec.config`.
     """
 
 
 @hookspec
-def pufferlib_loggers() -> dict:
+def pufferlib_loggers() -> dict[str, str]:
     """Return the logger names this plugin provides (`puffer train --logger NAME`) -> description."""
 
 
 # -- trainer hooks: logger plugins implement these; PuffeRL calls them on rank 0 ----------
+# An implementation that raises is reported and skipped; the run goes on.
 
 @hookspec
 def pufferlib_train_start(trainer) -> None:

@@ -1,16 +1,34 @@
-"""Plugin discovery: entry points of the group `pufferlib.plugins`, managed by pluggy.
+"""Plugin discovery and hook calls: entry points of the group `pufferlib.plugins`, managed by pluggy.
 
-Discovery runs on first use (not at `import pufferlib`). A plugin that fails to load
-is reported with a warning naming it and its version, and the rest keeps working.
-`PUFFERLIB_DISABLE_PLUGIN_AUTOLOAD=1` turns discovery off (the core's own gym-/pettingzoo-
-families stay available).
+Contract:
+
+- Discovery runs on first use (not at `import pufferlib`). `PUFFERLIB_DISABLE_PLUGIN_AUTOLOAD=1`
+  turns it off (the core's own gym-/pettingzoo- families stay available).
+- Plugins are untrusted neighbours. The core calls every hook through `call_hook` /
+  `iter_hook`, one implementation at a time. An implementation that raises (anything but
+  KeyboardInterrupt, SystemExit included) or returns something other than what its hookspec
+  promises is skipped, and reported once per (plugin, hook) with a RuntimeWarning naming the
+  plugin, its distribution and version, the hook and the error. `problems()` keeps the
+  reports for `puffer plugins` and `puffer list`. The core's own implementations are trusted:
+  their errors propagate.
+- First party: `FIRST_PARTY` (the one place that knows our distribution names) maps each
+  first-party entry-point name to its distribution and the id prefixes it owns. Such a name
+  loads only from that distribution, and its prefixes belong to it even when it is not
+  installed: no other plugin may list or resolve ids there.
+- Order: core first, then first-party plugins, then the others in discovery order. When two
+  plugins claim the same id, prefix or entry-point name, the first keeps it and the other is
+  reported with both names.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import types
+import typing
 import warnings
 from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
 
 import pluggy
 
@@ -18,6 +36,18 @@ from pufferlib import hookspecs
 
 ENTRY_POINT_GROUP = "pufferlib.plugins"
 DISABLE_ENV_VAR = "PUFFERLIB_DISABLE_PLUGIN_AUTOLOAD"
+CORE = "core"
+
+#: First-party entry-point name -> (distribution that must provide it, id prefixes it owns).
+FIRST_PARTY: dict[str, tuple[str, tuple[str, ...]]] = {
+    CORE: ("pufferlib-core", ("gym-", "pettingzoo-")),
+    "ocean": ("puffer-ocean", ("ocean-", "puffer_")),
+    "atari": ("puffer-atari", ("atari-",)),
+    "procgen": ("puffer-procgen", ("procgen-",)),
+    "nethack": ("puffer-nethack", ("nethack-",)),
+    "minigrid": ("puffer-minigrid", ("minigrid-", "babyai-")),
+    "loggers": ("puffer-loggers", ()),
+}
 
 
 @dataclass(frozen=True)
@@ -30,8 +60,67 @@ class PluginInfo:
     error: str | None = None
 
 
+@dataclass(frozen=True)
+class PluginProblem:
+    """A reported misbehaviour: the plugin, where (a hook name, "load" or "ids"), and what.
+
+    Problems with `where == "load"` are also `PluginInfo.error`s of `installed_plugins()`."""
+
+    plugin: str
+    where: str
+    message: str
+
+
 _manager: pluggy.PluginManager | None = None
 _infos: list[PluginInfo] = []
+_first_party: set[str] = set()  # names loaded from their first-party distribution
+_problems: dict[tuple, PluginProblem] = {}
+
+
+def autoload_enabled() -> bool:
+    """False when `PUFFERLIB_DISABLE_PLUGIN_AUTOLOAD` is set to 1/true/yes."""
+    return os.environ.get(DISABLE_ENV_VAR, "").lower() not in ("1", "true", "yes")
+
+
+def is_distribution(name: str, other: str) -> bool:
+    """Whether two distribution names are the same project (case, `-`, `_`, `.` aside)."""
+    def normal(dist: str) -> str:
+        return dist.lower().replace("_", "-").replace(".", "-")
+
+    return normal(name) == normal(other)
+
+
+def _is_interrupt(exc: BaseException) -> bool:
+    return isinstance(exc, KeyboardInterrupt)
+
+
+def _error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def label(name: str) -> str:
+    """`'name' (distribution version)` for messages; just `'name'` for plugins registered in code."""
+    for info in sorted(_infos, key=lambda info: info.error is not None):  # the loaded one first
+        if info.name == name:
+            return f"{name!r} ({info.distribution} {info.version})"
+    return repr(name)
+
+
+def report(plugin: str, where: str, message: str, key: Any = None) -> None:
+    """Record a problem with `plugin` and warn about it once per (plugin, where, key).
+
+    `message` completes the sentence "pufferlib: plugin 'x' (dist version) ...".
+    """
+    token = (plugin, where, key)
+    if token in _problems:
+        return
+    _problems[token] = PluginProblem(plugin, where, message)
+    warnings.warn(f"pufferlib: plugin {label(plugin)} {message}", RuntimeWarning, stacklevel=3)
+
+
+def problems() -> list[PluginProblem]:
+    """The problems reported since plugins were (re)discovered, in order."""
+    return list(_problems.values())
 
 
 def _load_entry_points(pm: pluggy.PluginManager) -> None:
@@ -41,44 +130,71 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
         dist = getattr(ep, "dist", None)
         dist_name = dist.metadata["Name"] if dist is not None else "?"
         version = dist.version if dist is not None else "?"
-        if pm.has_plugin(ep.name):
-            continue
-        try:
-            plugin = ep.load()
-            pm.register(plugin, name=ep.name)
-            try:
-                pm.check_pending()  # hooks this core does not specify: a plugin for another version
-            except pluggy.PluginValidationError:
-                pm.unregister(plugin)
-                raise
-            _infos.append(PluginInfo(ep.name, dist_name, version))
-        except Exception as exc:  # a broken plugin must never break pufferlib
-            _infos.append(PluginInfo(ep.name, dist_name, version, f"{type(exc).__name__}: {exc}"))
-            warnings.warn(f"pufferlib: plugin {ep.name!r} ({dist_name} {version}) failed to load and is "
-                          f"skipped: {type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=3)
+        reserved = FIRST_PARTY.get(ep.name)
+        if reserved is not None and not is_distribution(dist_name, reserved[0]):
+            error, why = f"entry-point name {ep.name!r} is reserved for {reserved[0]}", "is skipped"
+        elif pm.has_plugin(ep.name):
+            error, why = f"entry-point name {ep.name!r} is already taken by plugin {label(ep.name)}", "is skipped"
+        else:
+            error, why = _register(pm, ep), "failed to load and is skipped"
+            if error is None:
+                _infos.append(PluginInfo(ep.name, dist_name, version))
+                if reserved is not None:
+                    _first_party.add(ep.name)
+                continue
+        _infos.append(PluginInfo(ep.name, dist_name, version, error))
+        message = f"({dist_name} {version}) {why}: {error}"
+        _problems[(ep.name, "load", dist_name)] = PluginProblem(ep.name, "load", message)
+        warnings.warn(f"pufferlib: plugin {ep.name!r} ({dist_name} {version}) {why}: {error}",
+                      RuntimeWarning, stacklevel=3)
+
+
+def _register(pm: pluggy.PluginManager, ep: Any) -> str | None:
+    """Load and register one entry point; the error text, or None when it worked."""
+    try:
+        plugin = ep.load()
+        pm.register(plugin, name=ep.name)
+    except BaseException as exc:  # SystemExit too: a broken plugin must never end the program
+        if _is_interrupt(exc):
+            raise
+        return _error_text(exc)
+    try:
+        pm.check_pending()  # hooks this core does not specify: a plugin for another version
+    except pluggy.PluginValidationError as exc:
+        pm.unregister(plugin)
+        return _error_text(exc)
+    return None
 
 
 def plugin_manager() -> pluggy.PluginManager:
-    """The process-wide plugin manager, created (and plugins discovered) on first call."""
+    """The process-wide plugin manager, created (and plugins discovered) on first call.
+
+    Call hooks through `call_hook`, which skips and reports misbehaving plugins, rather than
+    through `plugin_manager().hook`.
+    """
     global _manager
     if _manager is None:
         from pufferlib import builtin_envs, version as core_version
 
         pm = pluggy.PluginManager(hookspecs.PROJECT)
         pm.add_hookspecs(hookspecs)
-        pm.register(builtin_envs, name="core")
+        pm.register(builtin_envs, name=CORE)
         _infos.clear()
-        _infos.append(PluginInfo("core", "pufferlib-core", core_version()))
-        if os.environ.get(DISABLE_ENV_VAR, "").lower() not in ("1", "true", "yes"):
+        _first_party.clear()
+        _problems.clear()
+        _infos.append(PluginInfo(CORE, FIRST_PARTY[CORE][0], core_version()))
+        _first_party.add(CORE)
+        if autoload_enabled():
             _load_entry_points(pm)
         _manager = pm
     return _manager
 
 
 def reset_plugin_manager() -> None:
-    """Forget discovered plugins; the next use rediscovers them (tests, new installs)."""
+    """Forget discovered plugins and reported problems; the next use rediscovers them."""
     global _manager
     _manager = None
+    _problems.clear()
 
 
 def installed_plugins() -> list[PluginInfo]:
@@ -87,6 +203,145 @@ def installed_plugins() -> list[PluginInfo]:
     return list(_infos)
 
 
+def is_first_party(name: str) -> bool:
+    """Whether the registered plugin `name` is the core or loaded from its first-party distribution."""
+    plugin_manager()
+    return name in _first_party
+
+
+# -- calling hooks ----------------------------------------------------------------------
+
+@functools.lru_cache(maxsize=None)
+def _promised(hook: str) -> Any:
+    """The return type the hookspec of `hook` promises (NoneType: the result is not used)."""
+    from pufferlib.registry import EnvSpec
+
+    return typing.get_type_hints(getattr(hookspecs, hook), localns={"EnvSpec": EnvSpec}).get("return")
+
+
+def conforms(value: Any, promised: Any) -> bool:
+    """Whether `value` is of the type `promised` (classes, `X | None`, `list[X]`, `dict[K, V]`, Any).
+
+    A list may also come as a tuple.
+    """
+    if promised is Any:
+        return True
+    if promised is None or promised is type(None):
+        return value is None
+    origin, args = typing.get_origin(promised), typing.get_args(promised)
+    if origin in (typing.Union, types.UnionType):
+        return any(conforms(value, arg) for arg in args)
+    if origin is list:
+        return isinstance(value, (list, tuple)) and (not args or all(conforms(v, args[0]) for v in value))
+    if origin is dict:
+        return isinstance(value, dict) and (not args or all(
+            conforms(k, args[0]) and conforms(v, args[1]) for k, v in value.items()))
+    return isinstance(value, origin or promised)
+
+
+def _type_name(promised: Any) -> str:
+    return getattr(promised, "__name__", None) if not typing.get_args(promised) else str(promised).replace(
+        "pufferlib.registry.", "")
+
+
+def _ordered_impls(hook: str) -> list[Any]:
+    impls = getattr(plugin_manager().hook, hook).get_hookimpls()
+    rank = {CORE: 0}
+    return sorted(impls, key=lambda impl: rank.get(impl.plugin_name, 1 if impl.plugin_name in _first_party else 2))
+
+
+def iter_hook(hook: str, /, *, only: Iterable[str] | None = None,
+              passthrough: tuple[type[BaseException], ...] = (), **kwargs: Any) -> Iterator[tuple[str, Any]]:
+    """Call each implementation of `hook` in turn; yield (plugin name, result) for valid results.
+
+    Order: core, first-party plugins, then the others in discovery order. `None` results
+    are skipped silently; an implementation that raises or returns another type than its
+    hookspec promises is reported once and skipped. `only` restricts the call to those
+    plugin names; exceptions of the `passthrough` types propagate (a hook's documented
+    signals, such as EnvNotFoundError from the owner of an id prefix). Stop iterating to
+    stop calling (first-result hooks).
+    """
+    promised = _promised(hook)
+    allowed = None if only is None else set(only)
+    for impl in _ordered_impls(hook):
+        name = impl.plugin_name
+        if allowed is not None and name not in allowed:
+            continue
+        if getattr(impl, "hookwrapper", False) or getattr(impl, "wrapper", False):
+            report(name, hook, f"implements {hook} as a hook wrapper, which pufferlib does not call; skipped")
+            continue
+        try:
+            result = impl.function(*(kwargs[arg] for arg in impl.argnames))
+        except passthrough:
+            raise
+        except BaseException as exc:
+            if _is_interrupt(exc) or name == CORE:
+                raise
+            report(name, hook, f"raised {_error_text(exc)} in {hook}; that hook of it is skipped")
+            continue
+        if result is None:
+            continue
+        if promised is not type(None) and not conforms(result, promised):
+            report(name, hook, f"returned {type(result).__name__} {_short(result)} from {hook}, which should "
+                               f"return {_type_name(promised)}; that hook of it is skipped")
+            continue
+        yield name, result
+
+
+def call_hook(hook: str, /, **kwargs: Any) -> list[tuple[str, Any]]:
+    """Call every implementation of `hook` (see `iter_hook`); the (plugin name, result) pairs."""
+    return list(iter_hook(hook, **kwargs))
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# -- id prefixes ------------------------------------------------------------------------
+
+def reserved_prefixes() -> dict[str, str]:
+    """First-party id prefix -> the first-party entry-point name that owns it."""
+    return {prefix: name for name, (_, prefixes) in FIRST_PARTY.items() for prefix in prefixes}
+
+
+def distribution_of(name: str) -> str:
+    """The first-party distribution of entry-point name `name` (for install hints)."""
+    return FIRST_PARTY[name][0]
+
+
+def prefix_owners() -> dict[str, str]:
+    """Id prefix -> owning plugin: first-party prefixes (installed or not), then the prefixes
+    that plugins claim in `pufferlib_env_prefixes`, first claim wins.
+
+    A claim inside a prefix that another plugin owns is reported and ignored.
+    """
+    owners = reserved_prefixes()
+    for name, claimed in iter_hook("pufferlib_env_prefixes"):
+        for prefix in claimed:
+            held = owning_prefix(prefix, owners)
+            if held is None:
+                owners[prefix] = name
+            elif owners[held] != name:
+                report(name, "ids", f"claims the id prefix {prefix!r}, but ids starting with {held!r} belong to "
+                                    f"plugin {label(owners[held])}; its claim is ignored", key=prefix)
+    return owners
+
+
+def owning_prefix(env_id: str, owners: dict[str, str]) -> str | None:
+    """The longest owned prefix of `env_id` (case-insensitive), or None."""
+    lowered = env_id.lower()
+    matches = [p for p in owners if lowered.startswith(p.lower())]
+    return max(matches, key=len) if matches else None
+
+
+def owner_of(env_id: str, owners: dict[str, str]) -> str | None:
+    """The plugin owning the longest prefix of `env_id`, or None."""
+    prefix = owning_prefix(env_id, owners)
+    return None if prefix is None else owners[prefix]
+
+
 def owned_prefixes() -> list[str]:
-    """Id prefixes claimed by the loaded plugins."""
-    return [p for prefixes in plugin_manager().hook.pufferlib_env_prefixes() for p in prefixes]
+    """Id prefixes owned by the loaded plugins."""
+    pm = plugin_manager()
+    return [prefix for prefix, name in prefix_owners().items() if pm.has_plugin(name)]

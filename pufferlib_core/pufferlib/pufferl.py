@@ -177,9 +177,9 @@ class PuffeRL:
     def _hook(self, name: str, **kwargs: Any) -> None:
         if self.rank != 0:
             return
-        from pufferlib.plugins import plugin_manager
+        from pufferlib.plugins import call_hook
 
-        getattr(plugin_manager().hook, name)(**kwargs)
+        call_hook(name, **kwargs)  # a plugin that raises is reported and skipped; the run goes on
 
     # -- the loop ------------------------------------------------------------------------
     @property

@@ -1,8 +1,14 @@
 """Environment specs and the registry that resolves ids to them.
 
 Ids are resolved, in order: in-process registrations (`pufferlib.register`), specs
-listed by plugins, `"package.module:Callable"` ids, then each plugin's
-`pufferlib_resolve_env` hook (open-ended families such as `gym-<any Gymnasium id>`).
+listed by plugins, `"package.module:Callable"` ids, then the `pufferlib_resolve_env` hook
+(open-ended families such as `gym-<any Gymnasium id>`): of the plugin that owns the id's
+prefix when one does, else of each plugin in turn.
+
+Ids belong to plugins by prefix (`pufferlib.plugins.prefix_owners`): a plugin may not list
+ids inside a prefix that another plugin owns (first-party prefixes such as `gym-` or
+`ocean-` included, installed or not), and when two plugins list the same id the first in
+plugin order keeps it. Ignored ids are reported with both plugins' names.
 """
 
 from __future__ import annotations
@@ -13,18 +19,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from pufferlib.errors import APIUsageError, EnvNotFoundError
-
-#: First-party id prefixes -> the distribution that provides them, for helpful errors.
-KNOWN_PACKAGES = {
-    "atari-": "puffer-atari",
-    "procgen-": "puffer-procgen",
-    "nethack-": "puffer-nethack",
-    "minigrid-": "puffer-minigrid",
-    "babyai-": "puffer-minigrid",
-    "ocean-": "puffer-ocean",
-    "puffer_": "puffer-ocean",
-}
-
 
 def load_object(path: str) -> Any:
     """Import `"package.module:attr"` (attr may be dotted) and return the attribute."""
@@ -94,37 +88,62 @@ def unregister(env_id: str) -> None:
 
 
 def listed_specs() -> dict[str, list[EnvSpec]]:
-    """Listed specs per plugin name (in-process registrations under "local")."""
-    from pufferlib.plugins import plugin_manager
+    """Listed specs per plugin name (in-process registrations under "local"), after the id rules."""
+    return _listing()[0]
 
-    pm = plugin_manager()
+
+def _listing() -> tuple[dict[str, list[EnvSpec]], dict[str, EnvSpec], dict[str, str]]:
+    """(specs per plugin, id or alias -> spec, prefix owners), ignoring and reporting the
+    ids that a plugin may not list."""
+    from pufferlib import plugins
+
+    owners = plugins.prefix_owners()
     out: dict[str, list[EnvSpec]] = {}
+    index: dict[str, EnvSpec] = {}
+    lister: dict[str, str] = {}  # lowercased id -> the plugin whose spec it names
     if _LOCAL:
         out["local"] = list(_LOCAL.values())
-    for name, plugin in pm.list_name_plugin():
-        impl = getattr(plugin, "pufferlib_env_specs", None)
-        if impl is None:
-            continue
-        specs = list(impl() or [])
-        if specs:
-            out[name] = specs
-    return out
+        for local in _LOCAL.values():
+            index.setdefault(local.id, local)
+            lister.setdefault(local.id.lower(), "local")
+    for name, specs in plugins.iter_hook("pufferlib_env_specs"):
+        accepted = []
+        for env_spec in specs:
+            names = [n for n in (env_spec.id, *env_spec.aliases) if _may_list(name, n, owners, lister)]
+            if env_spec.id not in names:
+                continue
+            accepted.append(env_spec)
+            for listed in names:
+                index.setdefault(listed, env_spec)
+                lister.setdefault(listed.lower(), name)
+        if accepted:
+            out[name] = accepted
+    return out, index, owners
 
 
-def _listed_index() -> dict[str, EnvSpec]:
-    index: dict[str, EnvSpec] = {}
-    for specs in listed_specs().values():
-        for spec in specs:
-            for name in (spec.id, *spec.aliases):
-                index.setdefault(name, spec)
-    return index
+def _may_list(plugin: str, env_id: str, owners: dict[str, str], lister: dict[str, str]) -> bool:
+    """Whether `plugin` may list `env_id`; reports it when not."""
+    from pufferlib import plugins
+
+    prefix = plugins.owning_prefix(env_id, owners)
+    if prefix is not None and owners[prefix] != plugin:
+        plugins.report(plugin, "ids", f"lists {env_id!r}, but ids starting with {prefix!r} belong to plugin "
+                                      f"{plugins.label(owners[prefix])}; ignored", key=env_id)
+        return False
+    first = lister.get(env_id.lower(), plugin)
+    if first != plugin:
+        what = "pufferlib.register() took it in this process" if first == "local" else \
+            f"{plugins.label(first)} lists it first"
+        plugins.report(plugin, "ids", f"lists {env_id!r}, but {what}; ignored", key=env_id)
+        return False
+    return True
 
 
 def spec(env_id: str) -> EnvSpec:
     """Resolve an id to its EnvSpec, or raise EnvNotFoundError with what to do."""
     if env_id in _LOCAL:
         return _LOCAL[env_id]
-    index = _listed_index()
+    _, index, owners = _listing()
     if env_id in index:
         return index[env_id]
     lowered = {k.lower(): v for k, v in index.items()}
@@ -132,25 +151,49 @@ def spec(env_id: str) -> EnvSpec:
         return lowered[env_id.lower()]
     if ":" in env_id:
         return EnvSpec(env_id, env_id)
-    from pufferlib.plugins import plugin_manager
+    from pufferlib import plugins
 
-    resolved = plugin_manager().hook.pufferlib_resolve_env(env_id=env_id)
-    if resolved is not None:
+    owner = plugins.owner_of(env_id, owners)
+    asked = None if owner is None else [owner]
+    passthrough = () if owner is None else (EnvNotFoundError,)
+    for _, resolved in plugins.iter_hook("pufferlib_resolve_env", only=asked, passthrough=passthrough,
+                                         env_id=env_id):
         return resolved
-    raise EnvNotFoundError(_not_found_message(env_id, index))
+    raise EnvNotFoundError(_not_found_message(env_id, index, owner))
 
 
-def _not_found_message(env_id: str, index: dict[str, EnvSpec]) -> str:
-    from pufferlib.plugins import owned_prefixes
+def _not_found_message(env_id: str, index: dict[str, EnvSpec], owner: str | None) -> str:
+    from pufferlib import plugins
 
     lines = [f"No environment {env_id!r}."]
-    owned = owned_prefixes()
-    for prefix, package in KNOWN_PACKAGES.items():
-        if env_id.lower().startswith(prefix) and not any(p.startswith(prefix) for p in owned):
-            lines.append(f"Ids starting with {prefix!r} come from {package}: pip install {package}")
+    if owner is not None and not plugins.plugin_manager().has_plugin(owner):  # a first-party prefix
+        package = plugins.distribution_of(owner)
+        failed = [info.error for info in plugins.installed_plugins()
+                  if info.name == owner and info.error and plugins.is_distribution(info.distribution, package)]
+        if failed:
+            lines.append(f"Its ids come from {package}, which failed to load: {failed[0]} (see `puffer plugins`).")
+        elif not plugins.autoload_enabled():
+            lines.append(f"Its ids come from {package}, but plugin autoloading is off ({plugins.DISABLE_ENV_VAR} "
+                         f"is set): unset it to use installed plugins"
+                         f"{'' if _installed(package) else f', and pip install {package}'}.")
+        else:
+            lines.append(f"Its ids come from {package}: pip install {package}")
+    elif owner is None and not plugins.autoload_enabled():
+        lines.append(f"Plugin autoloading is off ({plugins.DISABLE_ENV_VAR} is set): unset it to "
+                     "use the envs of installed plugins.")
     close = difflib.get_close_matches(env_id, list(index), n=5, cutoff=0.6)
     if close:
         lines.append(f"Did you mean: {', '.join(close)}?")
     lines.append("See `puffer list` for the installed ids, or use 'package.module:Creator', "
                  "'gym-<Gymnasium id>', 'pettingzoo-<env>'.")
     return " ".join(lines)
+
+
+def _installed(distribution: str) -> bool:
+    from importlib.metadata import PackageNotFoundError, distribution as find
+
+    try:
+        find(distribution)
+        return True
+    except PackageNotFoundError:
+        return False

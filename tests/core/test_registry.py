@@ -43,13 +43,14 @@ class Policy:
 '''
 
 
-def install_fake_distribution(root, name, module, source, version="1.2.3"):
-    """Write a package and its .dist-info (with an entry point) into `root`, as pip would."""
+def install_fake_distribution(root, name, module, source, version="1.2.3", entry_name=None):
+    """Write a package and its .dist-info (with an entry point, named `entry_name` or like the
+    module) into `root`, as pip would."""
     (root / f"{module}.py").write_text(textwrap.dedent(source))
     info = root / f"{name.replace('-', '_')}-{version}.dist-info"
     info.mkdir()
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
-    (info / "entry_points.txt").write_text(f"[pufferlib.plugins]\n{module} = {module}\n")
+    (info / "entry_points.txt").write_text(f"[pufferlib.plugins]\n{entry_name or module} = {module}\n")
 
 
 @pytest.fixture
@@ -110,9 +111,9 @@ def test_autoload_can_be_disabled(fake_plugins, monkeypatch):
 
 
 def test_unknown_id_says_what_to_install(monkeypatch):
-    from pufferlib import registry
+    from pufferlib import plugins
 
-    monkeypatch.setitem(registry.KNOWN_PACKAGES, "zzz-", "puffer-zzz")
+    monkeypatch.setitem(plugins.FIRST_PARTY, "zzz", ("puffer-zzz", ("zzz-",)))
     with pytest.raises(EnvNotFoundError, match="pip install puffer-zzz"):
         spec("zzz-breakout")
 
