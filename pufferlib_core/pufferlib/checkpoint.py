@@ -142,16 +142,16 @@ def _read(path: Path, map_location: Any) -> dict[str, Any]:
     try:
         payload = torch.load(path, map_location=map_location, weights_only=True)
     except pickle.UnpicklingError as exc:
-        if "weights only" in str(exc).lower() or "weights_only" in str(exc):
-            first = str(exc).strip().splitlines()
-            detail = next((line.strip() for line in first if "GLOBAL" in line or "Unsupported" in line), "")
+        unsafe = [line.strip() for line in str(exc).splitlines() if "GLOBAL" in line]
+        if unsafe:  # the weights-only unpickler met a global (a class or function): never import it
             raise CheckpointError(
                 f"{path}: refused to load: it holds objects other than tensors and plain data "
-                f"({detail or 'arbitrary Python objects'}), so unpickling it could run code. It is not a "
+                f"({unsafe[0]}), so unpickling it could run code. It is not a "
                 "checkpoint written by this PufferLib (an older version's, or a foreign or crafted file); "
                 "use a checkpoint written by `puffer train`, or re-save the weights of a trusted file as "
                 "plain tensors.") from None
-        raise CheckpointError(f"{path}: cannot read the checkpoint ({type(exc).__name__}: {exc}); the file is "
+        detail = next((line.strip() for line in str(exc).splitlines() if "Unsupported" in line), str(exc)[:200])
+        raise CheckpointError(f"{path}: cannot read the checkpoint ({type(exc).__name__}: {detail}); the file is "
                               "truncated or corrupt.") from None
     except (EOFError, RuntimeError, ValueError, OSError, IndexError, KeyError, AttributeError, TypeError) as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "no detail"

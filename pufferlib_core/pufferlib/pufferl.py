@@ -120,8 +120,6 @@ class PuffeRL:
         self.segment = self.rollout.segment
         if cfg["minibatch_size"] > cfg["batch_size"] or cfg["batch_size"] % cfg["minibatch_size"]:
             raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must divide batch_size={cfg['batch_size']}.")
-        if cfg["update_epochs"] < 1:
-            raise APIUsageError(f"update_epochs={cfg['update_epochs']} must be at least 1 (passes over each batch).")
         if cfg["minibatch_size"] % self.segment:
             raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must be a multiple of "
                                 f"bptt_horizon={self.segment} for recurrent policies.")
