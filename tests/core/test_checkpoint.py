@@ -100,12 +100,19 @@ def test_run_folder_falls_back_to_the_newest_intact_checkpoint_with_a_warning(tm
 
 
 def test_checkpoint_of_another_env_says_it_does_not_fit(tmp_path):
-    env = pufferlib.make("gym-CartPole-v1", num_envs=1)
-    policy = pufferlib.models.Default(env)
-    env.close()
-    path = checkpoint.save(tmp_path / "model_000001.pt", payload(env_id="ocean-other"))
-    with pytest.raises(CheckpointError, match="does not fit this policy.*'ocean-other'"):
-        checkpoint.load_policy(policy, checkpoint.load(path))
+    def policy_of(env_id):
+        env = pufferlib.make(env_id, num_envs=1)
+        policy = pufferlib.models.Default(env)
+        env.close()
+        return policy
+
+    other = policy_of("gym-Acrobot-v1")  # 6 observations, 3 actions
+    path = checkpoint.save(tmp_path / "model_000001.pt",
+                           payload(env_id="gym-Acrobot-v1", policy=other.state_dict(),
+                                   config={"policy": {"hidden_size": 64}, "rnn": {"enabled": False}}))
+    with pytest.raises(CheckpointError, match=r"model_000001.pt does not fit this policy \(size mismatch for "
+                                              r".*'gym-Acrobot-v1'"):
+        checkpoint.load_policy(policy_of("gym-CartPole-v1"), checkpoint.load(path))
 
 
 def test_save_removes_stale_temp_files_of_killed_saves(tmp_path):
