@@ -164,7 +164,10 @@ def check_values(config: dict, default: Mapping, docs: Mapping[str, str] | None 
         docs = default_docs()
     problems = []
     for section, values in config.items():
-        if not isinstance(values, dict) or not isinstance(default.get(section), Mapping):
+        if not isinstance(default.get(section), Mapping):
+            continue
+        if not isinstance(values, dict):
+            problems.append(f"{section} = {values!r} must be a table of keys ([{section}] in TOML)")
             continue
         for key, value in values.items():
             if key not in default[section]:
