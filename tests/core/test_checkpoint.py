@@ -12,7 +12,6 @@ import pufferlib
 from pufferlib import cli, checkpoint
 from pufferlib.checkpoint import CheckpointError
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def payload(step=1, **extra):
