@@ -156,7 +156,7 @@ def _read(path: Path, map_location: Any) -> dict[str, Any]:
     except (EOFError, RuntimeError, ValueError, OSError, IndexError, KeyError, AttributeError, TypeError) as exc:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "no detail"
         raise CheckpointError(f"{path}: cannot read the checkpoint ({type(exc).__name__}: {reason}); the file "
-                              "is truncated, corrupt or not a torch checkpoint.") from None
+                              "is unreadable, truncated, corrupt or not a torch checkpoint.") from None
     if not isinstance(payload, dict):
         raise CheckpointError(f"{path} is not a PufferLib checkpoint: it holds a {type(payload).__name__}, "
                               "not the dict that `puffer train` writes.")
