@@ -50,6 +50,7 @@ def trainer_on(tmp_path, **env_kw):
                    run_dir=tmp_path / "run", dashboard=Dashboard(interval=1e9, rich=False))
 
 
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")  # numpy's GAE on inf rewards
 @pytest.mark.parametrize("what,value,source", [("obs", math.nan, "observations"), ("reward", math.inf, "rewards")])
 def test_non_finite_env_values_stop_training_naming_the_source_and_save_nothing(tmp_path, what, value, source):
     trainer = trainer_on(tmp_path, what=what, value=value, bad_at=40)  # bad from the 2nd batch on
