@@ -1,37 +1,105 @@
 """Checkpoints: one file per save holding model, optimiser, progress, config and env id.
 
-Files are written atomically (to a temporary file in the same folder, then renamed), so
-a run killed mid-save never leaves a truncated checkpoint behind.
+Contract:
+- A checkpoint holds only tensors, plain containers (dict, list, tuple) and primitives
+  (the config is stored as plain data), and is read with `torch.load(weights_only=True)`:
+  a file that needs anything else to unpickle (an old or foreign file, or a crafted one) is
+  refused with `CheckpointError`, and none of its code runs.
+- Files are written atomically: to a temporary `.tmp_*.pt` file in the same folder, flushed
+  to disk (fsync), renamed over the target, and the folder fsynced; a run killed mid-save
+  never leaves a truncated checkpoint behind. Temporary files left by a killed save are
+  removed by the next save into that folder.
+- Unreadable, truncated, foreign or incompatible files raise `CheckpointError` naming the
+  file and the cause. Loading from a run folder or "latest" falls back to the newest intact
+  checkpoint, with a warning naming each skipped file.
 """
 
 from __future__ import annotations
 
 import glob
 import os
+import pickle
 import tempfile
+import time
+import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 import torch
 
 from pufferlib.errors import APIUsageError
 
 PATTERN = "model_*.pt"
+TMP_PREFIX = ".tmp_"
+#: A temporary file untouched this long is a leftover of a killed save (a live save keeps writing).
+STALE_TMP_SECONDS = 60.0
+#: Entries every checkpoint written by `PuffeRL.save_checkpoint` has.
+REQUIRED = {"policy": dict, "optimizers": list, "global_step": int, "epoch": int, "config": dict}
+
+
+class CheckpointError(APIUsageError):
+    """A checkpoint file is unreadable, truncated, unsafe to load, foreign, or does not fit the policy."""
+
+
+def plain_data(value: Any) -> Any:
+    """`value` as tensors, dicts, lists, tuples and primitives only (what weights_only loads).
+
+    Paths and other objects become their text; numpy scalars and arrays become numbers and lists.
+    """
+    if isinstance(value, torch.Tensor) or value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, Mapping):
+        return {(k if isinstance(k, (str, int)) else str(k)): plain_data(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(plain_data(v) for v in value)
+    if hasattr(value, "tolist"):  # numpy scalars and arrays
+        return plain_data(value.tolist())
+    return str(value)
+
+
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # platforms without directory handles
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def remove_stale_temp_files(folder: str | Path, max_age: float = STALE_TMP_SECONDS) -> list[Path]:
+    """Delete `.tmp_*.pt` files of `folder` not modified for `max_age` seconds; returns them."""
+    removed, now = [], time.time()
+    for name in glob.glob(os.path.join(folder, TMP_PREFIX + "*.pt")):
+        try:
+            if now - os.path.getmtime(name) >= max_age:
+                os.unlink(name)
+                removed.append(Path(name))
+        except OSError:  # removed meanwhile
+            pass
+    return removed
 
 
 def save(path: str | Path, payload: dict[str, Any]) -> Path:
-    """Write `payload` to `path` atomically; returns the path."""
+    """Write `payload` (as plain data) to `path` atomically and durably; returns the path."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp_", suffix=".pt", dir=path.parent)
+    remove_stale_temp_files(path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".pt", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            torch.save(payload, f)
+            torch.save(plain_data(payload), f)
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+    _fsync_dir(path.parent)
     return path
 
 
@@ -41,36 +109,113 @@ def latest_in(run_dir: str | Path) -> Path | None:
     return Path(files[-1]) if files else None
 
 
-def resolve(path: str | Path, data_dir: str | Path = "experiments") -> Path:
-    """A checkpoint file from a file, a run folder, or "latest" (newest under `data_dir`)."""
+def _candidates(path: str | Path, data_dir: str | Path) -> tuple[list[Path], bool]:
+    """(checkpoint files to try, newest first; whether falling back to older ones is allowed)."""
     if str(path) == "latest":
         files = glob.glob(os.path.join(data_dir, "*", PATTERN))
         if not files:
             raise APIUsageError(f"No checkpoint under {str(data_dir)!r} for --load-model-path latest; "
                                 "train first (puffer train ENV) or pass a checkpoint file.")
-        return Path(max(files, key=os.path.getmtime))
+        return sorted((Path(f) for f in files), key=os.path.getmtime, reverse=True), True
     path = Path(path)
     if path.is_dir():
-        found = latest_in(path)
-        if found is None:
+        files = sorted(glob.glob(os.path.join(path, PATTERN)), reverse=True)
+        if not files:
             raise APIUsageError(f"Run folder {str(path)!r} holds no {PATTERN} checkpoint.")
-        return found
+        return [Path(f) for f in files], True
     if not path.is_file():
         raise APIUsageError(f"Checkpoint {str(path)!r} does not exist; pass a model_*.pt file, a run folder "
                             "or 'latest'.")
-    return path
+    return [path], False
+
+
+def resolve(path: str | Path, data_dir: str | Path = "experiments") -> Path:
+    """A checkpoint file from a file, a run folder, or "latest" (newest under `data_dir`).
+
+    Names the newest file without reading it; `load` checks it and falls back when it is not intact.
+    """
+    return _candidates(path, data_dir)[0][0]
+
+
+def _read(path: Path, map_location: Any) -> dict[str, Any]:
+    """One checkpoint file, checked; CheckpointError naming the file and the cause otherwise."""
+    try:
+        payload = torch.load(path, map_location=map_location, weights_only=True)
+    except pickle.UnpicklingError as exc:
+        unsafe = [line.strip() for line in str(exc).splitlines() if "GLOBAL" in line]
+        if unsafe:  # the weights-only unpickler met a global (a class or function): never import it
+            raise CheckpointError(
+                f"{path}: refused to load: it holds objects other than tensors and plain data "
+                f"({unsafe[0]}), so unpickling it could run code. It is not a "
+                "checkpoint written by this PufferLib (an older version's, or a foreign or crafted file); "
+                "use a checkpoint written by `puffer train`, or re-save the weights of a trusted file as "
+                "plain tensors.") from None
+        detail = next((line.strip() for line in str(exc).splitlines() if "Unsupported" in line), str(exc)[:200])
+        raise CheckpointError(f"{path}: cannot read the checkpoint ({type(exc).__name__}: {detail}); the file is "
+                              "truncated or corrupt.") from None
+    except (EOFError, RuntimeError, ValueError, OSError, IndexError, KeyError, AttributeError, TypeError) as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else "no detail"
+        raise CheckpointError(f"{path}: cannot read the checkpoint ({type(exc).__name__}: {reason}); the file "
+                              "is unreadable, truncated, corrupt or not a torch checkpoint.") from None
+    if not isinstance(payload, dict):
+        raise CheckpointError(f"{path} is not a PufferLib checkpoint: it holds a {type(payload).__name__}, "
+                              "not the dict that `puffer train` writes.")
+    missing = [key for key, kind in REQUIRED.items() if not isinstance(payload.get(key), kind)]
+    if missing:
+        raise CheckpointError(f"{path} is not a PufferLib checkpoint: it lacks {', '.join(missing)} (a "
+                              "checkpoint of `puffer train` holds policy, optimizers, global_step, epoch, "
+                              "config and env_id).")
+    return payload
 
 
 def load(path: str | Path, data_dir: str | Path = "experiments", map_location: Any = "cpu") -> dict[str, Any]:
-    """Read a checkpoint written by `PuffeRL.save_checkpoint` (see `resolve` for `path`)."""
-    resolved = resolve(path, data_dir)
-    payload = torch.load(resolved, map_location=map_location, weights_only=False)
-    if not isinstance(payload, dict) or "policy" not in payload:
-        raise APIUsageError(f"{str(resolved)!r} is not a PufferLib checkpoint (no 'policy' entry).")
-    payload["path"] = str(resolved)
-    return payload
+    """Read a checkpoint written by `PuffeRL.save_checkpoint`: a file, a run folder or "latest".
+
+    For a run folder or "latest", an unreadable newest file is skipped with a warning and the
+    newest intact one is returned. `payload["path"]` says which file was read.
+    """
+    candidates, fallback = _candidates(path, data_dir)
+    errors: list[str] = []
+    for file in candidates:
+        try:
+            payload = _read(file, map_location)
+        except CheckpointError as exc:
+            if not fallback:
+                raise
+            errors.append(str(exc))
+            continue
+        if errors:
+            warnings.warn(f"Skipped {len(errors)} unreadable checkpoint(s) and loaded {file} instead:\n  "
+                          + "\n  ".join(errors), stacklevel=2)
+        payload["path"] = str(file)
+        return payload
+    raise CheckpointError(f"No intact checkpoint in {str(path)!r}:\n  " + "\n  ".join(errors))
 
 
 def policy_state(state: dict[str, Any]) -> dict[str, Any]:
     """A policy state dict without the prefixes that torch.compile adds."""
     return {key.replace("_orig_mod.", ""): value for key, value in state.items()}
+
+
+def load_policy(policy: torch.nn.Module, payload: Mapping[str, Any]) -> None:
+    """Load a checkpoint's weights into `policy`; CheckpointError when they do not fit it."""
+    try:
+        policy.load_state_dict(policy_state(payload["policy"]))
+    except (RuntimeError, KeyError, TypeError) as exc:
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        detail = "; ".join(lines[1:4] or lines[:1])
+        config = payload.get("config") or {}
+        raise CheckpointError(
+            f"{payload.get('path', 'the checkpoint')} does not fit this policy ({detail}). It was trained on "
+            f"{payload.get('env_id')!r} with policy {config.get('policy')} and rnn {config.get('rnn')}; load it "
+            "with that env and those settings.") from None
+
+
+def all_finite(tensors: Any) -> bool:
+    """True when every floating-point tensor among `tensors` (an iterable) is free of NaN and inf."""
+    checks = [torch.isfinite(t).all() for t in tensors if t.is_floating_point()]
+    return not checks or bool(torch.stack([c.cpu() for c in checks]).all())  # one sync per device
+
+
+__all__ = ["CheckpointError", "PATTERN", "all_finite", "latest_in", "load", "load_policy", "plain_data",
+           "policy_state", "remove_stale_temp_files", "resolve", "save"]

@@ -2,19 +2,29 @@
 
 Configuration layers, later wins: `pufferlib/config/default.toml`, the env's default
 config (its plugin's EnvSpec), `--config FILE.toml`, then dotted flags generated from the
-resulting tree (`--train.learning-rate 3e-4 --vec.num-envs 8 --env.size 11`).
+resulting tree (`--train.learning-rate 3e-4 --vec.num-envs 8 --env.size 11`). The merged
+config is validated up front (`pufferlib.config_check`): a bad value exits with status 2.
+
+`puffer train` saves a checkpoint when interrupted (Ctrl-C or SIGTERM; its handler is
+installed for the run only) and prints the command that resumes the run; it exits with
+128 + the signal's number. Non-finite training values stop it with status 1 and no save.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
+import shlex
+import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
 from pufferlib import config as cfglib
+from pufferlib.config_check import check_values
 from pufferlib.errors import APIUsageError, PufferError
 
 
@@ -39,7 +49,7 @@ def parse_config(parser: argparse.ArgumentParser, argv: list[str], base: dict | 
     """(config, args) from the layers described in the module docstring.
 
     `base` replaces the default + env layers (used by --resume with the run's config).
-    Exits with status 2 and close matches on unknown flags.
+    Exits with status 2 and close matches on unknown flags; APIUsageError for bad values.
     """
     pre = _pre_parse(parser, argv)
     default = cfglib.load_default()
@@ -54,7 +64,9 @@ def parse_config(parser: argparse.ArgumentParser, argv: list[str], base: dict | 
     args, unknown = parser.parse_known_args(argv)
     if unknown:
         parser.error(cfglib.unknown_flag_error(unknown, dests))
-    return cfglib.merge(tree, cfglib.overrides_from_args(args, dests)), args
+    config = cfglib.merge(tree, cfglib.overrides_from_args(args, dests))
+    check_values(config, default)
+    return config, args
 
 
 def make_env(env_id: str, config: dict, rank: int = 0, **env_overrides: Any):
@@ -97,15 +109,17 @@ def _check_loggers(names: list[str]) -> list[str]:
 
 
 def _fail(prog: str, exc: Exception) -> int:
+    """Print the error; status 1 for a failed run (non-finite values), 2 for bad input."""
     print(f"{prog}: error: {exc}", file=sys.stderr)
-    return 2
+    return 1 if isinstance(exc, FloatingPointError) else 2
 
 
 def train_command(argv: list[str]) -> int:
     """Train a policy on ENV with PPO; prints the reached score and the checkpoint path."""
     parser = _base_parser("puffer train", train_command.__doc__)
-    parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest checkpoint "
-                                                            "(steps, LR schedule, optimiser)")
+    parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest intact checkpoint "
+                                                            "(steps, LR schedule, optimiser), or from one "
+                                                            "model_*.pt file of it")
     parser.add_argument("--logger", action="append", metavar="NAME",
                         help="send metrics to this logger plugin (repeatable; see logger.names)")
     try:
@@ -124,6 +138,54 @@ def train_command(argv: list[str]) -> int:
         return _fail("puffer train", exc)
 
 
+@contextlib.contextmanager
+def _interrupts():
+    """SIGINT and SIGTERM raise KeyboardInterrupt inside the block; yields the signals received.
+
+    Only handlers still at their defaults are replaced (an ignored SIGINT stays ignored),
+    only in the main thread, and the previous ones come back on exit.
+    """
+    received: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield received
+        return
+
+    def handler(signum, frame):
+        received.append(signum)
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    defaults = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+    previous = {sig: signal.getsignal(sig) for sig in defaults}
+    for sig, default in defaults.items():
+        if previous[sig] is default:
+            signal.signal(sig, handler)
+    try:
+        yield received
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _save_on_interrupt(trainer: Any, env_id: str, signum: int) -> None:
+    """Save what was trained since the last checkpoint and say how to resume (rank 0)."""
+    name = signal.Signals(signum).name
+    if trainer.rank != 0:
+        return
+    where = f"at step {trainer.global_step:,} (epoch {trainer.epoch})"
+    if trainer.global_step > trainer.saved_step:
+        path = trainer.save_checkpoint()
+        print(f"puffer train: interrupted by {name} {where}; saved checkpoint {path}", file=sys.stderr)
+    elif trainer.last_checkpoint:
+        path = trainer.last_checkpoint
+        print(f"puffer train: interrupted by {name} {where}; nothing trained since checkpoint {path}",
+              file=sys.stderr)
+    else:
+        print(f"puffer train: interrupted by {name} before any training; no checkpoint written", file=sys.stderr)
+        return
+    print(f"Resume with: puffer train {shlex.quote(env_id)} --resume {shlex.quote(str(Path(path).parent))}",
+          file=sys.stderr)
+
+
 def _train(args: argparse.Namespace, config: dict, resume_payload: dict | None) -> int:
     from pufferlib import PuffeRL
 
@@ -131,25 +193,31 @@ def _train(args: argparse.Namespace, config: dict, resume_payload: dict | None) 
     env = make_env(args.env_id, config, rank)
     try:
         policy = make_policy(args.env_id, env, config)
-        run_dir = Path(args.resume) if args.resume else None
+        run_dir = Path(resume_payload["path"]).parent if resume_payload is not None else None
         trainer = PuffeRL(config, env, policy, env_id=args.env_id, run_dir=run_dir)
     except BaseException:
         env.close()
         raise
-    if args.load_model_path:
-        trainer.load_checkpoint(args.load_model_path)
-    if resume_payload is not None:
-        trainer.load_checkpoint(resume_payload["path"], resume=True)
-    score = math.nan
-    try:
-        while not trainer.done_training():
-            trainer.evaluate()
-            trainer.train()
-            metrics = trainer.mean_and_log()
-            score = metrics.get("environment/episode_return", score)
-        path = trainer.save_checkpoint()
-    finally:
-        trainer.close()
+    score, interrupted = math.nan, 0
+    with _interrupts() as received:
+        try:
+            if args.load_model_path:
+                trainer.load_checkpoint(args.load_model_path)
+            if resume_payload is not None:
+                trainer.load_checkpoint(resume_payload["path"], resume=True)
+            while not trainer.done_training():
+                trainer.evaluate()
+                trainer.train()
+                metrics = trainer.mean_and_log()
+                score = metrics.get("environment/episode_return", score)
+            path = trainer.save_checkpoint()
+        except KeyboardInterrupt:
+            interrupted = received[0] if received else signal.SIGINT
+            _save_on_interrupt(trainer, args.env_id, interrupted)
+        finally:
+            trainer.close()
+    if interrupted:
+        return 128 + int(interrupted)
     if trainer.rank == 0:
         print(f"Trained {args.env_id} for {trainer.global_step:,} steps ({trainer.epoch} epochs); "
               f"mean episode return {score:.2f}. Checkpoint: {path}")

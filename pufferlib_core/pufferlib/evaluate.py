@@ -50,7 +50,7 @@ def run_episodes(env_id: str, config: dict, load_model_path: str | None, episode
     try:
         policy = make_policy(env_id, env, config)
         if payload is not None:
-            policy.load_state_dict(checkpoint.policy_state(payload["policy"]))
+            checkpoint.load_policy(policy, payload)
         policy.eval()
         returns, lengths, frames = _play(env, policy, episodes, render_mode)
     finally:

@@ -3,13 +3,18 @@
 The first line holds the run's config and env id; every later line the metrics of one
 log step (`step` is the global agent step, `time` seconds since the epoch). A resumed run
 appends to the same file. No service is needed to plot a run: `puffer plot RUN_DIR`.
+
+A run killed mid-write can leave a torn last line (no newline at its end): appending first
+cuts that tail off, and reading skips undecodable lines, with a warning in both cases.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -32,7 +37,7 @@ class MetricsFile:
         run_dir = Path(run_dir)
         run_dir.mkdir(parents=True, exist_ok=True)
         self.path = run_dir / FILE_NAME
-        new = not self.path.exists()
+        new = not self.path.exists() or _repair(self.path) == 0
         self._file = open(self.path, "a", encoding="utf-8")
         if new:
             self._file.write(json.dumps({"config": config, "env_id": env_id}, default=_plain) + "\n")
@@ -49,12 +54,54 @@ class MetricsFile:
         self._file.close()
 
 
+def _repair(path: Path) -> int:
+    """Cut a torn last line (bytes after the last newline) off `path`; returns the size kept."""
+    with open(path, "rb+") as f:
+        size = f.seek(0, os.SEEK_END)
+        if size == 0:
+            return 0
+        block, end = 4096, size
+        while end > 0:  # find the last newline, reading backwards
+            start = max(0, end - block)
+            f.seek(start)
+            chunk = f.read(end - start)
+            if start + len(chunk) == size and chunk.endswith(b"\n"):
+                return size  # intact
+            cut = chunk.rfind(b"\n")
+            if cut >= 0:
+                keep = start + cut + 1
+                break
+            end = start
+        else:
+            keep = 0
+        f.truncate(keep)
+    warnings.warn(f"{path}: cut off a torn last line ({size - keep} bytes, from a run killed mid-write) "
+                  "before appending.", stacklevel=3)
+    return keep
+
+
 def read_metrics(run_dir: str | Path) -> tuple[dict, list[dict]]:
-    """(first line: config and env id, metric rows) of a run directory."""
+    """(first line: config and env id, metric rows) of a run directory; undecodable lines
+    (a torn last line of a killed run) are skipped with a warning."""
     path = Path(run_dir) / FILE_NAME
     if not path.exists():
         from pufferlib.errors import APIUsageError
 
         raise APIUsageError(f"{path} does not exist: is {str(run_dir)!r} a run directory written by `puffer train`?")
-    lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return lines[0], lines[1:]
+    lines, skipped = [], []
+    for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            value = None
+        if isinstance(value, dict):
+            lines.append(value)
+        else:
+            skipped.append(number)
+    if skipped:
+        warnings.warn(f"{path}: skipped {len(skipped)} undecodable line(s) (line {', '.join(map(str, skipped))}; "
+                      "a torn write of a killed run).", stacklevel=2)
+    head = lines[0] if lines and "step" not in lines[0] else {}
+    return head, lines[1:] if head else lines

@@ -13,6 +13,7 @@ in (agent rows, time) tensors; see `pufferlib.ppo` for the conventions.
 
 from __future__ import annotations
 
+import math
 import os
 import time
 import uuid
@@ -26,10 +27,15 @@ import torch
 import pufferlib.pytorch
 from pufferlib import checkpoint, ppo
 from pufferlib.config import check_keys, load_default, merge
+from pufferlib.config_check import check_values
 from pufferlib.dashboard import Dashboard
-from pufferlib.errors import APIUsageError
+from pufferlib.errors import APIUsageError, PufferError
 from pufferlib.metrics_file import MetricsFile
 from pufferlib.rollout import Rollout
+
+
+class NonFiniteError(PufferError, FloatingPointError):
+    """Training produced NaN or infinite values; the message names the first source found."""
 
 
 def _resolve_device(device: str) -> torch.device:
@@ -81,6 +87,7 @@ class PuffeRL:
         config = merge(config, {"train": train_overrides})
         check_keys(config, default)
         self.config = merge(default, config)
+        check_values(self.config, default)
         cfg = self.config["train"]
         self.env, self.env_id = env, env_id or getattr(getattr(env, "spec", None), "id", None)
 
@@ -113,8 +120,6 @@ class PuffeRL:
         self.segment = self.rollout.segment
         if cfg["minibatch_size"] > cfg["batch_size"] or cfg["batch_size"] % cfg["minibatch_size"]:
             raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must divide batch_size={cfg['batch_size']}.")
-        if cfg["update_epochs"] < 1:
-            raise APIUsageError(f"update_epochs={cfg['update_epochs']} must be at least 1 (passes over each batch).")
         if cfg["minibatch_size"] % self.segment:
             raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must be a multiple of "
                                 f"bptt_horizon={self.segment} for recurrent policies.")
@@ -127,6 +132,8 @@ class PuffeRL:
         self._unlogged: list[dict[str, Any]] = []  # mean_and_log() results not yet in a log step
         self._logged_time = -float("inf")  # the first mean_and_log() is a log step
         self.last_checkpoint: str | None = None
+        self.diverged: str | None = None  # why training stopped on non-finite values (no saves after that)
+        self.saved_step = 0  # global_step of the last checkpoint written or resumed from
         self.losses: dict[str, float] = {}
         self.profile: dict[str, float] = defaultdict(float)
         self.dashboard = dashboard if dashboard is not None else Dashboard(
@@ -238,12 +245,42 @@ class PuffeRL:
                     data.segments(ratio)[idx] = new_ratio
                 stats.append(step_stats)
         self.losses = dict(zip(ppo.LOSS_STATS, torch.stack(stats).mean(0).tolist()))
+        if not all(math.isfinite(v) for v in self.losses.values()):  # the floats just read: no extra sync
+            self.diverged = self._non_finite_source()
+            raise NonFiniteError(self.diverged)
         self.losses["explained_variance"] = ppo.explained_variance(data.values.flatten(), returns.flatten())
         self.losses["learning_rate"] = lr
         self.epoch += 1
         if cfg["checkpoint_interval"] > 0 and self.epoch % cfg["checkpoint_interval"] == 0:
             self.save_checkpoint()
         return self.losses
+
+    def _non_finite_source(self) -> str:
+        """Where the non-finite loss of this batch came from: the first bad step of the env's
+        observations or rewards, the policy's outputs during collection, or the update itself."""
+        data = self.rollout
+        start = self.global_step - data.batch_size * self.world_size
+        losses = ", ".join(f"{k}={v:.4g}" for k, v in self.losses.items())
+        for name, tensor, fix in (
+                ("observations", data.obs, "the env returned NaN or inf observations; fix the env (e.g. a "
+                                          "division by zero) or clip its observations"),
+                ("rewards", data.rewards, "the env returned NaN or inf rewards; fix the env or clip its rewards"),
+                ("value estimates", data.values, "the policy's outputs were non-finite while collecting: its "
+                                                 "weights diverged"),
+                ("log-probabilities", data.logprobs, "the policy's outputs were non-finite while collecting: "
+                                                     "its weights diverged")):
+            if not tensor.is_floating_point():
+                continue
+            bad = ~torch.isfinite(tensor.reshape(tensor.shape[0], tensor.shape[1], -1)).all(-1)
+            if bool(bad.any()):
+                rows, steps = bad.nonzero(as_tuple=True)
+                first = int(steps.argmin())
+                return (f"Non-finite {name} at step {int(steps[first])} of agent row {int(rows[first])} in the "
+                        f"batch collected from global step {start:,} (epoch {self.epoch + 1}): {fix}. Training "
+                        f"stopped; nothing was saved from this state (losses: {losses}).")
+        return (f"Non-finite loss at epoch {self.epoch + 1} (global step {self.global_step:,}) with finite "
+                f"observations and rewards: the update diverged ({losses}). Lower train.learning_rate or "
+                "train.max_grad_norm, or check the policy. Training stopped; nothing was saved from this state.")
 
     def _advantages(self, ratio: torch.Tensor | None) -> torch.Tensor:
         cfg, data = self.config["train"], self.rollout
@@ -376,13 +413,20 @@ class PuffeRL:
         """Write model, optimiser, progress, config and env id to run_dir/model_<epoch>.pt (rank 0)."""
         if self.rank != 0:
             return None
+        if self.diverged is not None:
+            raise NonFiniteError(f"Not saving a checkpoint of diverged weights. {self.diverged}")
+        if not checkpoint.all_finite(self.policy.state_dict().values()):
+            self.diverged = "the policy's weights hold NaN or inf values."
+            raise NonFiniteError(f"Not saving a checkpoint: {self.diverged} Lower train.learning_rate or check "
+                                 f"the env's observations and rewards (last good checkpoint: "
+                                 f"{self.last_checkpoint or 'none this run'}).")
         path = self.run_dir / f"model_{self.epoch:06d}.pt"
         payload = {"policy": checkpoint.policy_state(self.policy.state_dict()),
                    "optimizers": [opt.state_dict() for opt in self.optimizers],
                    "global_step": self.global_step, "epoch": self.epoch,
                    "config": self.config, "env_id": self.env_id}
         checkpoint.save(path, payload)
-        self.last_checkpoint = str(path)
+        self.last_checkpoint, self.saved_step = str(path), self.global_step
         self._hook("pufferlib_checkpoint", trainer=self, path=str(path))
         return str(path)
 
@@ -392,11 +436,18 @@ class PuffeRL:
         if resume and payload.get("env_id") and self.env_id and payload["env_id"] != self.env_id:
             raise APIUsageError(f"{payload['path']} is a run of {payload['env_id']!r}, not {self.env_id!r}; resume "
                                 "it with that env, or start a new run with --load-model-path to fine-tune.")
-        self.policy.load_state_dict(checkpoint.policy_state(payload["policy"]))
+        checkpoint.load_policy(self.policy, payload)
         if resume:
-            for opt, state in zip(self.optimizers, payload["optimizers"]):
-                opt.load_state_dict(state)
+            try:
+                for opt, state in zip(self.optimizers, payload["optimizers"], strict=True):
+                    opt.load_state_dict(state)
+            except (ValueError, KeyError, TypeError) as exc:
+                raise checkpoint.CheckpointError(
+                    f"{payload['path']}: its optimiser state does not fit this run ({exc}); resume with the "
+                    f"run's own settings (optimizer {payload['config']['train'].get('optimizer')!r}), or start "
+                    "a new run with --load-model-path to keep only the weights.") from None
             self.global_step, self.epoch = payload["global_step"], payload["epoch"]
+            self.saved_step, self.last_checkpoint = self.global_step, payload["path"]
             self._log_step = self.global_step
         return payload
 

@@ -1,6 +1,7 @@
 """RUN_DIR/metrics.jsonl and `puffer plot`."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -36,3 +37,41 @@ def test_plot_draws_a_png(tmp_path):
         plot_runs([tmp_path / "a"], tmp_path / "x.png", metric="environment/nope")
     with pytest.raises(APIUsageError, match="run directory"):
         plot_runs([tmp_path / "missing"], tmp_path / "x.png")
+
+
+def test_torn_last_line_is_skipped_with_a_warning_when_read(tmp_path):
+    f = MetricsFile(tmp_path, {}, "env")
+    f.write(100, {"SPS": 1.0, "environment/episode_return": 1.0})
+    f.close()
+    with open(tmp_path / "metrics.jsonl", "a") as raw:
+        raw.write('{"step": 200, "SPS": 2.')  # a kill mid-write
+    with pytest.warns(UserWarning, match="skipped 1 undecodable line"):
+        head, rows = read_metrics(tmp_path)
+    assert head["env_id"] == "env" and [r["step"] for r in rows] == [100]
+    with pytest.warns(UserWarning):
+        assert plot_runs([tmp_path], tmp_path / "p.png").exists()
+
+
+def test_resume_cuts_the_torn_tail_before_appending(tmp_path):
+    f = MetricsFile(tmp_path, {"a": 1}, "env")
+    f.write(100, {"SPS": 1.0})
+    f.close()
+    with open(tmp_path / "metrics.jsonl", "a") as raw:
+        raw.write('{"step": 200, "SP')
+    with pytest.warns(UserWarning, match="cut off a torn last line"):
+        f = MetricsFile(tmp_path, {"a": 1}, "env")
+    f.write(300, {"SPS": 3.0})
+    f.close()
+    lines = (tmp_path / "metrics.jsonl").read_text().splitlines()
+    assert len(lines) == 3 and '"step": 300' in lines[2]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning: the file is whole again
+        head, rows = read_metrics(tmp_path)
+    assert head["config"] == {"a": 1} and [r["step"] for r in rows] == [100, 300]
+
+
+def test_torn_config_line_is_rewritten(tmp_path):
+    (tmp_path / "metrics.jsonl").write_text('{"config": {"trai')
+    with pytest.warns(UserWarning, match="torn last line"):
+        MetricsFile(tmp_path, {"b": 2}, "env").close()
+    assert read_metrics(tmp_path) == ({"config": {"b": 2}, "env_id": "env"}, [])

@@ -1,0 +1,141 @@
+"""pufferlib.checkpoint: safe loading (weights_only), clear errors, fallback, durable atomic saves."""
+
+import os
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+
+import pufferlib
+from pufferlib import cli, checkpoint
+from pufferlib.checkpoint import CheckpointError
+
+
+
+def payload(step=1, **extra):
+    return {"policy": {"w": torch.full((2, 2), float(step))}, "optimizers": [], "global_step": step,
+            "epoch": step, "config": {"train": {"gamma": 0.9}}, "env_id": "gym-CartPole-v1", **extra}
+
+
+class WritesAFile:
+    """Unpickling this runs os.mkdir(marker): what a crafted checkpoint could do."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return os.mkdir, (self.marker,)
+
+
+def crafted(path, marker):
+    torch.save({**payload(), "policy": {"w": WritesAFile(marker)}}, path)
+
+
+def test_crafted_pickle_is_refused_and_its_code_never_runs(tmp_path):
+    marker = tmp_path / "pwned"
+    evil = tmp_path / "run" / "model_000009.pt"
+    evil.parent.mkdir()
+    crafted(evil, marker)
+    with pytest.raises(CheckpointError, match="refused to load.*could run code") as info:
+        checkpoint.load(evil)
+    assert str(evil) in str(info.value)
+    assert not marker.exists()
+
+
+def test_crafted_checkpoint_as_latest_is_skipped_by_eval_without_running(tmp_path, capsys):
+    """`puffer eval --load-model-path latest` with a crafted newest file: refused, never executed."""
+    data = tmp_path / "experiments"
+    marker = tmp_path / "pwned"
+    (data / "evil").mkdir(parents=True)
+    crafted(data / "evil" / "model_000001.pt", marker)
+    code = cli.main(["eval", "gym-CartPole-v1", "--load-model-path", "latest", "--train.data-dir", str(data),
+                     "--episodes", "1", "--vec.num-envs", "1"])
+    assert code == 2 and "refused to load" in capsys.readouterr().err
+    assert not marker.exists()
+
+
+def test_saved_checkpoint_is_plain_data_loadable_with_weights_only(tmp_path):
+    path = checkpoint.save(tmp_path / "model_000001.pt",
+                           payload(extra_path=Path("/x"), config={"train": {"data_dir": Path("runs")}}))
+    loaded = torch.load(path, weights_only=True)
+    assert loaded["config"] == {"train": {"data_dir": "runs"}} and loaded["extra_path"] == "/x"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "garbage", "empty"])
+def test_corrupt_checkpoint_names_the_file_and_the_cause(tmp_path, damage):
+    path = checkpoint.save(tmp_path / "model_000001.pt", payload())
+    data = path.read_bytes()
+    path.write_bytes({"truncated": data[: len(data) // 2], "garbage": b"not a checkpoint" * 10, "empty": b""}[damage])
+    with pytest.raises(CheckpointError, match="truncated") as info:
+        checkpoint.load(path)
+    assert str(path) in str(info.value)
+
+
+def test_foreign_file_names_what_is_missing(tmp_path):
+    path = tmp_path / "model_000001.pt"
+    torch.save({"policy": {"w": torch.zeros(1)}}, path)
+    with pytest.raises(CheckpointError, match="not a PufferLib checkpoint: it lacks optimizers.*config"):
+        checkpoint.load(path)
+    torch.save([1, 2], path)
+    with pytest.raises(CheckpointError, match="holds a list"):
+        checkpoint.load(path)
+
+
+def test_run_folder_falls_back_to_the_newest_intact_checkpoint_with_a_warning(tmp_path):
+    checkpoint.save(tmp_path / "model_000001.pt", payload(1))
+    checkpoint.save(tmp_path / "model_000002.pt", payload(2))
+    (tmp_path / "model_000003.pt").write_bytes(b"torn")
+    with pytest.warns(UserWarning, match="model_000003.pt.*truncated"):
+        loaded = checkpoint.load(tmp_path)
+    assert loaded["global_step"] == 2 and loaded["path"].endswith("model_000002.pt")
+    with pytest.raises(CheckpointError):  # an explicit file gets no fallback
+        checkpoint.load(tmp_path / "model_000003.pt")
+    (tmp_path / "model_000001.pt").write_bytes(b"")
+    (tmp_path / "model_000002.pt").write_bytes(b"")
+    with pytest.raises(CheckpointError, match="No intact checkpoint"):
+        checkpoint.load(tmp_path)
+
+
+def test_checkpoint_of_another_env_says_it_does_not_fit(tmp_path):
+    def policy_of(env_id):
+        env = pufferlib.make(env_id, num_envs=1)
+        policy = pufferlib.models.Default(env)
+        env.close()
+        return policy
+
+    other = policy_of("gym-Acrobot-v1")  # 6 observations, 3 actions
+    path = checkpoint.save(tmp_path / "model_000001.pt",
+                           payload(env_id="gym-Acrobot-v1", policy=other.state_dict(),
+                                   config={"policy": {"hidden_size": 64}, "rnn": {"enabled": False}}))
+    with pytest.raises(CheckpointError, match=r"model_000001.pt does not fit this policy \(size mismatch for "
+                                              r".*'gym-Acrobot-v1'"):
+        checkpoint.load_policy(policy_of("gym-CartPole-v1"), checkpoint.load(path))
+
+
+def test_save_removes_stale_temp_files_of_killed_saves(tmp_path):
+    stale, fresh = tmp_path / ".tmp_dead.pt", tmp_path / ".tmp_live.pt"
+    stale.write_bytes(b"half")
+    fresh.write_bytes(b"being written")
+    old = time.time() - 3600
+    os.utime(stale, (old, old))
+    checkpoint.save(tmp_path / "model_000001.pt", payload())
+    assert not stale.exists() and fresh.exists()
+
+
+def test_save_fsyncs_file_and_folder_before_and_after_the_rename(tmp_path, monkeypatch):
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: (events.append(("fsync", os.path.isdir(f"/proc/self/fd/{fd}"))),
+                                                  real_fsync(fd)))
+    monkeypatch.setattr(os, "replace", lambda a, b: (events.append(("replace", None)), real_replace(a, b)))
+    checkpoint.save(tmp_path / "model_000001.pt", payload())
+    assert events == [("fsync", False), ("replace", None), ("fsync", True)]
+
+
+def test_no_warnings_when_the_newest_checkpoint_is_intact(tmp_path):
+    checkpoint.save(tmp_path / "model_000001.pt", payload(1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert checkpoint.load(tmp_path)["global_step"] == 1

@@ -1,0 +1,72 @@
+"""Config values are validated up front, in one place, for the CLI and for PuffeRL(...)."""
+
+import pytest
+
+import pufferlib
+from pufferlib import APIUsageError, PuffeRL, cli
+from pufferlib.config import load_default
+from pufferlib.config_check import CONSTRAINTS, check_values
+
+BAD_FLAGS = [
+    (["--train.gamma", "2"], "train.gamma = 2.0 must be in [0, 1] (discount factor)"),
+    (["--train.learning-rate", "-0.001"], "train.learning_rate = -0.001 must be in [0, inf)"),
+    (["--vec.num-envs", "0"], "vec.num_envs = 0 must be in [1, inf)"),
+    (["--train.batch-size", "-256"], "train.batch_size = -256 must be in [1, inf)"),
+    (["--train.total-timesteps", "-5"], "train.total_timesteps = -5 must be in [1, inf)"),
+    (["--train.update-epochs", "0"], "train.update_epochs = 0 must be in [1, inf)"),
+    (["--policy.hidden-size", "0"], "policy.hidden_size = 0 must be in [1, inf)"),
+    (["--train.device", "gpu"], "train.device = 'gpu' is not a torch device"),
+    (["--train.optimizer", "sgd"], "train.optimizer = 'sgd' must be one of 'adam', 'muon'"),
+    (["--train.clip-coef", "nan"], "train.clip_coef = nan must be finite"),
+]
+
+
+@pytest.mark.parametrize("flags,message", BAD_FLAGS, ids=[f[0][0] for f in BAD_FLAGS])
+def test_bad_config_values_exit_2_before_training(tmp_path, capsys, flags, message):
+    data = tmp_path / "runs"
+    code = cli.main(["train", "gym-CartPole-v1", "--train.data-dir", str(data), *flags])
+    err = capsys.readouterr().err
+    assert code == 2 and f"puffer train: error: invalid config: {message}" in err
+    assert not data.exists()  # nothing trained, nothing saved
+
+
+def test_uncreatable_data_dir_is_reported_up_front(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert cli.main(["train", "gym-CartPole-v1", "--train.data-dir", str(blocker / "runs")]) == 2
+    assert f"train.data_dir = '{blocker / 'runs'}' cannot be created: '{blocker}' is a file" in capsys.readouterr().err
+
+
+def test_string_where_a_number_belongs_in_a_config_file(tmp_path, capsys):
+    file = tmp_path / "c.toml"
+    file.write_text('[train]\nlearning_rate = "fast"\ngamma = true\n[vec]\nnum_envs = 2.5\n')
+    assert cli.main(["train", "gym-CartPole-v1", "--config", str(file)]) == 2
+    err = capsys.readouterr().err
+    assert "train.learning_rate = 'fast' must be a number" in err  # every problem, in one message
+    assert "train.gamma = True must be a number, not a bool" in err and "vec.num_envs = 2.5 must be an integer" in err
+
+
+def test_puffer_rl_raises_api_usage_error_for_bad_values():
+    env = pufferlib.make("gym-CartPole-v1", num_envs=2)
+    try:
+        with pytest.raises(APIUsageError, match=r"train.gamma = 2 must be in \[0, 1\]"):
+            PuffeRL(env=env, device="cpu", gamma=2)
+        with pytest.raises(APIUsageError, match="train.device = 'tpu9' is not a torch device"):
+            PuffeRL(env=env, device="tpu9")
+    finally:
+        env.close()
+
+
+def test_integral_floats_are_accepted_as_integers():
+    config = load_default()
+    config["train"]["total_timesteps"] = 1e6
+    check_values(config, load_default())
+    assert config["train"]["total_timesteps"] == 1_000_000 and isinstance(config["train"]["total_timesteps"], int)
+
+
+def test_defaults_pass_and_every_constraint_names_a_default_key():
+    default = load_default()
+    check_values(load_default(), default)
+    for dotted in CONSTRAINTS:
+        section, key = dotted.split(".")
+        assert key in default[section], dotted
