@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from pufferlib import checkpoint
+from pufferlib import checkpoint, normalize
 from pufferlib.acting import Actor
 from pufferlib.config import merge
 from pufferlib.errors import APIUsageError
@@ -43,12 +43,13 @@ def run_episodes(env_id: str, config: dict, load_model_path: str | None, episode
     payload = None
     if load_model_path:
         payload = checkpoint.load(load_model_path, config["train"]["data_dir"])
-        config = merge(config, {key: payload["config"][key] for key in ("policy", "rnn")})
+        config = merge(config, {key: payload["config"][key] for key in ("policy", "rnn", "normalize")
+                                if key in payload["config"]})
     if config["train"]["cpu_threads"] > 0:
         torch.set_num_threads(config["train"]["cpu_threads"])
     env = make_env(env_id, config, **({"render_mode": render_mode} if render_mode else {}))
     try:
-        policy = make_policy(env_id, env, config)
+        policy = normalize.wrap(make_policy(env_id, env, config), env, config["normalize"], config["train"]["gamma"])
         if payload is not None:
             policy.load_state_dict(checkpoint.policy_state(payload["policy"]))
         policy.eval()
