@@ -145,3 +145,39 @@ def test_ranks_merge_each_others_moments():
         proc.join(timeout=60)
         assert proc.exitcode == 0
     assert results[0] == results[1] == (6.0, [5.0, 5.0], [25.0, 25.0])
+
+
+def test_gaussian_head_has_state_independent_std_and_small_initial_means():
+    env = pufferlib.make("gym-Pendulum-v1", num_envs=2)
+    try:
+        from pufferlib import models
+
+        policy = models.Default(env, hidden_size=16)
+        dist, _ = policy(torch.randn(5, 3) * 10)
+        assert torch.equal(dist.scale, torch.ones_like(dist.scale))       # exp(0): std 1 for every state
+        assert dist.loc.abs().max() < 1.0                                   # actor init std 0.01
+        assert [name for name, _ in policy.named_parameters() if "logstd" in name] == ["head.logstd"]
+    finally:
+        env.close()
+
+
+def test_box_actions_are_stored_unclipped_and_clipped_only_for_the_env(tmp_path):
+    from tests.core.test_pufferl import Echo, quiet
+    from gymnasium import spaces
+
+    env = pufferlib.emulate(lambda: Echo(length=4, action_space=spaces.Box(-1, 1, (1,), np.float32)), num_envs=4)
+    trainer = PuffeRL({"train": {"batch_size": 64, "minibatch_size": 64, "data_dir": str(tmp_path)}}, env, **quiet())
+    try:
+        with torch.no_grad():
+            trainer.policy.head.logstd.fill_(np.log(5.0))  # most samples fall outside [-1, 1]
+        trainer.evaluate()
+        actions, rewards = trainer.rollout.actions, trainer.rollout.rewards
+        assert actions.abs().max() > 1.5                   # stored as sampled: logprobs are of these
+        assert rewards.abs().max() <= 1.0                  # Echo rewards the action the env received
+        outside = actions[..., 0].abs() > 1
+        torch.testing.assert_close(rewards[outside], actions[..., 0][outside].clamp(-1, 1))
+        dist, _ = trainer.policy(trainer.rollout.obs.view(-1, 2))
+        torch.testing.assert_close(dist.log_prob(actions.view(-1, 1)).sum(-1).view_as(rewards),
+                                   trainer.rollout.logprobs)
+    finally:
+        trainer.close()
