@@ -9,6 +9,8 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+import tomllib
+from importlib import resources
 from typing import Any
 
 from pufferlib.errors import APIUsageError, EnvNotFoundError
@@ -60,7 +62,14 @@ def _gym_spec(name: str) -> EnvSpec:
             raise EnvNotFoundError(f"Gymnasium has no env {name!r}.{hint}")
         gym_id = max(matches, key=version)
     return EnvSpec(GYM_PREFIX + gym_id, functools.partial(make_gymnasium, gym_id),
-                   package="gymnasium", description=f"gymnasium.make({gym_id!r})")
+                   package="gymnasium", description=f"gymnasium.make({gym_id!r})",
+                   config=shipped_config(GYM_PREFIX + gym_id))
+
+
+def shipped_config(env_id: str) -> dict | None:
+    """The core's tuned default config of a family id (`pufferlib/config/envs/<id>.toml`), if it ships one."""
+    path = resources.files("pufferlib").joinpath("config", "envs", f"{env_id}.toml")
+    return tomllib.loads(path.read_text()) if path.is_file() else None
 
 
 def _pettingzoo_ids() -> dict[str, str]:

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import torch
 
-import pufferlib.pytorch
-from pufferlib import checkpoint
+from pufferlib import checkpoint, normalize
+from pufferlib.acting import Actor
 from pufferlib.config import merge
 from pufferlib.errors import APIUsageError
 
@@ -43,12 +43,13 @@ def run_episodes(env_id: str, config: dict, load_model_path: str | None, episode
     payload = None
     if load_model_path:
         payload = checkpoint.load(load_model_path, config["train"]["data_dir"])
-        config = merge(config, {key: payload["config"][key] for key in ("policy", "rnn")})
+        config = merge(config, {key: payload["config"][key] for key in ("policy", "rnn", "normalize")
+                                if key in payload["config"]})
     if config["train"]["cpu_threads"] > 0:
         torch.set_num_threads(config["train"]["cpu_threads"])
     env = make_env(env_id, config, **({"render_mode": render_mode} if render_mode else {}))
     try:
-        policy = make_policy(env_id, env, config)
+        policy = normalize.wrap(make_policy(env_id, env, config), env, config["normalize"], config["train"]["gamma"])
         if payload is not None:
             checkpoint.load_policy(policy, payload)
         policy.eval()
@@ -65,10 +66,8 @@ def run_episodes(env_id: str, config: dict, load_model_path: str | None, episode
 
 @torch.no_grad()
 def _play(env: Any, policy: torch.nn.Module, episodes: int, render_mode: str | None, max_steps: int = 1_000_000):
-    recurrent = bool(getattr(policy, "is_recurrent", False))
-    nvec = ([int(n) for n in env.single_action_space.nvec.ravel()]
-            if hasattr(env.single_action_space, "nvec") else None)
-    state = policy.initial_state(env.num_agents) if recurrent else None
+    """Act with `policy` (through the trainer's `Actor`) until `episodes` episodes ended."""
+    actor = Actor(env, policy)
     returns, lengths, frames = [], [], []
     env.async_reset()
     for _ in range(max_steps):
@@ -79,20 +78,11 @@ def _play(env: Any, policy: torch.nn.Module, episodes: int, render_mode: str | N
                 lengths.append(float(info.get("episode_length", np.nan)))
         if len(returns) >= episodes:
             break
-        obs_t = torch.from_numpy(np.asarray(obs))
-        ids_t = torch.from_numpy(np.asarray(ids))
-        if recurrent:
-            keep = torch.from_numpy(~(terminals | truncations)).float().unsqueeze(1)
-            logits, _, (h, c) = policy(obs_t, (state[0][ids_t] * keep, state[1][ids_t] * keep))
-            state[0][ids_t], state[1][ids_t] = h, c
-        else:
-            logits = policy(obs_t)[0]
-        mask = pufferlib.pytorch.action_mask(obs_t, getattr(env, "obs_layout", None))
-        action, _, _ = pufferlib.pytorch.sample_logits(logits, nvec=nvec, action_mask=mask, entropy=False)
-        action = action.numpy()
-        if isinstance(logits, torch.distributions.Normal):
-            action = action.clip(env.single_action_space.low, env.single_action_space.high)
-        env.send(action)
+        rows = torch.from_numpy(np.asarray(ids))
+        action, _, _, state = actor.act(torch.from_numpy(np.asarray(obs)),
+                                        actor.state(rows, torch.from_numpy(terminals | truncations)))
+        actor.keep_state(rows, state)
+        env.send(actor.to_env(action))
         if render_mode and hasattr(env, "render"):
             frame = env.render()
             if render_mode == "ansi" and frame is not None:

@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 import pufferlib.pytorch
-from pufferlib import checkpoint, ppo
+from pufferlib import checkpoint, normalize, ppo
 from pufferlib.config import check_keys, load_default, merge
 from pufferlib.config_check import check_values
 from pufferlib.dashboard import Dashboard
@@ -102,6 +102,7 @@ class PuffeRL:
 
         if policy is None:
             policy = self._default_policy()
+        policy = normalize.wrap(policy, env, self.config["normalize"], cfg["gamma"])
         self.policy = policy.to(self.device)
         if self.world_size > 1:
             import torch.distributed as dist
@@ -250,6 +251,8 @@ class PuffeRL:
             raise NonFiniteError(self.diverged)
         self.losses["explained_variance"] = ppo.explained_variance(data.values.flatten(), returns.flatten())
         self.losses["learning_rate"] = lr
+        if isinstance(self.policy, normalize.NormalizedPolicy):  # for the next batch, never during one
+            self.policy.update(data.obs, data.rewards, data.terminals | data.truncations, data.weights)
         self.epoch += 1
         if cfg["checkpoint_interval"] > 0 and self.epoch % cfg["checkpoint_interval"] == 0:
             self.save_checkpoint()
@@ -284,7 +287,9 @@ class PuffeRL:
 
     def _advantages(self, ratio: torch.Tensor | None) -> torch.Tensor:
         cfg, data = self.config["train"], self.rollout
-        return ppo.compute_advantages(data.rewards, data.values, data.terminals, data.truncations,
+        scale = self.policy.reward_scale() if isinstance(self.policy, normalize.NormalizedPolicy) else 1.0
+        rewards = data.rewards * scale if scale != 1.0 else data.rewards
+        return ppo.compute_advantages(rewards, data.values, data.terminals, data.truncations,
                                       data.bootstrap, cfg["gamma"], cfg["gae_lambda"], ratio,
                                       cfg["vtrace_rho_clip"], cfg["vtrace_c_clip"], data.final_values)
 

@@ -29,6 +29,7 @@ import torch
 from gymnasium import spaces
 
 import pufferlib.pytorch
+from pufferlib.acting import ALL_ROWS, Actor, RowIndex
 from pufferlib.errors import APIUsageError
 
 
@@ -50,22 +51,18 @@ class Rollout:
             raise APIUsageError(
                 f"bptt_horizon={segment} must divide the {horizon} steps per agent row of a batch "
                 f"(batch_size {batch_size} / {rows} rows).")
+        self.actor = Actor(env, policy, device)
+        if self.actor.recurrent != recurrent:
+            raise APIUsageError(f"recurrent={recurrent} but the policy's is_recurrent is {self.actor.recurrent}.")
         self.env, self.policy, self.device, self.recurrent = env, policy, device, recurrent
         self.rows, self.horizon, self.segment = rows, horizon, segment
         self.batch_size, self.num_segments = batch_size, batch_size // segment
+        self.nvec = self.actor.nvec
         obs_space, act_space = env.single_observation_space, env.single_action_space
-        self.nvec: list[int] | None = None
-        self.box = isinstance(act_space, spaces.Box)
-        if isinstance(act_space, spaces.Discrete):
-            act_shape, act_dtype = (), torch.int64
-        elif isinstance(act_space, spaces.MultiDiscrete):
-            self.nvec = [int(n) for n in act_space.nvec.ravel()]
-            act_shape, act_dtype = (len(self.nvec),), torch.int64
-        elif self.box:
+        if isinstance(act_space, spaces.Box):
             act_shape, act_dtype = tuple(act_space.shape), torch.float32
-            self._low, self._high = act_space.low, act_space.high
         else:
-            raise APIUsageError(f"Unsupported action space {act_space}; expected Discrete, MultiDiscrete or Box.")
+            act_shape, act_dtype = (() if self.nvec is None else (len(self.nvec),)), torch.int64
 
         def zeros(*shape, dtype=torch.float32):
             return torch.zeros(rows, horizon, *shape, dtype=dtype, device=device)
@@ -77,16 +74,11 @@ class Rollout:
         self.bootstrap = torch.zeros(rows, device=device)
         self.final_values = torch.full((rows, horizon), float("nan"), device=device)
         if recurrent:
-            size = policy.hidden_size
-            self.h = torch.zeros(rows, size, device=device)
-            self.c = torch.zeros(rows, size, device=device)
+            size = self.actor.h.shape[1]
             self.state_h = torch.zeros(rows * horizon // segment, size, device=device)
             self.state_c = torch.zeros_like(self.state_h)
-        self._layout = getattr(env, "obs_layout", None)
         self._writes_final = bool(getattr(env, "writes_final_observations", False))
-        self._has_mask = pufferlib.pytorch.action_mask(torch.zeros(1, *obs_space.shape, dtype=self.obs.dtype),
-                                                       self._layout) is not None
-        self.ptr = np.zeros(rows, np.int64)
+        self.ptr = np.zeros(rows, np.int64)  # each row's next time index
         self._all_rows = np.arange(rows)
         self.stored = np.zeros(rows, bool)  # the row's last action was stored this batch
         self.bootstrapped = np.zeros(rows, bool)
@@ -100,7 +92,7 @@ class Rollout:
 
     def action_mask(self, obs: torch.Tensor) -> torch.Tensor | None:
         """The env's action mask for `obs` (see `pufferlib.pytorch.action_mask`), or None."""
-        return pufferlib.pytorch.action_mask(obs, self._layout) if self._has_mask else None
+        return self.actor.action_mask(obs)
 
     def segments(self, x: torch.Tensor) -> torch.Tensor:
         """A (rows, horizon, ...) tensor viewed as (num_segments, segment, ...)."""
@@ -121,24 +113,105 @@ class Rollout:
                 elif isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
                     self.infos[key].append(float(value))
 
-    def _act(self, obs_t: torch.Tensor, state: tuple | None):
-        """(action, logprob, value, new LSTM state or None) of one batch of observations."""
-        if self.recurrent:
-            logits, value, state = self.policy(obs_t, state)
-        else:
-            logits, value = self.policy(obs_t)[:2]
-        action, logprob, _ = pufferlib.pytorch.sample_logits(logits, None, self.nvec, self.action_mask(obs_t),
-                                                             entropy=False)
-        return action, logprob, value.float().view(-1), state
+    # no_grad rather than inference_mode: a policy may keep state (e.g. a running observation
+    # normaliser) set while acting, which inference tensors would bar from training.
+    @torch.no_grad()
+    def collect(self, profile: dict[str, float]) -> dict[str, list[float]]:
+        """Fill the storage with one batch; `profile` accumulates env/forward/copy seconds.
 
-    def _recv(self, profile: dict[str, float]) -> tuple:
-        """`env.recv()`, timed as env time; its numeric infos join `self.infos`."""
-        clock = time.perf_counter()
-        batch = self.env.recv()
-        profile["env"] += time.perf_counter() - clock
-        if batch[4]:
-            self._add_infos(batch[4])
-        return batch
+        One loop serves every grouping of rows: a recv() of all rows (the synchronous case)
+        is the case where the batch's rows share one time index, written as a slice.
+        """
+        self.final_values.fill_(float("nan"))
+        self.ptr[:] = 0
+        self.stored[:] = False
+        self.bootstrapped[:] = False
+        actor, dev = self.actor, self.device
+        while True:
+            if self.held is not None:  # last batch's final observations, already accounted for
+                obs, ids, masks, starts = self.held
+                self.held = None
+                clock = time.perf_counter()
+            else:
+                clock = time.perf_counter()
+                obs, rewards, terminals, truncations, infos, ids, masks = self.env.recv()
+                now = time.perf_counter()
+                profile["env"] += now - clock
+                clock = now
+                if infos:
+                    self._add_infos(infos)
+                ids = np.asarray(ids)
+                self._close_steps(ids, rewards, terminals, truncations)
+                starts = terminals | truncations
+            rows, t, store = self._where(ids)
+            obs_t = torch.from_numpy(obs) if self._numpy is not None else torch.from_numpy(obs).to(dev)
+            starts_t = torch.from_numpy(starts).to(dev)
+            state = actor.state(self._index(rows), starts_t)
+            profile["copy"] += time.perf_counter() - clock
+
+            clock = time.perf_counter()
+            action, logprob, value, new_state = actor.act(obs_t, state)
+            now = time.perf_counter()
+            profile["forward"] += now - clock
+            clock = now
+
+            if store is not None:
+                srows, st = (rows, t) if store is ALL_ROWS else (rows[store], t[store])
+                self._store(srows, st, store, obs=obs if self._numpy is not None else obs_t, actions=action,
+                            logprobs=logprob, values=value, weights=masks, starts=starts)
+                if self.recurrent:
+                    self._store_segment_state(srows, st, store, state)
+            if self._bootstrap(rows, t, value):
+                self.held = (obs.copy(), ids.copy(), np.array(masks, copy=True), np.array(starts, copy=True))
+                profile["copy"] += time.perf_counter() - clock
+                break
+            if store is not None:
+                self.stored[srows] = True
+                self.ptr[srows] += 1
+            actor.keep_state(self._index(rows), new_state)
+            send = actor.to_env(action)
+            now = time.perf_counter()
+            profile["copy"] += now - clock
+            self.env.send(send)
+            profile["env"] += time.perf_counter() - now
+        self.steps_collected = self.batch_size
+        return dict(self.infos)
+
+    def _where(self, ids: np.ndarray) -> tuple[slice | np.ndarray, int | np.ndarray, slice | np.ndarray | None]:
+        """(rows, t, store) of a batch: the storage rows of `ids` (a slice when every row came),
+        their time indices (one int when they share it), and which of them still have room
+        (ALL_ROWS, positions in the batch, or None)."""
+        if len(ids) == self.rows:  # every row at once: the rows stepped together since the batch began
+            t = int(self.ptr[0])
+            return ALL_ROWS, t, ALL_ROWS if t < self.horizon else None
+        t = self.ptr[ids]
+        free = t < self.horizon
+        if free.all():
+            return ids, t, ALL_ROWS
+        return ids, t, np.flatnonzero(free) if free.any() else None
+
+    def _index(self, rows: slice | np.ndarray) -> RowIndex:
+        return rows if isinstance(rows, slice) else torch.from_numpy(rows).to(self.device)
+
+    def _close_steps(self, ids: np.ndarray, rewards: np.ndarray, terminals: np.ndarray,
+                     truncations: np.ndarray) -> None:
+        """Write a recv()'s rewards and dones to the step whose action caused them (rows that stored one)."""
+        if len(ids) == self.rows:
+            if not self.stored[0]:
+                return
+            rows, t, sel = ALL_ROWS, int(self.ptr[0]) - 1, ALL_ROWS
+        else:
+            prev = self.stored[ids]
+            if not prev.any():
+                return
+            sel = ALL_ROWS if prev.all() else prev
+            rows = ids[sel]
+            t = self.ptr[rows] - 1
+        self._store(rows, t, sel, rewards=rewards, terminals=terminals, truncations=truncations)
+        if self._writes_final:
+            self._final_values(self._all_rows[rows] if isinstance(rows, slice) else rows, t,
+                               terminals[sel], truncations[sel])
+        self.stored[rows] = False
 
     def _final_values(self, rows: np.ndarray, t: np.ndarray | int, terminals: np.ndarray,
                       truncations: np.ndarray) -> None:
@@ -146,165 +219,47 @@ class Rollout:
 
         The LSTM state is the row's state after acting at t, as the observation's own would be.
         """
-        if not self._writes_final or not truncations.any():
-            return
         cut = truncations & ~terminals
         if not cut.any():
             return
         rows, t = rows[cut], (t[cut] if isinstance(t, np.ndarray) else np.full(int(cut.sum()), t))
         obs = torch.from_numpy(self.env.final_observations[rows]).to(self.device)
-        if self.recurrent:
-            index = torch.from_numpy(rows).to(self.device)
-            value = self.policy(obs, (self.h[index], self.c[index]))[1]
-        else:
-            value = self.policy(obs)[1]
         self.final_values[torch.from_numpy(rows).to(self.device), torch.from_numpy(t).to(self.device)] = \
-            value.float().view(-1)
+            self.actor.value(obs, rows)
 
-    def _send(self, action: torch.Tensor) -> np.ndarray:
-        send = action.cpu().numpy()
-        return send.clip(self._low, self._high) if self.box else send
+    def _store_segment_state(self, rows: slice | np.ndarray, t: int | np.ndarray, sel: slice | np.ndarray,
+                             state: tuple[torch.Tensor, torch.Tensor]) -> None:
+        """Keep the LSTM state (of batch positions `sel`) of stored rows whose step at `t` starts
+        a `segment`-step training sequence."""
+        per_row = self.horizon // self.segment
+        view_h = self.state_h.view(self.rows, per_row, -1)
+        view_c = self.state_c.view(self.rows, per_row, -1)
+        if isinstance(t, int):
+            if t % self.segment == 0:
+                view_h[:, t // self.segment], view_c[:, t // self.segment] = state
+            return
+        first = t % self.segment == 0
+        if first.any():
+            pos = (np.arange(len(t)) if sel is ALL_ROWS else sel)[first]
+            seg_rows = torch.from_numpy(rows[first]).to(self.device)
+            seg_t = torch.from_numpy(t[first] // self.segment).to(self.device)
+            pick = torch.from_numpy(pos).to(self.device)
+            view_h[seg_rows, seg_t], view_c[seg_rows, seg_t] = state[0][pick], state[1][pick]
 
-    def _set(self, t: int, **values: Any) -> None:
-        """storage[name][:, t] = value for every row (the synchronous case)."""
-        for name, value in values.items():
-            if self._numpy is not None:
-                self._numpy[name][:, t] = value.numpy() if isinstance(value, torch.Tensor) else value
-            else:
-                target = getattr(self, name)
-                target[:, t] = torch.as_tensor(value).to(self.device, target.dtype).view(target[:, t].shape)
-
-    # no_grad rather than inference_mode: a policy may keep state (e.g. a running observation
-    # normaliser) set while acting, which inference tensors would bar from training.
-    @torch.no_grad()
-    def collect(self, profile: dict[str, float]) -> dict[str, list[float]]:
-        """Fill the storage with one batch; `profile` accumulates env/forward/copy seconds."""
-        self.final_values.fill_(float("nan"))
-        if self.env.agents_per_batch == self.rows:
-            self._collect_sync(profile)
-            self.steps_collected = self.batch_size
-            return dict(self.infos)
-        self.ptr[:] = 0
-        self.stored[:] = False
-        self.bootstrapped[:] = False
-        env, T, dev = self.env, self.horizon, self.device
-        while True:
-            if self.held is not None:  # last batch's final observations, already accounted for
-                obs, ids, masks, starts = self.held
-                self.held = None
-                clock = time.perf_counter()
-            else:
-                obs, rewards, terminals, truncations, _, ids, masks = self._recv(profile)
-                clock = time.perf_counter()
-                ids = np.asarray(ids)
-                prev = self.stored[ids]
-                if prev.all():
-                    self._write(ids, self.ptr[ids] - 1, rewards=rewards, terminals=terminals,
-                                truncations=truncations)
-                elif prev.any():
-                    self._write(ids[prev], self.ptr[ids[prev]] - 1, rewards=rewards[prev],
-                                terminals=terminals[prev], truncations=truncations[prev])
-                if prev.any():
-                    self._final_values(ids[prev], self.ptr[ids[prev]] - 1, terminals[prev], truncations[prev])
-                self.stored[ids] = False
-                starts = np.logical_or(terminals, truncations)
-            obs_t = torch.from_numpy(obs).to(dev, non_blocking=True)
-            starts_t = torch.from_numpy(np.asarray(starts)).to(dev)
-            ptr = self.ptr[ids]
-            free = ptr < T
-            state = None
-            if self.recurrent:
-                keep = (~starts_t).float().unsqueeze(1)
-                idx_t = torch.from_numpy(ids).to(dev)
-                state = (self.h[idx_t] * keep, self.c[idx_t] * keep)
-            profile["copy"] += time.perf_counter() - clock
-
-            clock = time.perf_counter()
-            action, logprob, value, new_state = self._act(obs_t, state)
-            now = time.perf_counter()
-            profile["forward"] += now - clock
-            clock = now
-
-            if free.any():
-                pos = np.flatnonzero(free)
-                sel = slice(None) if len(pos) == len(ids) else torch.from_numpy(pos).to(dev)
-                rows, t = (ids, ptr) if len(pos) == len(ids) else (ids[pos], ptr[pos])
-                self._write(rows, t, obs=obs_t[sel], actions=action[sel], logprobs=logprob[sel], values=value[sel],
-                            weights=torch.from_numpy(np.asarray(masks)[pos]), starts=starts_t[sel])
-                if self.recurrent:
-                    first = t % self.segment == 0
-                    if first.any():
-                        seg_ids = torch.from_numpy(rows[first] * (T // self.segment) + t[first] // self.segment).to(dev)
-                        pick = torch.from_numpy(pos[first]).to(dev)
-                        self.state_h[seg_ids] = state[0][pick]
-                        self.state_c[seg_ids] = state[1][pick]
-            newly_full = (~free) & ~self.bootstrapped[ids]
-            if newly_full.any():
-                pos = np.flatnonzero(newly_full)
-                self.bootstrap[torch.from_numpy(ids[pos]).to(dev)] = value[torch.from_numpy(pos).to(dev)]
-                self.bootstrapped[ids[pos]] = True
-            if self.bootstrapped.all():
-                self.held = (obs.copy(), ids.copy(), np.array(masks, copy=True), np.array(starts, copy=True))
-                profile["copy"] += time.perf_counter() - clock
-                break
-            if free.any():
-                rows = ids[free]
-                self.stored[rows] = True
-                self.ptr[rows] += 1
-            if self.recurrent:
-                self.h[idx_t], self.c[idx_t] = new_state[0].float(), new_state[1].float()
-            send = self._send(action)
-            profile["copy"] += time.perf_counter() - clock
-            clock = time.perf_counter()
-            env.send(send)
-            profile["env"] += time.perf_counter() - clock
-        self.steps_collected = self.batch_size
-        return dict(self.infos)
-
-    def _collect_sync(self, profile: dict[str, float]) -> None:
-        """`collect` when every recv() returns all rows: one time index for the whole batch."""
-        env, dev = self.env, self.device
-        for t in range(self.horizon + 1):
-            if t == 0 and self.held is not None:
-                obs, _, masks, starts = self.held
-                self.held = None
-                clock = time.perf_counter()
-            else:
-                obs, rewards, terminals, truncations, _, _, masks = self._recv(profile)
-                clock = time.perf_counter()
-                if t > 0:
-                    self._set(t - 1, rewards=rewards, terminals=terminals, truncations=truncations)
-                    self._final_values(self._all_rows, t - 1, terminals, truncations)
-                starts = terminals | truncations
-            obs_t = torch.from_numpy(obs) if self._numpy is not None else torch.from_numpy(obs).to(dev)
-            state = None
-            if self.recurrent:
-                keep = torch.from_numpy(~starts).to(dev).unsqueeze(1)
-                state = (self.h * keep, self.c * keep)
-            profile["copy"] += time.perf_counter() - clock
-            clock = time.perf_counter()
-            action, logprob, value, new_state = self._act(obs_t, state)
-            now = time.perf_counter()
-            profile["forward"] += now - clock
-            clock = now
+    def _bootstrap(self, rows: slice | np.ndarray, t: int | np.ndarray, value: torch.Tensor) -> bool:
+        """Record V(obs) of rows that are full and have no bootstrap value yet; True once all rows have one."""
+        if isinstance(t, int):
             if t == self.horizon:
                 self.bootstrap[:] = value
-                self.held = (obs.copy(), None, np.array(masks, copy=True), np.array(starts, copy=True))
-                profile["copy"] += time.perf_counter() - clock
-                return
-            self._set(t, obs=obs if self._numpy is not None else obs_t, actions=action, logprobs=logprob,
-                      values=value, weights=masks, starts=starts)
-            if self.recurrent:
-                if t % self.segment == 0:
-                    per_row = self.horizon // self.segment
-                    self.state_h.view(self.rows, per_row, -1)[:, t // self.segment] = state[0]
-                    self.state_c.view(self.rows, per_row, -1)[:, t // self.segment] = state[1]
-                self.h, self.c = new_state[0].float(), new_state[1].float()
-            send = self._send(action)
-            now = time.perf_counter()
-            profile["copy"] += now - clock
-            env.send(send)
-            profile["env"] += time.perf_counter() - now
+                self.bootstrapped[:] = True
+                return True
+            return False
+        full = (t >= self.horizon) & ~self.bootstrapped[rows]
+        if full.any():
+            pos = np.flatnonzero(full)
+            self.bootstrap[torch.from_numpy(rows[pos]).to(self.device)] = value[torch.from_numpy(pos).to(self.device)]
+            self.bootstrapped[rows[pos]] = True
+        return bool(self.bootstrapped.all())
 
     def _rows(self, ids: np.ndarray) -> slice | torch.Tensor:
         """An index for storage rows `ids`: a slice when they are a sorted run (cached per array)."""
@@ -321,24 +276,37 @@ class Rollout:
         self._row_cache[id(ids)] = (ids, index)
         return index
 
-    def _write(self, rows: np.ndarray, t: np.ndarray, **values: Any) -> None:
-        """storage[name][rows, t] = value for each named value (numpy or torch)."""
-        if self._numpy is not None:
-            index_np: tuple = (rows, t)
+    def _store(self, rows: slice | np.ndarray, t: int | np.ndarray, sel: slice | np.ndarray, **values: Any) -> None:
+        """storage[name][rows, t] = value[sel] for each named per-row batch value (numpy or torch).
+
+        `rows` is ALL_ROWS with one int `t` in the synchronous case; otherwise storage row
+        ids with their time indices, and `sel` picks their positions in the batch.
+        """
+        if isinstance(rows, slice):
+            index: tuple = (rows, t)
+            n = self.rows
+        else:
+            n = len(rows)
             if (t == t[0]).all():
                 cached = self._rows(rows)
-                index_np = (cached if isinstance(cached, slice) else rows, int(t[0]))
+                index = ((cached if isinstance(cached, slice) else rows) if self._numpy is not None else cached,
+                         int(t[0]))
+            elif self._numpy is not None:
+                index = (rows, t)
+            else:
+                index = (torch.from_numpy(rows).to(self.device), torch.from_numpy(t).to(self.device))
+        if self._numpy is not None:
             for name, value in values.items():
+                if isinstance(value, torch.Tensor):
+                    value = value.numpy()
                 target = self._numpy[name]
-                target[index_np] = (value.numpy() if isinstance(value, torch.Tensor) else value).reshape(
-                    len(rows), *target.shape[2:])
+                target[index] = (value if sel is ALL_ROWS else value[sel]).reshape(n, *target.shape[2:])
             return
-        if (t == t[0]).all():
-            index: tuple = (self._rows(rows), int(t[0]))
-        else:
-            index = (torch.from_numpy(rows).to(self.device), torch.from_numpy(t).to(self.device))
+        pick = sel if sel is ALL_ROWS else torch.from_numpy(sel).to(self.device)
         for name, value in values.items():
             target = getattr(self, name)
             if isinstance(value, np.ndarray):
                 value = torch.from_numpy(value)
-            target[index] = value.to(self.device, target.dtype).reshape(len(rows), *target.shape[2:])
+            value = value.to(self.device)
+            target[index] = (value if pick is ALL_ROWS else value[pick]).to(target.dtype).reshape(
+                n, *target.shape[2:])

@@ -242,11 +242,13 @@ def test_bootstrap_value_is_value_of_next_observation():
                                        spaces.Box(-1, 1, (2,), np.float32)], ids=["discrete", "multi", "box"])
 @pytest.mark.parametrize("rnn", [False, True], ids=["mlp", "lstm"])
 @pytest.mark.parametrize("env_batch", [4, 2], ids=["sync", "async"])
-def test_stored_logprobs_reproduce_in_training(act_space, rnn, env_batch):
+@pytest.mark.parametrize("norm", [False, True])
+def test_stored_logprobs_reproduce_in_training(act_space, rnn, env_batch, norm):
     """First minibatch of the first epoch sees ratio 1: the training forward (BPTT for the
     LSTM, with state resets at episode starts) reproduces what the rollout computed."""
     env = pufferlib.emulate(lambda: Echo(length=3, action_space=act_space), num_envs=4, batch_size=env_batch)
     cfg = {"rnn": {"enabled": rnn, "hidden_size": 8}, "policy": {"hidden_size": 8},
+           "normalize": {"observations": norm, "rewards": norm},
            "train": dict(batch_size=64, minibatch_size=64, bptt_horizon=8, update_epochs=1)}
     trainer = PuffeRL(cfg, env, **quiet())
     assert trainer.recurrent == rnn

@@ -1,0 +1,97 @@
+"""Learning table: what each shipped config reaches, over seeds, beside random play.
+
+For each env id, trains `puffer train ID` with its shipped config for `--seeds` seeds (in
+subprocesses, one at a time), reads the last logged mean episode return and SPS of each
+run's metrics.jsonl, plays random actions for a few episodes, and prints one Markdown row:
+
+    | env | budget (steps) | return: median [min, max] over seeds | random play | SPS | reference |
+
+    python benchmarks/bench_learning.py gym-Pendulum-v1 gym-Acrobot-v1 --seeds 3
+    python benchmarks/bench_learning.py ocean-squared --steps 2000000   # another budget
+
+A row is a regression check: a changed config or trainer shows as a changed score.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+#: published or stated references, with their source
+REFERENCES = {
+    "gym-Pendulum-v1": "about -200 (tuned PPO; rl-baselines3-zoo PPO)",
+    "gym-HalfCheetah-v5": "1,400-1,900 at 1M on v4 (CleanRL ppo_continuous_action)",
+    "gym-Hopper-v5": ">= 1,500 at 1M (this project's target)",
+    "gym-CartPole-v1": "500 (the maximum)",
+}
+
+
+def train_run(env_id: str, seed: int, steps: int | None, data_dir: Path) -> tuple[float, float]:
+    """(last mean episode return, mean SPS of the run's log steps) of one `puffer train` run."""
+    argv = [sys.executable, "-m", "pufferlib", "train", env_id, "--train.seed", str(seed), "--vec.seed",
+            str(seed * 1000), "--train.data-dir", str(data_dir)]
+    if steps:
+        argv += ["--train.total-timesteps", str(steps)]
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    metrics = sorted(data_dir.glob("*/metrics.jsonl"), key=lambda p: p.stat().st_mtime)[-1]
+    rows = [json.loads(line) for line in metrics.read_text().splitlines()[1:] if line.strip()]
+    returns = [r["environment/episode_return"] for r in rows if "environment/episode_return" in r]
+    sps = [r["SPS"] for r in rows if "SPS" in r]
+    return (returns[-1] if returns else float("nan")), (statistics.mean(sps) if sps else float("nan"))
+
+
+def random_play(env_id: str, episodes: int = 10) -> float:
+    """Mean episode return of uniformly random actions."""
+    import pufferlib
+
+    env = pufferlib.make(env_id, num_envs=1, seed=0)
+    returns: list[float] = []
+    try:
+        env.reset(seed=0)
+        space = env.single_action_space
+        while len(returns) < episodes:
+            actions = np.stack([space.sample() for _ in range(env.num_agents)])
+            infos = env.step(actions)[4]
+            returns += [float(i["episode_return"]) for i in infos if "episode_return" in i]
+    finally:
+        env.close()
+    return float(np.mean(returns[:episodes]))
+
+
+def budget(env_id: str, steps: int | None) -> int:
+    """The run's total_timesteps: `steps`, else the env's shipped config, else the core default."""
+    from pufferlib import config
+
+    if steps:
+        return steps
+    spec_config, _ = config.env_config(env_id)
+    return int(config.merge(config.load_default(), spec_config)["train"]["total_timesteps"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("env_ids", nargs="+")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=None, help="override total_timesteps")
+    args = parser.parse_args()
+    print("| env | budget (steps) | return: median [min, max] | seeds | random play | SPS | reference |")
+    print("|---|---|---|---|---|---|---|")
+    for env_id in args.env_ids:
+        with tempfile.TemporaryDirectory() as tmp:
+            results = [train_run(env_id, seed, args.steps, Path(tmp) / str(seed)) for seed in range(1, args.seeds + 1)]
+        scores = [r[0] for r in results]
+        sps = statistics.median(r[1] for r in results)
+        print(f"| {env_id} | {budget(env_id, args.steps):,} | {statistics.median(scores):.1f} "
+              f"[{min(scores):.1f}, {max(scores):.1f}] | {len(scores)} | {random_play(env_id):.1f} | {sps:,.0f} | "
+              f"{REFERENCES.get(env_id, '')} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

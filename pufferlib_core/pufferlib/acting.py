@@ -1,0 +1,100 @@
+"""Acting with a policy over the async vectorized-env API: the one place that turns a batch of
+observations into actions for `env.send()`.
+
+`Actor` owns what acting needs beyond the policy itself: the action space's sampling
+parameters, the env's action mask, the LSTM state of every agent row (reset where an
+episode starts), and the conversion of sampled actions to what the env accepts (a Box
+action is sampled unclipped, scored unclipped, and clipped to the bounds only on its way
+to the env). Training (`pufferlib.rollout`) and `puffer eval` both act through it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+
+import pufferlib.pytorch
+from pufferlib.errors import APIUsageError
+
+#: A row index into per-row storage: every row (a slice) or some rows (an index tensor).
+RowIndex = slice | torch.Tensor
+LSTMState = tuple[torch.Tensor, torch.Tensor]
+
+ALL_ROWS = slice(None)
+
+
+class Actor:
+    """Samples actions of `policy` for batches of agent rows of `env`.
+
+    A recurrent policy (`is_recurrent = True`, see `pufferlib.models.LSTMWrapper`) takes
+    `(obs, (h, c))` and returns `(logits, value, (h, c))`, with a `hidden_size`; the actor
+    keeps one (h, c) per agent row. Any other policy returns `(logits, value, ...)`.
+    """
+
+    def __init__(self, env: Any, policy: torch.nn.Module, device: torch.device | str = "cpu"):
+        self.policy, self.device = policy, torch.device(device)
+        self.rows = env.num_agents
+        self.recurrent = bool(getattr(policy, "is_recurrent", False))
+        act_space = env.single_action_space
+        self.nvec: list[int] | None = None
+        self.box = isinstance(act_space, spaces.Box)
+        if isinstance(act_space, spaces.MultiDiscrete):
+            self.nvec = [int(n) for n in act_space.nvec.ravel()]
+        elif not (self.box or isinstance(act_space, spaces.Discrete)):
+            raise APIUsageError(f"Unsupported action space {act_space}; expected Discrete, MultiDiscrete or Box.")
+        if self.box:
+            self._low, self._high = act_space.low, act_space.high
+        obs_space = env.single_observation_space
+        self._layout = getattr(env, "obs_layout", None)
+        probe = torch.zeros(1, *obs_space.shape, dtype=pufferlib.pytorch.torch_dtype(obs_space.dtype))
+        self._has_mask = pufferlib.pytorch.action_mask(probe, self._layout) is not None
+        if self.recurrent:
+            size = getattr(policy, "hidden_size", None)
+            if not isinstance(size, int):
+                raise APIUsageError(f"{type(policy).__name__} sets is_recurrent but has no integer hidden_size: "
+                                    "a recurrent policy needs hidden_size and forward(obs, (h, c)) -> "
+                                    "(logits, value, (h, c)); see pufferlib.models.LSTMWrapper.")
+            self.h = torch.zeros(self.rows, size, device=self.device)
+            self.c = torch.zeros(self.rows, size, device=self.device)
+
+    def action_mask(self, obs: torch.Tensor) -> torch.Tensor | None:
+        """The env's action mask for `obs` (see `pufferlib.pytorch.action_mask`), or None."""
+        return pufferlib.pytorch.action_mask(obs, self._layout) if self._has_mask else None
+
+    def state(self, rows: RowIndex, starts: torch.Tensor) -> LSTMState | None:
+        """The LSTM state of `rows`, zeroed where `starts` (a new episode); None if not recurrent."""
+        if not self.recurrent:
+            return None
+        keep = (~starts).unsqueeze(1).to(self.h.dtype)
+        return self.h[rows] * keep, self.c[rows] * keep
+
+    def act(self, obs: torch.Tensor, state: LSTMState | None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor,
+                                                                      LSTMState | None]:
+        """(action, logprob, value, new LSTM state or None) for one batch of observations."""
+        if self.recurrent:
+            logits, value, state = self.policy(obs, state)
+        else:
+            logits, value = self.policy(obs)[:2]
+        action, logprob, _ = pufferlib.pytorch.sample_logits(logits, None, self.nvec, self.action_mask(obs),
+                                                             entropy=False)
+        return action, logprob, value.float().view(-1), state
+
+    def keep_state(self, rows: RowIndex, state: LSTMState | None) -> None:
+        """Store the LSTM state that acting on `rows` produced."""
+        if state is not None:
+            self.h[rows], self.c[rows] = state[0].float(), state[1].float()
+
+    def value(self, obs: torch.Tensor, rows: np.ndarray) -> torch.Tensor:
+        """V(obs) of `rows`, each with its current LSTM state (for final observations)."""
+        if self.recurrent:
+            index = torch.from_numpy(rows).to(self.device)
+            return self.policy(obs, (self.h[index], self.c[index]))[1].float().view(-1)
+        return self.policy(obs)[1].float().view(-1)
+
+    def to_env(self, action: torch.Tensor) -> np.ndarray:
+        """Sampled actions as the env takes them: numpy, Box actions clipped to the bounds."""
+        send = action.cpu().numpy()
+        return send.clip(self._low, self._high) if self.box else send
