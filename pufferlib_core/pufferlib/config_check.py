@@ -61,6 +61,8 @@ CONSTRAINTS: dict[str, str | tuple[str, ...]] = {
     "train.precision": ("float32", "bfloat16"),
     "train.checkpoint_interval": "[0, inf)",
     "train.log_interval": "[0, inf)",
+    "normalize.clip": "(0, inf)",
+    "normalize.epsilon": "(0, inf)",
 }
 
 _INTERVAL = re.compile(r"^([\[(])\s*(\S+)\s*,\s*(\S+)\s*([\])])$")

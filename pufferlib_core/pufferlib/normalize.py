@@ -138,9 +138,6 @@ def wrap(policy: nn.Module, env: Any, settings: Mapping[str, Any], gamma: float)
         return policy
     if isinstance(policy, NormalizedPolicy):
         raise APIUsageError("The policy is already a NormalizedPolicy; pass the inner policy.")
-    if settings["clip"] <= 0 or settings["epsilon"] <= 0:
-        raise APIUsageError(f"normalize.clip ({settings['clip']}) and normalize.epsilon ({settings['epsilon']}) "
-                            "must be positive.")
     space = env.single_observation_space
     layout = getattr(env, "obs_layout", None)
     if settings["observations"] and (layout is not None and getattr(layout, "structured", False)
