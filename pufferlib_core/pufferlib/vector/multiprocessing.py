@@ -359,7 +359,7 @@ class Multiprocessing(VecEnv):
             self._write_actions(self._all_rows, actions)  # the whole batch: the base class's path
         else:
             shape = (self.agents_per_batch, *self._act_shape)
-            self.actions[self._held_rows] = self._checked_actions(actions, shape)
+            self.actions[self._held_rows] = self._act_check(actions, shape)
         self._recv_pending = False
         self._pending |= self._held_mask
         self._in_flight += len(self._held)
