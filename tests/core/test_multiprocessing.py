@@ -493,3 +493,16 @@ def test_workers_stuck_in_a_step_exit_when_the_main_process_is_killed():
         for pid in pids:  # without the fix they would spin for ever
             if not gone(pid):
                 os.kill(pid, signal.SIGKILL)
+
+
+def test_vec_config_timeout_reaches_the_workers():
+    from pufferlib import config as cfglib
+    from pufferlib.cli_train import make_env
+
+    config = cfglib.merge(cfglib.load_default(), {"vec": {"backend": MP, "num_envs": 2, "num_workers": 2,
+                                                          "timeout": 12.5}})
+    with make_env("gym-CartPole-v1", config) as vecenv:
+        assert vecenv.timeout == 12.5
+    config["vec"]["timeout"] = 0.0  # 0: wait forever
+    with make_env("gym-CartPole-v1", config) as vecenv:
+        assert vecenv.timeout is None
