@@ -12,11 +12,16 @@ Arrays returned by `recv()` are views of the vectorizer's buffers, valid until t
 `send()`. When `writes_final_observations` is True, `final_observations[env_ids[i]]`
 holds the last observation of the episode that row i ended (terminal or truncated) in
 that step, valid until the next `send()` too.
+
+Misuse fails clearly and leaves the vectorizer as it was: `send()`/`step()` check the
+actions (`pufferlib.spaces.ActionCheck`) before anything changes, so a rejected batch can
+be sent again; `recv()` before the first reset, and every call after `close()`, raise
+APIUsageError; seeds are None or ints in [0, 2**32) on every backend (`check_seed`).
+`close()` closes every env even when some raise, then raises the first error.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable
 
 import numpy as np
