@@ -380,6 +380,14 @@ class ActionCheck:
             zeros = self._zero_rows[key] = np.zeros(actions.size, actions.dtype)
         return zeros
 
+    def _finite(self, actions: np.ndarray) -> bool:
+        """Whether every value is finite: a dot product with zeros is 0, or NaN when a value is
+        NaN or inf (0 * inf), never overflows, and costs one BLAS call (half of isfinite().all())."""
+        try:
+            return not math.isnan(np.dot(actions.reshape(-1), self._zeros(actions)))
+        except RuntimeWarning:  # 0 * inf under warnings-as-errors
+            return False
+
     def check(self, actions: Any, shape: tuple[int, ...]) -> np.ndarray:
         """`actions` as an array of `shape`, or APIUsageError saying what is wrong."""
         if type(actions) is not np.ndarray:
@@ -393,9 +401,7 @@ class ActionCheck:
             actions = actions.reshape(shape)
         kind = actions.dtype.kind
         if self.high is None:
-            # A dot product with zeros is 0 when every value is finite and NaN otherwise (0 * inf
-            # is NaN), never overflows, and costs one BLAS call: cheaper than isfinite().all().
-            if kind == "f" and math.isnan(np.dot(actions.reshape(-1), self._zeros(actions))):
+            if kind == "f" and not self._finite(actions):
                 raise APIUsageError(
                     f"{self.who}actions for {self.space} contain NaN or inf (rows "
                     f"{np.flatnonzero(~np.isfinite(actions.reshape(len(actions), -1)).all(1)).tolist()[:10]}); "
