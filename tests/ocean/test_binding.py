@@ -378,3 +378,11 @@ def test_native_ids_reject_layout_arguments_they_cannot_honour(kwargs, message):
 def test_native_ids_pass_worker_options_to_worker_processes():
     with pufferlib.make("ocean-bandit", num_envs=8, num_workers=2, zero_copy=False, timeout=30) as vecenv:
         assert not vecenv.zero_copy and vecenv.timeout == 30.0
+
+
+@pytest.mark.parametrize("seed", [-5, 1.5, 2**32, "3"])
+def test_seeds_follow_the_rule_of_every_vectorizer(seed):
+    env = envs.Bandit(num_envs=2)
+    with pytest.raises(pufferlib.APIUsageError, match=r"ocean-bandit: seed must be None or an int in \[0, 2\*\*32\)"):
+        env.reset(seed=seed)
+    env.close()

@@ -20,6 +20,14 @@ Contract of the async API (EnvPool semantics), with `batch_size` counted in envs
   `zero_copy=False`, they are gathered into arrays owned by the vectorizer. Either way
   they are valid until the next `send()`/`recv()`; copy what you keep longer.
 
+Hangs: with `timeout=` (seconds; `[vec] timeout` in configs) a reset or step that a
+worker does not finish in time raises `WorkerError` naming the workers, their pids and
+envs, and closes the vectorized env; creating the envs in the workers has its own
+`init_timeout` (default INIT_TIMEOUT_S). Workers never outlive the main process: a C
+thread in each (`_sync.exit_with_parent`) ends it once its parent is gone, even while an
+env is stuck. (The first env is created in the main process to learn the spaces; a hang
+there is not bounded.)
+
 Start methods: `fork` is the default where Python offers it (Linux and other Unixes
 except macOS): workers start fastest and env creators may be lambdas or closures.
 `spawn` and `forkserver` work too (creators and their arguments must then be
