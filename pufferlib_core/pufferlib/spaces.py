@@ -371,22 +371,7 @@ class ActionCheck:
             self.high = space.nvec.ravel()
         else:
             self.high = None
-        self._zero_rows: dict[tuple[int, str], np.ndarray] = {}
-
-    def _zeros(self, actions: np.ndarray) -> np.ndarray:
-        key = (actions.size, actions.dtype.char)
-        zeros = self._zero_rows.get(key)
-        if zeros is None:
-            zeros = self._zero_rows[key] = np.zeros(actions.size, actions.dtype)
-        return zeros
-
-    def _finite(self, actions: np.ndarray) -> bool:
-        """Whether every value is finite: a dot product with zeros is 0, or NaN when a value is
-        NaN or inf (0 * inf), never overflows, and costs one BLAS call (half of isfinite().all())."""
-        try:
-            return not math.isnan(np.dot(actions.reshape(-1), self._zeros(actions)))
-        except RuntimeWarning:  # 0 * inf under warnings-as-errors
-            return False
+        self._zeros = np.zeros(0, np.float32)  # as many zeros as the last batch had values
 
     def check(self, actions: Any, shape: tuple[int, ...]) -> np.ndarray:
         """`actions` as an array of `shape`, or APIUsageError saying what is wrong."""
@@ -401,12 +386,22 @@ class ActionCheck:
             actions = actions.reshape(shape)
         kind = actions.dtype.kind
         if self.high is None:
-            if kind == "f" and not self._finite(actions):
-                raise APIUsageError(
-                    f"{self.who}actions for {self.space} contain NaN or inf (rows "
-                    f"{np.flatnonzero(~np.isfinite(actions.reshape(len(actions), -1)).all(1)).tolist()[:10]}); "
-                    "check the policy's outputs.")
-            if kind not in "fiub":
+            if kind == "f":
+                # A dot product with zeros is 0 when every value is finite and NaN otherwise
+                # (0 * inf is NaN), never overflows, and costs one BLAS call (half of what
+                # isfinite().all() costs).
+                if self._zeros.size != actions.size:
+                    self._zeros = np.zeros(actions.size, np.float32)
+                try:
+                    finite = not math.isnan(np.vdot(actions, self._zeros))
+                except RuntimeWarning:  # 0 * inf under warnings-as-errors
+                    finite = False
+                if not finite:
+                    raise APIUsageError(
+                        f"{self.who}actions for {self.space} contain NaN or inf (rows "
+                        f"{np.flatnonzero(~np.isfinite(actions.reshape(len(actions), -1)).all(1)).tolist()[:10]}); "
+                        "check the policy's outputs.")
+            elif kind not in "iub":
                 raise APIUsageError(f"{self.who}actions for {self.space} must be numbers, got dtype {actions.dtype}.")
             return actions
         if kind not in "iu":

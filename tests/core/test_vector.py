@@ -214,7 +214,7 @@ def test_bad_seeds_are_rejected_alike_by_every_backend(backend, seed):
         assert np.isfinite(obs).all()
 
 
-@pytest.mark.filterwarnings("ignore:invalid value encountered in dot")  # inf: numpy's note, then our error
+@pytest.mark.filterwarnings("ignore:invalid value encountered in vdot")  # inf: numpy's note, then our error
 def test_nan_and_inf_box_actions_are_rejected():
     with pufferlib.vector.make(lambda: gym.make("Pendulum-v1"), num_envs=2) as vecenv:
         vecenv.reset(seed=0)
