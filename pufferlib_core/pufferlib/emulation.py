@@ -33,6 +33,8 @@ from pufferlib.spaces import ActionLayout, ObsLayout, observation_problems
 #: Observations checked against the space per env: the first reset's and the next ones
 #: (`pufferlib.spaces.observation_problems`); later ones are written unchecked, at full speed.
 OBS_CHECKS = 8
+#: Env names already warned about observations outside their bounds (in this process).
+_WARNED: set[str] = set()
 
 
 def _instantiate(env_or_creator: Any, env_args: tuple, env_kwargs: dict | None) -> Any:
@@ -66,11 +68,12 @@ class _Emulated(PufferEnv):
             raise APIUsageError(
                 f"{who} returned an observation that does not fit its observation_space "
                 f"{self.obs_layout.space}: {'; '.join(errors)}. Fix the env's observation or its space.")
-        if warns:
+        if warns and self._env_name() not in _WARNED:  # once per env name and process, not per copy
             import warnings
 
+            _WARNED.add(self._env_name())
             warnings.warn(f"{who}: observation outside its observation_space {self.obs_layout.space}: "
-                          f"{'; '.join(warns)}.", stacklevel=4)
+                          f"{'; '.join(warns)}. (Said once per env.)", stacklevel=4)
 
     def _setup(self, obs_space, act_space, num_agents: int, buf: Any) -> None:
         self.obs_layout = ObsLayout(obs_space)

@@ -200,11 +200,20 @@ def test_observation_that_does_not_fit_its_space_names_env_and_space(space, good
             env.step(np.zeros((1, 1), np.int32))
 
 
-def test_observation_outside_the_bounds_warns_like_gymnasiums_checker():
+def test_observation_outside_the_bounds_warns_once_like_gymnasiums_checker(monkeypatch):
+    import warnings
+
+    from pufferlib import emulation
+
+    monkeypatch.setattr(emulation, "_WARNED", set())
     env = GymnasiumPufferEnv(Emits(BOX3, np.zeros(3, np.float32), np.full(3, 5.0, np.float32)))
     with pytest.warns(UserWarning, match="outside its observation_space"):
         obs, _ = env.reset(seed=0)
     assert obs[0].tolist() == [5.0, 5.0, 5.0]  # written as given
+    other = GymnasiumPufferEnv(Emits(BOX3, np.zeros(3, np.float32), np.full(3, 5.0, np.float32)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        other.reset(seed=0)  # a second copy of the same env says nothing more
 
 
 def test_observations_are_checked_only_on_the_first_steps():
