@@ -77,7 +77,8 @@ def make_env(env_id: str, config: dict, rank: int = 0, **env_overrides: Any):
     return pufferlib.make(env_id, num_envs=vec["num_envs"], num_workers=vec["num_workers"] or None,
                           batch_size=vec["env_batch_size"] or None,
                           backend=None if vec["backend"] == "auto" else vec["backend"],
-                          seed=vec["seed"] + rank * vec["num_envs"], **{**config["env"], **env_overrides})
+                          seed=vec["seed"] + rank * vec["num_envs"], timeout=vec.get("timeout") or None,
+                          **{**config["env"], **env_overrides})
 
 
 def make_policy(env_id: str, env: Any, config: dict):

@@ -28,7 +28,13 @@ from gymnasium import spaces
 
 from pufferlib.environment import Buffers, PufferEnv
 from pufferlib.errors import APIUsageError
-from pufferlib.spaces import ActionLayout, ObsLayout
+from pufferlib.spaces import ActionLayout, ObsLayout, observation_problems
+
+#: Observations checked against the space per env: the first reset's and the next ones
+#: (`pufferlib.spaces.observation_problems`); later ones are written unchecked, at full speed.
+OBS_CHECKS = 8
+#: Env names already warned about observations outside their bounds (in this process).
+_WARNED: set[str] = set()
 
 
 def _instantiate(env_or_creator: Any, env_args: tuple, env_kwargs: dict | None) -> Any:
@@ -44,9 +50,30 @@ def _is_env_instance(obj: Any) -> bool:
 
 
 class _Emulated(PufferEnv):
-    """Shared parts of the emulation wrappers: the layouts and buffer rebinding."""
+    """Shared parts of the emulation wrappers: the layouts, buffer rebinding, observation checks."""
 
     writes_final_observations = True
+    _obs_checks = OBS_CHECKS  # left to do, per env
+
+    def _env_name(self) -> str:
+        spec = getattr(self.env, "spec", None)
+        name = type(getattr(self.env, "unwrapped", self.env)).__name__
+        return f"{name} ({spec.id})" if getattr(spec, "id", None) else name
+
+    def _check_obs(self, obs: Any, agent: Any = None) -> None:
+        """Raise APIUsageError (warn for out-of-bounds values) when `obs` does not fit the space."""
+        errors, warns = observation_problems(obs, self.obs_layout.space)
+        who = self._env_name() + (f" agent {agent!r}" if agent is not None else "")
+        if errors:
+            raise APIUsageError(
+                f"{who} returned an observation that does not fit its observation_space "
+                f"{self.obs_layout.space}: {'; '.join(errors)}. Fix the env's observation or its space.")
+        if warns and self._env_name() not in _WARNED:  # once per env name and process, not per copy
+            import warnings
+
+            _WARNED.add(self._env_name())
+            warnings.warn(f"{who}: observation outside its observation_space {self.obs_layout.space}: "
+                          f"{'; '.join(warns)}. (Said once per env.)", stacklevel=4)
 
     def _setup(self, obs_space, act_space, num_agents: int, buf: Any) -> None:
         self.obs_layout = ObsLayout(obs_space)
@@ -110,12 +137,21 @@ class GymnasiumPufferEnv(_Emulated):
     def _bind(self, buf: Buffers) -> None:
         super()._bind(buf)
         if self.obs_layout.structured:
-            self._write = partial(self.obs_layout.write, views=self._obs_views[0])
+            self._fast_write = partial(self.obs_layout.write, views=self._obs_views[0])
             self._write_final = partial(self.obs_layout.write,
                                         views=self.obs_layout.leaf_views(self.final_observations[0]))
         else:
-            self._write = partial(self.observations[0].__setitem__, Ellipsis)
+            self._fast_write = partial(self.observations[0].__setitem__, Ellipsis)
             self._write_final = partial(self.final_observations[0].__setitem__, Ellipsis)
+        self._write = self._checked_write if self._obs_checks > 0 else self._fast_write
+
+    def _checked_write(self, obs: Any) -> None:
+        """`_write` for the first OBS_CHECKS observations: check, then write."""
+        self._check_obs(obs)
+        self._obs_checks -= 1
+        if self._obs_checks <= 0:
+            self._write = self._fast_write
+        self._fast_write(obs)
 
     def reset(self, seed: int | None = None):
         obs, info = self._env_reset(seed=seed)
@@ -205,12 +241,29 @@ class PettingZooPufferEnv(_Emulated):
         self.episode_length = 0
 
     def _write_obs(self, obs: dict) -> None:
+        if self._obs_checks > 0:
+            self._obs_checks -= 1
+            self._check_agents(obs, "observations")
+            for agent, value in obs.items():
+                self._check_obs(value, agent)
         self.observations[:] = 0
         self.masks[:] = False
-        for agent, value in obs.items():
-            i = self._slot[agent]
-            self.obs_layout.write(value, self._obs_views[i])
-            self.masks[i] = True
+        try:
+            for agent, value in obs.items():
+                i = self._slot[agent]
+                self.obs_layout.write(value, self._obs_views[i])
+                self.masks[i] = True
+        except KeyError:
+            self._check_agents(obs, "observations")
+            raise
+
+    def _check_agents(self, per_agent: dict, what: str) -> None:
+        """APIUsageError naming the agents of `per_agent` that are not in possible_agents."""
+        unknown = [agent for agent in per_agent if agent not in self._slot]
+        if unknown:
+            raise APIUsageError(
+                f"{self._env_name()} returned {what} for agent(s) {unknown[:5]} that are not in its "
+                f"possible_agents {self.possible_agents[:10]}; every agent must be listed there.")
 
     def reset(self, seed: int | None = None):
         obs, infos = self.env.reset(seed=seed)
@@ -225,18 +278,27 @@ class PettingZooPufferEnv(_Emulated):
 
     def step(self, actions: np.ndarray):
         unflatten = self.action_layout.unflatten
-        action = {agent: unflatten(actions[self._slot[agent]]) for agent in self.env.agents}
+        try:
+            action = {agent: unflatten(actions[self._slot[agent]]) for agent in self.env.agents}
+        except KeyError:
+            self._check_agents(dict.fromkeys(self.env.agents), "env.agents")
+            raise
         obs, rewards, terms, truncs, _ = self.env.step(action)
         self.rewards[:] = 0
         self.terminals[:] = False
         self.truncations[:] = False
         slot = self._slot
-        for agent, r in rewards.items():
-            self.rewards[slot[agent]] = r
-        for agent, t in terms.items():
-            self.terminals[slot[agent]] = t
-        for agent, t in truncs.items():
-            self.truncations[slot[agent]] = t
+        try:
+            for agent, r in rewards.items():
+                self.rewards[slot[agent]] = r
+            for agent, t in terms.items():
+                self.terminals[slot[agent]] = t
+            for agent, t in truncs.items():
+                self.truncations[slot[agent]] = t
+        except KeyError:
+            for what, per_agent in (("rewards", rewards), ("terminations", terms), ("truncations", truncs)):
+                self._check_agents(per_agent, what)
+            raise
         self._returns += self.rewards
         self.episode_length += 1
         for agent in rewards:

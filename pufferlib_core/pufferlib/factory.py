@@ -13,49 +13,81 @@ NATIVE = "native"
 
 def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,
          envs_per_worker: int | None = None, batch_size: int | None = None,
-         backend: str | type | None = None, seed: int | None = 0, zero_copy: bool = True,
+         backend: str | type | None = None, seed: int | None = 0, zero_copy: bool | None = None,
+         start_method: str | None = None, timeout: float | None = None, init_timeout: float | None = None,
          **env_kwargs: Any):
     """Make a vectorized env from a registered id, a family id or a 'module:Callable' id.
 
     `env_kwargs` override the spec's default env kwargs. The backend defaults to the
     spec's, else 'multiprocessing' when `num_workers > 1`, else 'serial'. Native specs
     (`backend='native'`) get `num_envs` as an env kwarg: one env object holds the copies.
-    `zero_copy=False` makes the multiprocessing backend return copies, never views.
+    `zero_copy=False` makes the multiprocessing backend return copies, never views;
+    `start_method`, `timeout` and `init_timeout` are the multiprocessing backend's too
+    (see `pufferlib.vector.multiprocessing.Multiprocessing`).
     """
     if not isinstance(env_id, str):
         raise APIUsageError(f"env_id must be a string such as 'gym-CartPole-v1', got {type(env_id).__name__}; "
                             "use pufferlib.emulate() for env objects and creators.")
-    spec = registry.spec(env_id)
-    kwargs = {**spec.kwargs, **env_kwargs}
     from pufferlib import vector
 
+    vector.check_counts(num_envs=num_envs, num_workers=num_workers, envs_per_worker=envs_per_worker,
+                        batch_size=batch_size)
+    seed = vector.check_seed(seed)
+    spec = registry.spec(env_id)
+    kwargs = {**spec.kwargs, **env_kwargs}
+    # Options of the multiprocessing backend; only those given travel (serial rejects them).
+    options = {k: v for k, v in dict(zero_copy=zero_copy, start_method=start_method, timeout=timeout,
+                                      init_timeout=init_timeout).items() if v is not None}
     if spec.backend == NATIVE and backend in (None, NATIVE):
-        return _make_native(spec, kwargs, num_envs, num_workers, seed)
+        return _make_native(spec, kwargs, num_envs, num_workers, seed, batch_size=batch_size,
+                            envs_per_worker=envs_per_worker, options=options)
     if backend is None:
         backend = spec.backend or ("multiprocessing" if (num_workers or 1) > 1 else "serial")
 
     vecenv = vector.make(spec.load_creator(), env_kwargs=kwargs, backend=backend, num_envs=num_envs,
                          num_workers=num_workers, envs_per_worker=envs_per_worker,
-                         batch_size=batch_size, seed=seed, zero_copy=zero_copy)
+                         batch_size=batch_size, seed=seed, **options)
     vecenv.spec = spec
     return vecenv
 
 
 def _make_native(spec: registry.EnvSpec, kwargs: dict, num_envs: int, num_workers: int | None,
-                 seed: int | None):
+                 seed: int | None, batch_size: int | None = None, envs_per_worker: int | None = None,
+                 options: dict | None = None):
     """A native env steps all its copies in one C loop: one env object per process.
 
     Without workers, one env holds all `num_envs` copies; with `num_workers=W`, each of W
-    worker processes hosts one env of `num_envs / W` copies.
+    worker processes hosts one env of `num_envs / W` copies. Arguments that this layout
+    cannot honour are errors, never silently dropped.
     """
     from pufferlib import vector
 
     workers = num_workers or 1
     if num_envs % workers:
         raise APIUsageError(f"num_envs={num_envs} must be divisible by num_workers={workers}.")
+    per_worker = num_envs // workers
+    if batch_size not in (None, num_envs):
+        raise APIUsageError(
+            f"batch_size={batch_size}: {spec.id} is a native env that steps all its copies in one call, "
+            "so every recv() returns all num_envs; drop batch_size (async batches need a Python env and "
+            "backend='multiprocessing').")
+    if envs_per_worker not in (None, per_worker):
+        raise APIUsageError(
+            f"envs_per_worker={envs_per_worker}: {spec.id} is a native env; each of num_workers={workers} "
+            f"process(es) hosts one env of num_envs / num_workers = {per_worker} copies. Set num_envs and "
+            "num_workers instead.")
+    options = dict(options or {})
+    if workers == 1:
+        given = sorted(k for k, v in options.items() if k != "zero_copy" or v is False)
+        if given:
+            raise APIUsageError(
+                f"{', '.join(given)}: option(s) of worker processes, but {spec.id} is a native env stepped in "
+                "this process (num_workers=1), which returns views of its arrays. Pass num_workers > 1 for "
+                "worker processes, or drop them.")
+        options = {}
     backend = "serial" if workers == 1 else "multiprocessing"
-    vecenv = vector.make(spec.load_creator(), env_kwargs={**kwargs, "num_envs": num_envs // workers},
-                         backend=backend, num_envs=workers, num_workers=num_workers, seed=seed)
+    vecenv = vector.make(spec.load_creator(), env_kwargs={**kwargs, "num_envs": per_worker},
+                         backend=backend, num_envs=workers, num_workers=num_workers, seed=seed, **options)
     vecenv.spec = spec
     return vecenv
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Hashable, Sequence
+from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 from gymnasium import spaces
@@ -159,11 +159,15 @@ class ObsLayout:
     @staticmethod
     def write(obs: Any, views: list[tuple[tuple, np.ndarray]]) -> None:
         """Copy one structured observation into the leaf views of its row."""
-        for path, view in views:
-            value = obs
-            for key in path:
-                value = value[key]
-            view[...] = value
+        try:
+            for path, view in views:
+                value = obs
+                for key in path:
+                    value = value[key]
+                view[...] = value
+        except (KeyError, IndexError, TypeError) as exc:
+            raise APIUsageError(f"The observation does not match its space: {_fmt_path(path)} cannot be read "
+                                f"({type(exc).__name__}: {exc}).") from exc
 
     def flatten(self, obs: Any) -> np.ndarray:
         """A new flat row holding `obs` (tests and tools; envs use `write`)."""
@@ -277,6 +281,147 @@ class ActionLayout:
                 value = value - sub.start
             row[off:off + count] = value.ravel()
         return row.reshape(self.shape)
+
+
+def observation_problems(obs: Any, space: spaces.Space, path: tuple = ()) -> tuple[list[str], list[str]]:
+    """What is wrong with one observation `obs` for `space`: (errors, warnings).
+
+    Errors: what would be written wrongly without a word (a wrong shape that numpy would
+    broadcast, None or non-numbers, values that wrap or truncate in the space's dtype, NaN
+    into integers, a missing or an extra Dict key, a Tuple of the wrong length).
+    Warnings: values of the right type outside the space's bounds (what Gymnasium's own
+    env checker warns about). Meant for a few observations per env, not for every step.
+    """
+    where = _fmt_path(path)
+    if isinstance(space, spaces.Dict):
+        if not isinstance(obs, Mapping):
+            return [f"{where} is a {type(obs).__name__}, expected a dict with keys {list(space.spaces)}"], []
+        errors, warns = [], []
+        missing = [k for k in space.spaces if k not in obs]
+        extra = [k for k in obs if k not in space.spaces]
+        if missing:
+            errors.append(f"{where} lacks the key(s) {missing}")
+        if extra:
+            errors.append(f"{where} has key(s) {extra} that the space does not declare (they would be dropped)")
+        for key, sub in space.spaces.items():
+            if key in obs:
+                e, w = observation_problems(obs[key], sub, path + (key,))
+                errors += e
+                warns += w
+        return errors, warns
+    if isinstance(space, spaces.Tuple):
+        if not isinstance(obs, (tuple, list)) or len(obs) != len(space.spaces):
+            got = f"a {type(obs).__name__} of length {len(obs)}" if isinstance(obs, (tuple, list)) \
+                else f"a {type(obs).__name__}"
+            return [f"{where} is {got}, expected a tuple of {len(space.spaces)}"], []
+        errors, warns = [], []
+        for i, sub in enumerate(space.spaces):
+            e, w = observation_problems(obs[i], sub, path + (i,))
+            errors += e
+            warns += w
+        return errors, warns
+    try:
+        arr = np.asarray(obs)
+    except Exception as exc:  # noqa: BLE001 - reported as the problem
+        return [f"{where} cannot be read as an array ({exc})"], []
+    if arr.dtype.kind not in "biuf":
+        return [f"{where} is {obs!r:.60} (dtype {arr.dtype}), expected numbers of dtype {space.dtype}"], []
+    shape = _leaf_shape(space)
+    if arr.shape != shape and not (isinstance(space, spaces.Discrete) and arr.size == 1):
+        return [f"{where} has shape {arr.shape}, expected {shape} (numpy would broadcast or reject it)"], []
+    target = np.dtype(space.dtype)
+    if target.kind in "iub" and arr.size:
+        if arr.dtype.kind == "f":
+            if not np.isfinite(arr).all():
+                return [f"{where} holds NaN or inf, which integer dtype {target} cannot hold"], []
+            if not np.array_equal(arr, np.round(arr)):
+                return [f"{where} holds non-integer values (e.g. {arr[arr != np.round(arr)].flat[0]}) that dtype "
+                        f"{target} would truncate"], []
+        if target.kind != "b":
+            info = np.iinfo(target)
+            if arr.min() < info.min or arr.max() > info.max:
+                return [f"{where} holds values in [{arr.min()}, {arr.max()}] that dtype {target} cannot hold "
+                        f"(they would wrap around; {target} holds [{info.min}, {info.max}])"], []
+    low, high = _leaf_bounds(space)
+    flat = arr.astype(np.float64).ravel()
+    if arr.size and (np.isnan(flat).any() or (flat < low).any() or (flat > high).any()):
+        return [], [f"{where} holds values in [{np.nanmin(flat) if not np.isnan(flat).all() else 'nan'}, "
+                    f"{np.nanmax(flat) if not np.isnan(flat).all() else 'nan'}]"
+                    f"{' and NaN' if np.isnan(flat).any() else ''} outside the space's bounds "
+                    f"[{low.min()}, {high.max()}]"]
+    return [], []
+
+
+class ActionCheck:
+    """Checks batches of flat actions for one Discrete, MultiDiscrete or Box space, cheaply.
+
+    `check(actions, shape)` returns `actions` as an array of `shape` (rows of the space),
+    or raises APIUsageError for a wrong shape, non-integer or out-of-range discrete
+    actions (checked before any cast, so 2**32 never wraps to 0 nor 0.5 to 0) and
+    NaN/inf continuous actions. Every vectorizer and native vector checks actions here:
+    one reduction per check in the common case.
+    """
+
+    def __init__(self, space: spaces.Space, who: str = ""):
+        self.space = space
+        self.who = f"{who}: " if who else ""
+        if isinstance(space, spaces.Discrete):
+            self.high: np.ndarray | None = np.asarray(space.n)
+        elif isinstance(space, spaces.MultiDiscrete):
+            self.high = space.nvec.ravel()
+        else:
+            self.high = None
+        self._zeros = np.zeros(0, np.float32)  # as many zeros as the last batch had values
+
+    def check(self, actions: Any, shape: tuple[int, ...]) -> np.ndarray:
+        """`actions` as an array of `shape`, or APIUsageError saying what is wrong."""
+        if type(actions) is not np.ndarray:
+            actions = np.asarray(actions)
+        if actions.shape != shape:
+            if actions.size != math.prod(shape) or actions.ndim > len(shape) \
+                    or (actions.ndim and len(actions) != shape[0]):
+                raise APIUsageError(
+                    f"{self.who}actions have shape {actions.shape}; expected {shape} "
+                    f"({shape[0]} agent rows of {self.space}).")
+            actions = actions.reshape(shape)
+        kind = actions.dtype.kind
+        if self.high is None:
+            if kind == "f":
+                # A dot product with zeros is 0 when every value is finite and NaN otherwise
+                # (0 * inf is NaN), never overflows, and costs one BLAS call (half of what
+                # isfinite().all() costs).
+                if self._zeros.size != actions.size:
+                    self._zeros = np.zeros(actions.size, np.float32)
+                try:
+                    finite = not math.isnan(np.vdot(actions, self._zeros))
+                except RuntimeWarning:  # 0 * inf under warnings-as-errors
+                    finite = False
+                if not finite:
+                    raise APIUsageError(
+                        f"{self.who}actions for {self.space} contain NaN or inf (rows "
+                        f"{np.flatnonzero(~np.isfinite(actions.reshape(len(actions), -1)).all(1)).tolist()[:10]}); "
+                        "check the policy's outputs.")
+            elif kind not in "iub":
+                raise APIUsageError(f"{self.who}actions for {self.space} must be numbers, got dtype {actions.dtype}.")
+            return actions
+        if kind not in "iu":
+            if kind not in "fb" or (kind == "f" and not np.array_equal(actions, np.round(actions))):
+                raise APIUsageError(
+                    f"{self.who}actions for {self.space} must be integers, got dtype {actions.dtype}"
+                    + (f" with non-integer values (e.g. {actions[actions != np.round(actions)].flat[0]})"
+                       if kind == "f" else "") + ".")
+            actions = actions.astype(np.int64)
+        # Negative values become huge in the same-size unsigned view: one comparison checks both ends.
+        unsigned = actions.view(f"u{actions.dtype.itemsize}")
+        if self.high.ndim == 0:
+            bad = unsigned.max() >= self.high
+        else:
+            bad = (unsigned.reshape(len(unsigned), -1) >= self.high).any()
+        if bad:
+            raise APIUsageError(
+                f"{self.who}actions out of range for {self.space}: min {actions.min()}, "
+                f"max {actions.max()}.")
+        return actions
 
 
 def joint_space(space: spaces.Space, n: int) -> spaces.Space:

@@ -123,3 +123,36 @@ def test_final_observations_are_the_last_frames_of_ended_episodes():
             assert not np.array_equal(final, obs[ended])  # obs is already the next episode's
     assert ended_once
     env.close()
+
+
+@pytest.mark.timeout(60)  # without the checks, screen_size=0 or stack_num=0 hang reset() in C++ for ever
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(screen_size=0), "screen_size must be an int >= 1"),
+    (dict(stack_num=0), "stack_num must be an int >= 1"),
+    (dict(frameskip=0), "frameskip must be an int >= 1"),
+    (dict(noop_max=-1), "noop_max must be an int >= 0"),
+    (dict(max_episode_frames=-5), "max_episode_frames must be an int >= 0"),
+    (dict(repeat_action_probability=2.0), r"repeat_action_probability must be a number in \[0, 1\]"),
+    (dict(screen_size=84.5), "screen_size must be an int"),
+])
+@pytest.mark.parametrize("backend", ["native", "serial"])
+def test_bad_options_are_rejected_alike_by_native_and_serial_paths(kwargs, message, backend):
+    with pytest.raises(APIUsageError, match=message):
+        env = pufferlib.make("atari-pong", num_envs=1, backend=None if backend == "native" else backend, **kwargs)
+        env.reset(seed=0)  # (hung here before)
+        env.close()
+
+
+def test_native_vector_rejects_actions_that_would_wrap_or_truncate():
+    env = AtariVector("pong", num_envs=2)
+    try:
+        env.reset(seed=0)
+        with pytest.raises(APIUsageError, match="out of range"):
+            env.step(np.array([0, 2**32]))
+        with pytest.raises(APIUsageError, match="non-integer"):
+            env.step(np.array([0.5, 0.0]))
+        env.step(np.array([0, 1]))
+    finally:
+        env.close()
+    with pytest.raises(APIUsageError, match="closed"):
+        env.reset(seed=0)

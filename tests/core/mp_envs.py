@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import time
 
@@ -83,11 +84,17 @@ class Tagged(pufferlib.PufferEnv):
 
     Observation row = (env tag, agent index, steps taken, last action). `delays` (seconds)
     makes steps slow; the delay is drawn per step from `delays` with a seeded RNG.
-    `fail_at` raises ValueError on that step; `exit_at` ends the process abruptly.
+    `fail_at` raises ValueError on that step; `exit_at` ends the process abruptly;
+    `hang_at` never returns from that step (`spin`: busy, at 100% CPU; else asleep);
+    `hang_in_worker` never returns from `__init__` in a worker process.
     """
 
     def __init__(self, tag: int = 0, num_agents: int = 2, delays: tuple = (0.0,), fail_at: int = -1,
-                 exit_at: int = -1, buf=None):
+                 exit_at: int = -1, hang_at: int = -1, spin: bool = False, hang_in_worker: bool = False,
+                 buf=None):
+        if hang_in_worker and multiprocessing.parent_process() is not None:
+            _hang(spin)
+        self.hang_at, self.spin = hang_at, spin
         self.single_observation_space = spaces.Box(-1, 1e9, (4,), np.float64)
         self.single_action_space = spaces.Discrete(1000)
         self.num_agents = num_agents
@@ -107,6 +114,8 @@ class Tagged(pufferlib.PufferEnv):
             raise ValueError(f"Tagged env {self.tag} fails at step {self.t}")
         if self.t == self.exit_at:
             os._exit(3)
+        if self.t == self.hang_at:
+            _hang(self.spin)
         delay = self.delays[int(self.rng.integers(len(self.delays)))]
         if delay:
             time.sleep(delay)
@@ -115,6 +124,12 @@ class Tagged(pufferlib.PufferEnv):
         self.rewards[:] = self.tag
         self.terminals[:] = False
         return self.observations, self.rewards, self.terminals, self.truncations, []
+
+
+def _hang(spin: bool) -> None:
+    while True:
+        if not spin:
+            time.sleep(0.05)
 
 
 def tagged_creators(num_envs: int, **kwargs) -> tuple[list, list, list]:

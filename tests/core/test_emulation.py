@@ -157,3 +157,87 @@ def test_pettingzoo_aec_env_is_converted():
     assert isinstance(env.env, ParallelEnv) or hasattr(env.env, "agents")
     assert obs.shape[0] == env.num_agents == 4
     env.close()
+
+
+# ---- observations and agents that do not fit the declared spaces -----------------------
+
+class Emits(gym.Env):
+    """Returns `bad` as its observation at reset (when `at_reset`) or at its second step."""
+
+    def __init__(self, space, good, bad, at_reset=True):
+        self.observation_space, self.action_space = space, spaces.Discrete(2)
+        self.good, self.bad, self.at_reset, self.t = good, bad, at_reset, 0
+
+    def reset(self, seed=None, options=None):
+        self.t = 0
+        return (self.bad if self.at_reset else self.good), {}
+
+    def step(self, action):
+        self.t += 1
+        return (self.bad if self.t == 2 else self.good), 0.0, False, False, {}
+
+
+BOX3 = spaces.Box(-1, 1, (3,), np.float32)
+BYTES = spaces.Box(0, 255, (2,), np.uint8)
+DICT = spaces.Dict({"a": spaces.Box(0, 1, (2,), np.float32), "b": spaces.Discrete(4)})
+
+
+@pytest.mark.parametrize("space, good, bad, message", [
+    (BOX3, np.zeros(3, np.float32), np.zeros(1, np.float32), r"has shape \(1,\), expected \(3,\)"),
+    (BOX3, np.zeros(3, np.float32), None, "is None"),
+    (BYTES, np.zeros(2, np.uint8), np.array([300, 1]), "cannot hold .*wrap"),
+    (BYTES, np.zeros(2, np.uint8), np.array([1.5, 1.0]), "non-integer"),
+    (DICT, {"a": np.zeros(2, np.float32), "b": 1}, {"a": np.zeros(2, np.float32)}, r"lacks the key\(s\) \['b'\]"),
+    (DICT, {"a": np.zeros(2, np.float32), "b": 1}, {"a": np.zeros(2, np.float32), "b": 1, "c": 2},
+     r"key\(s\) \['c'\] that the space does not declare"),
+], ids=["shape", "none", "uint8-wrap", "fraction-into-int", "missing-key", "extra-key"])
+@pytest.mark.parametrize("at_reset", [True, False], ids=["reset", "step"])
+def test_observation_that_does_not_fit_its_space_names_env_and_space(space, good, bad, message, at_reset):
+    env = GymnasiumPufferEnv(Emits(space, good, bad, at_reset))
+    with pytest.raises(APIUsageError, match=f"Emits returned an observation that does not fit .*{message}"):
+        env.reset(seed=0)
+        for _ in range(3):
+            env.step(np.zeros((1, 1), np.int32))
+
+
+def test_observation_outside_the_bounds_warns_once_like_gymnasiums_checker(monkeypatch):
+    import warnings
+
+    from pufferlib import emulation
+
+    monkeypatch.setattr(emulation, "_WARNED", set())
+    env = GymnasiumPufferEnv(Emits(BOX3, np.zeros(3, np.float32), np.full(3, 5.0, np.float32)))
+    with pytest.warns(UserWarning, match="outside its observation_space"):
+        obs, _ = env.reset(seed=0)
+    assert obs[0].tolist() == [5.0, 5.0, 5.0]  # written as given
+    other = GymnasiumPufferEnv(Emits(BOX3, np.zeros(3, np.float32), np.full(3, 5.0, np.float32)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        other.reset(seed=0)  # a second copy of the same env says nothing more
+
+
+def test_observations_are_checked_only_on_the_first_steps():
+    from pufferlib.emulation import OBS_CHECKS
+
+    env = GymnasiumPufferEnv(Emits(BOX3, np.zeros(3, np.float32), np.zeros(3, np.float32)))
+    env.reset(seed=0)
+    for _ in range(OBS_CHECKS):
+        env.step(np.zeros((1, 1), np.int32))
+    assert env._write == env._fast_write  # later steps write without checking
+
+
+class Stranger(ComeAndGo):
+    """Reports an agent at step 1 that is not in possible_agents."""
+
+    def step(self, actions):
+        obs, rewards, terms, truncs, infos = super().step(actions)
+        obs["zed"] = np.zeros(2, np.float32)
+        rewards["zed"] = 0.0
+        return obs, rewards, terms, truncs, infos
+
+
+def test_pettingzoo_agent_not_in_possible_agents_is_named():
+    env = PettingZooPufferEnv(Stranger())
+    env.reset(seed=0)
+    with pytest.raises(APIUsageError, match=r"agent\(s\) \['zed'\] that are not in its possible_agents"):
+        env.step(np.zeros((2, 1), np.int32))

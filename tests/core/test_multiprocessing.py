@@ -438,3 +438,71 @@ def test_layout_defaults():
         assert (vecenv.num_workers, vecenv.envs_per_worker, vecenv.batch_size) == (2, 2, 4)
     with pufferlib.vector.make(cartpole, backend=MP, num_envs=3) as vecenv:
         assert vecenv.num_workers in (1, 3) and vecenv.num_workers <= max(os.cpu_count(), 1)
+
+
+# ---- hanging envs -------------------------------------------------------------------------
+
+def test_env_hanging_in_step_raises_after_the_timeout_naming_worker_and_envs():
+    creators, args, kwargs = tagged_creators(4, num_agents=1)
+    kwargs[3]["hang_at"] = 2  # env 3, in worker 1
+    vecenv = pufferlib.vector.make(creators, args, kwargs, backend=MP, num_envs=4, num_workers=2, timeout=1.0)
+    procs = list(vecenv._procs)
+    vecenv.reset()
+    vecenv.step(np.zeros(4, np.int32))
+    start = time.monotonic()
+    with pytest.raises(WorkerError, match=r"within 1 s: worker 1 \(pid \d+, envs 2\.\.3\): step\(\)"):
+        vecenv.step(np.zeros(4, np.int32))
+    assert time.monotonic() - start < 10
+    assert vecenv.closed and not any(p.is_alive() for p in procs)
+
+
+def test_env_hanging_in_init_raises_after_init_timeout():
+    creators, args, kwargs = tagged_creators(2, num_agents=1, hang_in_worker=True)
+    with pytest.raises(WorkerError, match=r"worker 0 \(pid \d+, envs 0\.\.0\): creating its envs"):
+        pufferlib.vector.make(creators, args, kwargs, backend=MP, num_envs=2, num_workers=2, init_timeout=1.0)
+
+
+@pytest.mark.parametrize("value", [0, -1.0, "5", float("nan")])
+def test_bad_timeouts_say_what_works(value):
+    with pytest.raises(APIUsageError, match="timeout must be a number of seconds > 0, or None"):
+        pufferlib.vector.make(cartpole, backend=MP, num_envs=2, num_workers=2, timeout=value)
+
+
+def test_make_passes_worker_options_through():
+    with pufferlib.make("gym-CartPole-v1", num_envs=2, num_workers=2, start_method="spawn", timeout=30) as vecenv:
+        assert vecenv.start_method == "spawn" and vecenv.timeout == 30.0
+        vecenv.reset(seed=0)
+
+
+def test_workers_stuck_in_a_step_exit_when_the_main_process_is_killed():
+    script = SCRIPT_HEAD.replace("delays=(0.05,)", "hang_at=1, spin=True") + textwrap.dedent("""
+        vecenv.async_reset()
+        vecenv.send(np.zeros(4, np.int32)) if vecenv.recv() else None
+        import time; time.sleep(0.5)  # both workers now spin in step() for ever
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    start = time.monotonic()
+    pids: list[int] = []
+    try:
+        first, out, err = run_reaped(script)
+        *pids, main_pid = map(int, first)
+        assert len(pids) == 2 and "all reaped" in out, err
+        assert all(gone(pid) for pid in pids)
+        assert time.monotonic() - start < 15
+    finally:
+        for pid in pids:  # without the fix they would spin for ever
+            if not gone(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_vec_config_timeout_reaches_the_workers():
+    from pufferlib import config as cfglib
+    from pufferlib.cli_train import make_env
+
+    config = cfglib.merge(cfglib.load_default(), {"vec": {"backend": MP, "num_envs": 2, "num_workers": 2,
+                                                          "timeout": 12.5}})
+    with make_env("gym-CartPole-v1", config) as vecenv:
+        assert vecenv.timeout == 12.5
+    config["vec"]["timeout"] = 0.0  # 0: wait forever
+    with make_env("gym-CartPole-v1", config) as vecenv:
+        assert vecenv.timeout is None

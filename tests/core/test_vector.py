@@ -141,3 +141,106 @@ def test_per_env_kwargs():
     _, _, terminals, _, _ = vecenv.step(np.zeros(2, np.int32))
     np.testing.assert_array_equal(terminals, [True, False])
     vecenv.close()
+
+
+# ---- misuse leaves the vectorizer usable, or fails clearly ------------------------------
+
+@pytest.mark.parametrize("backend", ["serial", "multiprocessing"])
+def test_rejected_actions_leave_the_env_usable(backend):
+    kwargs = dict(num_workers=2) if backend == "multiprocessing" else {}
+    with pufferlib.vector.make(cartpole, num_envs=2, backend=backend, **kwargs) as vecenv:
+        vecenv.reset(seed=0)
+        for bad in (np.array([0, 2]), np.zeros(3, np.int32), np.array([0.5, 1.0])):
+            with pytest.raises(APIUsageError):
+                vecenv.step(bad)
+            obs, rewards, *_ = vecenv.step(np.array([0, 1]))  # the same batch, with good actions
+            assert rewards.tolist() == [1.0, 1.0]
+
+
+def test_rejected_actions_leave_a_native_env_made_by_make_usable():
+    with pufferlib.make("ocean-bandit", num_envs=4) as vecenv:
+        vecenv.reset(seed=0)
+        with pytest.raises(APIUsageError, match="out of range"):
+            vecenv.step(np.full(4, 99))
+        vecenv.step(np.zeros(4, np.int32))
+
+
+class FailsToClose(CountingEnv):
+    closed = 0
+
+    def close(self):
+        FailsToClose.closed += 1
+        raise RuntimeError(f"close failed #{FailsToClose.closed}")
+
+
+def test_close_closes_every_env_then_raises_the_first_error():
+    FailsToClose.closed = 0
+    vecenv = pufferlib.vector.make(FailsToClose, num_envs=3)
+    with pytest.raises(RuntimeError, match="close failed #1"):
+        vecenv.close()
+    assert FailsToClose.closed == 3 and vecenv.closed
+    vecenv.close()  # once closed, closing again does nothing
+    assert FailsToClose.closed == 3
+
+
+def test_a_closed_vecenv_refuses_every_call():
+    vecenv = pufferlib.vector.make(cartpole, num_envs=2)
+    vecenv.reset()
+    vecenv.close()
+    for call in (vecenv.async_reset, vecenv.reset, vecenv.recv, vecenv.render,
+                 lambda: vecenv.step(np.zeros(2, np.int32)), lambda: vecenv.send(np.zeros(2, np.int32))):
+        with pytest.raises(APIUsageError, match="closed"):
+            call()
+
+
+@pytest.mark.parametrize("backend", ["serial", "multiprocessing"])
+def test_recv_before_any_reset_says_to_reset_first(backend):
+    kwargs = dict(num_workers=2) if backend == "multiprocessing" else {}
+    with pufferlib.vector.make(cartpole, num_envs=2, backend=backend, **kwargs) as vecenv:
+        with pytest.raises(APIUsageError, match="async_reset"):
+            vecenv.recv()
+
+
+@pytest.mark.parametrize("backend", ["serial", "multiprocessing"])
+@pytest.mark.parametrize("seed", [1.5, -5, 2**32, "7", True, np.float64(3.0)])
+def test_bad_seeds_are_rejected_alike_by_every_backend(backend, seed):
+    kwargs = dict(num_workers=2) if backend == "multiprocessing" else {}
+    with pytest.raises(APIUsageError, match=r"seed must be None or an int in \[0, 2\*\*32\)"):
+        pufferlib.vector.make(cartpole, num_envs=2, backend=backend, seed=seed, **kwargs)
+    with pufferlib.vector.make(cartpole, num_envs=2, backend=backend, **kwargs) as vecenv:
+        with pytest.raises(APIUsageError, match=r"seed must be None or an int in \[0, 2\*\*32\)"):
+            vecenv.reset(seed=seed)
+        obs, _ = vecenv.reset(seed=2**32 - 3)  # the env still works, and large valid seeds are fine
+        assert np.isfinite(obs).all()
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in vdot")  # inf: numpy's note, then our error
+def test_nan_and_inf_box_actions_are_rejected():
+    with pufferlib.vector.make(lambda: gym.make("Pendulum-v1"), num_envs=2) as vecenv:
+        vecenv.reset(seed=0)
+        for bad in (np.nan, np.inf, -np.inf):
+            with pytest.raises(APIUsageError, match="NaN or inf"):
+                vecenv.step(np.array([[0.0], [bad]], np.float32))
+        vecenv.step(np.zeros((2, 1), np.float32))
+
+
+def test_discrete_actions_never_wrap_nor_truncate():
+    with pufferlib.vector.make(cartpole, num_envs=2) as vecenv:
+        vecenv.reset(seed=0)
+        with pytest.raises(APIUsageError, match="out of range"):
+            vecenv.step(np.array([0, 2**32], np.int64))
+        with pytest.raises(APIUsageError, match="non-integer"):
+            vecenv.step(np.array([0.0, 0.5]))
+
+
+@pytest.mark.parametrize("option", [dict(start_method="spawn"), dict(timeout=5.0), dict(zero_copy=False)])
+def test_serial_backend_rejects_options_of_worker_processes(option):
+    with pytest.raises(APIUsageError, match=next(iter(option))):
+        pufferlib.vector.make(cartpole, num_envs=2, backend="serial", **option)
+
+
+@pytest.mark.parametrize("name, value", [("num_workers", "2"), ("num_envs", 2.0), ("batch_size", "1"),
+                                         ("envs_per_worker", 0)])
+def test_counts_that_are_not_positive_ints_say_so(name, value):
+    with pytest.raises(APIUsageError, match=f"{name} must be a positive int"):
+        pufferlib.make("gym-CartPole-v1", **{"num_envs": 2, name: value})

@@ -104,3 +104,39 @@ def test_sb3_ppo_learns_on_our_vectorizer():
     assert model.num_timesteps >= 1024
     assert len(model.ep_info_buffer) > 0  # episode statistics reached SB3's logger
     env.close()
+
+
+@pytest.mark.parametrize("backend", ["serial", "multiprocessing"])
+def test_to_gymnasium_reports_episodes_like_record_episode_statistics(backend):
+    """CleanRL/SB3-style code reads infos["final_info"]["episode"]["r"/"l"/"t"] and the masks."""
+    def recorded():
+        return gym.wrappers.RecordEpisodeStatistics(cartpole())
+
+    kwargs = dict(num_workers=2) if backend == "multiprocessing" else {}
+    envs = pufferlib.vector.to_gymnasium(pufferlib.vector.make(cartpole, num_envs=4, backend=backend, **kwargs))
+    reference = gym.vector.SyncVectorEnv([recorded] * 4, autoreset_mode=AutoresetMode.SAME_STEP)
+    envs.reset(seed=1)
+    reference.reset(seed=1)
+    rng = np.random.default_rng(0)
+    episodes = 0
+    for _ in range(200):
+        actions = rng.integers(0, 2, 4)
+        *_, infos = envs.step(actions)
+        *_, ref = reference.step(actions)
+        if "final_info" not in ref:
+            assert "episode" not in infos
+            continue
+        ours, theirs = infos["final_info"], ref["final_info"]
+        assert list(ours)[:2] == ["episode", "_episode"]  # the Gymnasium convention first
+        np.testing.assert_array_equal(ours["_episode"], theirs["_episode"])
+        assert set(ours["episode"]) == set(theirs["episode"]) == {"r", "l", "t", "_r", "_l", "_t"}
+        for key in ("r", "l", "_r", "_l", "_t"):
+            np.testing.assert_array_equal(ours["episode"][key], theirs["episode"][key])
+            assert ours["episode"][key].dtype == theirs["episode"][key].dtype
+        assert (ours["episode"]["t"][ours["_episode"]] >= 0).all()
+        np.testing.assert_array_equal(infos["episode"]["r"], ours["episode"]["r"])  # merged into infos too
+        np.testing.assert_array_equal(ours["episode_return"], ours["episode"]["r"])  # and ours still there
+        episodes += int(ours["_episode"].sum())
+    assert episodes > 4
+    envs.close()
+    reference.close()

@@ -351,3 +351,38 @@ def test_squared_keeps_final_observations():
                 assert not np.array_equal(env.final_observations[ended], obs[ended])
     finally:
         env.close()
+
+
+def test_ansi_render_of_a_large_arena_is_complete():
+    env = envs.Snake(num_envs=1, width=512, height=512, num_snakes=1, render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    env.close()
+    rows = text.splitlines()
+    assert len(text) > 1 << 16  # more than the first buffer held
+    assert len(rows) == 514 and all(len(row) == 514 for row in rows)  # the arena inside its walls
+    assert set(rows[-1]) == {"#"}  # down to the bottom wall
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(num_envs=8, batch_size=4), "batch_size=4: ocean-bandit is a native env"),
+    (dict(num_envs=8, num_workers=2, envs_per_worker=2), "envs_per_worker=2: ocean-bandit is a native env"),
+    (dict(num_envs=8, zero_copy=False), "zero_copy: option"),
+    (dict(num_envs=8, start_method="spawn"), "start_method: option"),
+])
+def test_native_ids_reject_layout_arguments_they_cannot_honour(kwargs, message):
+    with pytest.raises(pufferlib.APIUsageError, match=message):
+        pufferlib.make("ocean-bandit", **kwargs)
+
+
+def test_native_ids_pass_worker_options_to_worker_processes():
+    with pufferlib.make("ocean-bandit", num_envs=8, num_workers=2, zero_copy=False, timeout=30) as vecenv:
+        assert not vecenv.zero_copy and vecenv.timeout == 30.0
+
+
+@pytest.mark.parametrize("seed", [-5, 1.5, 2**32, "3"])
+def test_seeds_follow_the_rule_of_every_vectorizer(seed):
+    env = envs.Bandit(num_envs=2)
+    with pytest.raises(pufferlib.APIUsageError, match=r"ocean-bandit: seed must be None or an int in \[0, 2\*\*32\)"):
+        env.reset(seed=seed)
+    env.close()

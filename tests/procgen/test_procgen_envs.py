@@ -122,3 +122,32 @@ def test_without_procgen_the_error_gives_the_install_command():
             "    assert 'pip install --no-deps procgen-mirror==0.10.7 gym3==0.3.3' in str(e), e\n"
             "else:\n    raise SystemExit('no error')\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+def test_actions_that_would_wrap_or_truncate_are_rejected():
+    env = ProcgenVector("coinrun", num_envs=2, num_threads=0)
+    try:
+        env.reset(seed=0)
+        with pytest.raises(APIUsageError, match="out of range"):
+            env.step(np.array([0, 2**32]))
+        with pytest.raises(APIUsageError, match="non-integer"):
+            env.step(np.array([0.5, 0.0]))
+        env.step(np.array([0, 1]))
+    finally:
+        env.close()
+
+
+def test_a_closed_env_is_never_reopened():
+    env = ProcgenVector("coinrun", num_envs=2, num_threads=0)
+    env.reset(seed=0)
+    env.close()
+    for call in (lambda: env.reset(seed=1), lambda: env.step(np.zeros(2, np.int32))):
+        with pytest.raises(APIUsageError, match="closed"):
+            call()
+    assert env._env is None  # Procgen's native env was not re-created
+    vecenv = pufferlib.make("procgen-coinrun", num_envs=2, num_threads=0)
+    vecenv.reset(seed=0)
+    vecenv.close()
+    with pytest.raises(APIUsageError, match="closed"):
+        vecenv.async_reset(seed=0)
+    assert vecenv.envs[0]._env is None

@@ -20,6 +20,7 @@ import numpy as np
 from gymnasium import spaces
 
 from pufferlib.errors import APIUsageError
+from puffer_atari.specs import check_options
 
 
 class AtariEnv(gymnasium.Env):
@@ -40,15 +41,11 @@ class AtariEnv(gymnasium.Env):
                  reward_clipping: bool = False, max_episode_frames: int = 108_000,
                  mode: int | None = None, difficulty: int | None = None,
                  render_mode: str | None = None):
-        _check_int("frameskip", frameskip, 1)
-        _check_int("noop_max", noop_max, 0)
-        _check_int("screen_size", screen_size, 1)
-        _check_int("stack_num", stack_num, 1)
-        _check_int("max_episode_frames", max_episode_frames, 0)
-        if not 0.0 <= repeat_action_probability <= 1.0:
-            raise APIUsageError(f"repeat_action_probability must be in [0, 1], got {repeat_action_probability}.")
-        if render_mode not in (None, "rgb_array"):
-            raise APIUsageError(f"render_mode must be None or 'rgb_array', got {render_mode!r}.")
+        check_options(frameskip=frameskip, repeat_action_probability=repeat_action_probability,
+                      noop_max=noop_max, screen_size=screen_size, stack_num=stack_num,
+                      max_episode_frames=max_episode_frames, render_mode=render_mode,
+                      full_action_space=full_action_space, grayscale=grayscale, episodic_life=episodic_life,
+                      reward_clipping=reward_clipping)
         from ale_py import roms
         from ale_py.env import AtariEnv as ALEGymEnv
 
@@ -149,11 +146,6 @@ class AtariEnv(gymnasium.Env):
 
     def close(self) -> None:
         self.base.close()
-
-
-def _check_int(name: str, value: Any, low: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise APIUsageError(f"{name} must be an int >= {low}, got {value!r}.")
 
 
 def make(game: str, num_envs: int | None = None, buf: Any = None, **kwargs: Any) -> Any:

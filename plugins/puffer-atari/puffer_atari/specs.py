@@ -7,7 +7,9 @@ system's metadata (`importlib.util.find_spec`), without importing ale-py itself.
 from __future__ import annotations
 
 import importlib.util
+import numbers
 import os
+from typing import Any
 
 from pufferlib.registry import EnvSpec
 
@@ -28,6 +30,33 @@ DEFAULTS: dict = {
     "reward_clipping": False,            # True: rewards become their sign (-1, 0, 1)
     "max_episode_frames": 108_000,       # episode cap in emulator frames (30 min; 0: none), a truncation
 }
+
+def check_options(frameskip: Any = 4, repeat_action_probability: Any = 0.25, noop_max: Any = 30,
+                  screen_size: Any = 84, stack_num: Any = 4, max_episode_frames: Any = 108_000,
+                  render_mode: Any = None, num_threads: Any = 0, **others: Any) -> None:
+    """APIUsageError unless the options of DEFAULTS are valid; used by AtariEnv and AtariVector alike.
+
+    (ale-py's vector interface does not check them: screen_size=0 or stack_num=0 make its
+    reset() hang in C++ threads that Ctrl-C cannot stop.)
+    """
+    from pufferlib.errors import APIUsageError
+
+    for name, value, low in (("frameskip", frameskip, 1), ("noop_max", noop_max, 0),
+                             ("screen_size", screen_size, 1), ("stack_num", stack_num, 1),
+                             ("max_episode_frames", max_episode_frames, 0), ("num_threads", num_threads, 0)):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+            raise APIUsageError(f"{name} must be an int >= {low}, got {value!r}.")
+    if screen_size > 1024 or stack_num > 64:
+        raise APIUsageError(f"screen_size must be <= 1024 and stack_num <= 64; got {screen_size} and {stack_num}.")
+    if isinstance(repeat_action_probability, bool) or not isinstance(repeat_action_probability, numbers.Real) \
+            or not 0.0 <= repeat_action_probability <= 1.0:
+        raise APIUsageError(f"repeat_action_probability must be a number in [0, 1], got {repeat_action_probability!r}.")
+    for name in ("full_action_space", "grayscale", "episodic_life", "reward_clipping"):
+        if name in others and not isinstance(others[name], (bool, numbers.Integral)):
+            raise APIUsageError(f"{name} must be True or False, got {others[name]!r}.")
+    if render_mode not in (None, "rgb_array"):
+        raise APIUsageError(f"render_mode must be None or 'rgb_array', got {render_mode!r}.")
+
 
 #: Training settings shared by the Atari ids (PPO's Atari settings, CleanRL's ppo_atari).
 BASE_CONFIG: dict = {

@@ -17,7 +17,10 @@ from gymnasium import spaces
 
 import pufferlib
 from pufferlib.environment import EpisodeStats
+from pufferlib.vector.base import check_seed
 from pufferlib.errors import APIUsageError
+from pufferlib.spaces import ActionCheck
+from puffer_atari.specs import check_options
 
 
 def copy_seeds(seed: int, num_envs: int) -> np.ndarray:
@@ -54,8 +57,11 @@ class AtariVector(pufferlib.PufferEnv):
                                 "'multiprocessing' for grayscale=False.")
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise APIUsageError(f"num_envs must be an int >= 1, got {num_envs!r}.")
-        if render_mode not in (None, "rgb_array"):
-            raise APIUsageError(f"render_mode must be None or 'rgb_array', got {render_mode!r}.")
+        check_options(frameskip=frameskip, repeat_action_probability=repeat_action_probability,
+                      noop_max=noop_max, screen_size=screen_size, stack_num=stack_num,
+                      max_episode_frames=max_episode_frames, render_mode=render_mode, num_threads=num_threads,
+                      full_action_space=full_action_space, episodic_life=episodic_life,
+                      reward_clipping=reward_clipping)
         rom = roms.get_rom_path(game)
         if rom is None:
             raise APIUsageError(f"{game!r} is not an ale-py ROM; known ROMs: {', '.join(roms.get_all_rom_ids())}.")
@@ -74,11 +80,17 @@ class AtariVector(pufferlib.PufferEnv):
         self._all = np.arange(num_envs)
         self._strength = np.ones(num_envs, np.float32)
         self._stats = EpisodeStats(num_envs)
+        self._check_actions = ActionCheck(self.single_action_space, "AtariVector").check
         self._closed = False
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise APIUsageError("This AtariVector is closed; create a new one.")
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, list[dict]]:
         """Reset every copy with seeds drawn from `seed` (`copy_seeds`; None: fresh entropy)."""
-        seeds = np.full(self.num_agents, -1) if seed is None else copy_seeds(int(seed), self.num_agents)
+        self._check_open()
+        seeds = np.full(self.num_agents, -1) if seed is None else copy_seeds(check_seed(seed), self.num_agents)
         obs, info = self.ale.reset(self._all, seeds)
         self._scatter(info["env_id"], obs)
         self.rewards[:] = 0
@@ -89,10 +101,10 @@ class AtariVector(pufferlib.PufferEnv):
 
     def step(self, actions: np.ndarray) -> tuple:
         """Step every copy with `actions` (one per copy); finished copies restart."""
-        actions = np.ascontiguousarray(np.asarray(actions).reshape(-1), dtype=np.int32)
-        if actions.shape != (self.num_agents,) or actions.min() < 0 or actions.max() >= self.single_action_space.n:
-            raise APIUsageError(f"AtariVector needs {self.num_agents} actions in [0, {self.single_action_space.n}); "
-                                f"got shape {actions.shape}, range [{actions.min()}, {actions.max()}].")
+        self._check_open()
+        if actions is not self.actions:  # checked before the int32 cast: 2**32 or 0.5 never become 0
+            actions = self._check_actions(actions, self.actions.shape)
+        actions = np.ascontiguousarray(actions.reshape(-1), dtype=np.int32)
         self.ale.send(actions, self._strength)
         obs, rewards, terminals, truncations, info = self.ale.recv()
         ids = self._scatter(info["env_id"], obs)
@@ -115,6 +127,7 @@ class AtariVector(pufferlib.PufferEnv):
 
     def render(self) -> np.ndarray | None:
         """The last stacked frame of copy 0, as an RGB image, with render_mode="rgb_array"."""
+        self._check_open()
         if self.render_mode != "rgb_array":
             return None
         return np.repeat(self.observations[0, -1][:, :, None], 3, axis=2)

@@ -16,6 +16,7 @@ from gymnasium import spaces
 
 from pufferlib.environment import PufferEnv
 from pufferlib.errors import APIUsageError
+from pufferlib.vector.base import check_seed
 from puffer_ocean import _ocean
 
 RENDER_MODES = (None, "ansi", "rgb_array")
@@ -96,13 +97,15 @@ class OceanEnv(PufferEnv):
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, list[dict]]:
         """Reset every copy. Copy i draws from a random state derived from (seed, i);
         `seed=None` keeps the current random states (fresh entropy on the first reset)."""
-        if seed is None and not self._seeded:
-            seed = int.from_bytes(os.urandom(8), "little")
         if seed is not None:
-            if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-                raise APIUsageError(f"ocean-{self.env_name}: seed must be an int or None, got {seed!r}.")
+            try:
+                seed = check_seed(seed)  # the rule of every vectorizer
+            except APIUsageError as exc:
+                raise APIUsageError(f"ocean-{self.env_name}: {exc}") from None
             self._seeded = True
-            seed = int(seed)
+        elif not self._seeded:
+            seed = int.from_bytes(os.urandom(8), "little")
+            self._seeded = True
         self._call(self._c.reset, seed)
         return self.observations, []
 

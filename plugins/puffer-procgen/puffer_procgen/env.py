@@ -20,6 +20,8 @@ from gymnasium import spaces
 import pufferlib
 from pufferlib.environment import EpisodeStats
 from pufferlib.errors import APIUsageError
+from pufferlib.spaces import ActionCheck
+from pufferlib.vector.base import check_seed
 
 #: The 16 games of the Procgen benchmark.
 GAMES = ("bigfish", "bossfight", "caveflyer", "chaser", "climber", "coinrun", "dodgeball", "fruitbot",
@@ -124,7 +126,13 @@ class ProcgenVector(pufferlib.PufferEnv):
         self.num_agents = int(num_envs)
         super().__init__(buf)
         self._stats = EpisodeStats(self.num_agents)
+        self._check_actions = ActionCheck(self.single_action_space, "ProcgenVector").check
         self._env = None
+        self._closed = False
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise APIUsageError("This ProcgenVector is closed; create a new one.")
 
     def _build(self, seed: int | None) -> None:
         """(Re)create Procgen's env, seeded with `seed` (None: fresh entropy), writing into our arrays."""
@@ -140,7 +148,8 @@ class ProcgenVector(pufferlib.PufferEnv):
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, list[dict]]:
         """Start new episodes in every copy: Procgen is re-created with `seed` (None: fresh entropy)."""
-        self._build(None if seed is None else int(seed))
+        self._check_open()
+        self._build(check_seed(seed))
         self._observe(self._handle)
         self.rewards[:] = 0
         self.terminals[:] = False
@@ -151,10 +160,11 @@ class ProcgenVector(pufferlib.PufferEnv):
     def step(self, actions: np.ndarray) -> tuple:
         """Step every copy; Procgen writes the results into our arrays."""
         if self._env is None:
+            self._check_open()
             raise APIUsageError("Call reset() before step().")
-        if actions is not self.actions:
-            self.actions[:] = np.asarray(actions, np.int32).reshape(self.actions.shape)
-        if self.actions.min() < 0 or self.actions.max() >= self.single_action_space.n:
+        if actions is not self.actions:  # checked before the int32 cast: 2**32 or 0.5 never become 0
+            self.actions[:] = self._check_actions(actions, self.actions.shape)
+        elif self.actions.min() < 0 or self.actions.max() >= self.single_action_space.n:
             raise APIUsageError(f"Procgen actions must be in [0, {self.single_action_space.n}); got "
                                 f"[{self.actions.min()}, {self.actions.max()}].")
         self._act(self._handle)
@@ -167,10 +177,13 @@ class ProcgenVector(pufferlib.PufferEnv):
         if self.render_mode != "rgb_array":
             return None
         if self._env is None:
+            self._check_open()
             raise APIUsageError("Call reset() before render().")
         return self._env.get_info()[0]["rgb"]
 
     def close(self) -> None:
+        """Free Procgen's env; every later call raises APIUsageError. Safe to call again."""
+        self._closed = True
         if self._env is not None:
             self._env.close()
             self._env = None

@@ -9,8 +9,10 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from pufferlib.errors import APIUsageError
-from pufferlib.vector.base import VecEnv
+from pufferlib.vector.base import VecEnv, check_seed
 from pufferlib.vector.gymnasium_compat import to_gymnasium
 from pufferlib.vector.serial import Serial
 
@@ -45,6 +47,14 @@ def _per_env(value: Any, num_envs: int, per_env: bool, default: Any, name: str) 
     return [default if value is None else value] * num_envs
 
 
+def check_counts(**counts: Any) -> None:
+    """APIUsageError unless each of `counts` (num_envs=..., num_workers=...) is None or an int >= 1."""
+    for name, value in counts.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
+            raise APIUsageError(f"{name} must be a positive int (or None for the default), got {value!r}"
+                                f"{' (a ' + type(value).__name__ + ')' if not isinstance(value, int) else ''}.")
+
+
 def make(env_creator_or_creators: Callable | Sequence[Callable], env_args: Any = None,
          env_kwargs: Any = None, backend: str | type = "serial", num_envs: int = 1,
          seed: int | None = 0, batch_size: int | None = None, num_workers: int | None = None,
@@ -58,7 +68,12 @@ def make(env_creator_or_creators: Callable | Sequence[Callable], env_args: Any =
     `batch_size`: envs per `recv()` (default `num_envs`: synchronous).
     `seed`: env i is reset with `seed + i`, so the same seed gives the same trajectories.
     `num_workers`/`envs_per_worker`: process layout for the multiprocessing backend.
+    `backend_kwargs`: options of the backend (multiprocessing: `start_method`, `timeout`,
+    `init_timeout`, `zero_copy`, `spin_us`).
     """
+    check_counts(num_envs=num_envs, num_workers=num_workers, envs_per_worker=envs_per_worker,
+                 batch_size=batch_size)
+    seed = check_seed(seed)
     if envs_per_worker is not None and num_workers is not None and num_envs == 1:
         num_envs = envs_per_worker * num_workers
     if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
@@ -85,4 +100,4 @@ def to_sb3(vecenv: VecEnv) -> Any:
     return convert(vecenv)
 
 
-__all__ = ["make", "VecEnv", "Serial", "BACKENDS", "to_gymnasium", "to_sb3"]
+__all__ = ["make", "VecEnv", "Serial", "BACKENDS", "to_gymnasium", "to_sb3", "check_seed", "check_counts"]

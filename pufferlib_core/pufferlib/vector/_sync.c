@@ -30,6 +30,11 @@
 
 #if defined(_MSC_VER)
 #include <windows.h>
+#else
+#include <pthread.h>
+#include <unistd.h>
+#endif
+#if defined(_MSC_VER)
 #define LOAD32(p) ((uint32_t)InterlockedOr((volatile LONG *)(p), 0))
 #define STORE32(p, v) ((void)InterlockedExchange((volatile LONG *)(p), (LONG)(v)))
 #define XCHG32(p, v) ((uint32_t)InterlockedExchange((volatile LONG *)(p), (LONG)(v)))
@@ -387,10 +392,66 @@ static PyTypeObject FlagsType = {
     .tp_methods = Flags_methods,
 };
 
+/* ---- exiting with the parent --------------------------------------------------- */
+
+/* A worker must not outlive the main process, even while its env is stuck in step() or
+ * __init__ (a busy loop holding the GIL, a blocking C call). A detached C thread, which
+ * needs no GIL, polls getppid() and ends the process once the parent is gone. Unlike
+ * Linux's PR_SET_PDEATHSIG it does not fire when merely the thread that started the
+ * worker ends, and it works on every POSIX system. */
+#if !defined(_MSC_VER)
+static pid_t watched_parent;
+static useconds_t watch_interval_us;
+
+static void *watch_parent(void *arg) {
+    (void)arg;
+    for (;;) {
+        if (getppid() != watched_parent) _exit(1);
+        usleep(watch_interval_us);
+    }
+    return NULL;
+}
+#endif
+
+static PyObject *exit_with_parent(PyObject *module, PyObject *args) {
+    long parent;
+    double interval_ms;
+    (void)module;
+    if (!PyArg_ParseTuple(args, "ld", &parent, &interval_ms)) return NULL;
+#if defined(_MSC_VER)
+    (void)parent;
+    (void)interval_ms;
+    Py_RETURN_FALSE;
+#else
+    static pid_t started_in = 0;  /* a forked child has no watcher thread even if its parent had one */
+    if (getppid() != (pid_t)parent) _exit(1);  /* the parent died before we could watch it */
+    if (started_in == getpid()) Py_RETURN_TRUE;
+    watched_parent = (pid_t)parent;
+    watch_interval_us = (useconds_t)(interval_ms > 1 ? interval_ms * 1000 : 1000);
+    pthread_attr_t attr;
+    pthread_t thread;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    int rc = pthread_create(&thread, &attr, watch_parent, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) Py_RETURN_FALSE;
+    started_in = getpid();
+    Py_RETURN_TRUE;
+#endif
+}
+
+static PyMethodDef module_methods[] = {
+    {"exit_with_parent", (PyCFunction)exit_with_parent, METH_VARARGS,
+     "exit_with_parent(parent_pid, interval_ms) -> bool: end this process (exit code 1) as soon as its "
+     "parent is no longer parent_pid, checked by a C thread every interval_ms; False where unsupported."},
+    {NULL, NULL, 0, NULL},
+};
+
 static struct PyModuleDef sync_module = {
     PyModuleDef_HEAD_INIT, "_sync",
     "Flags in shared memory for the multiprocessing vectorizer: atomics, brief spin, futex.",
-    -1, NULL,
+    -1, module_methods,
 };
 
 PyMODINIT_FUNC PyInit__sync(void) {

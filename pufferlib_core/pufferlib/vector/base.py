@@ -12,11 +12,16 @@ Arrays returned by `recv()` are views of the vectorizer's buffers, valid until t
 `send()`. When `writes_final_observations` is True, `final_observations[env_ids[i]]`
 holds the last observation of the episode that row i ended (terminal or truncated) in
 that step, valid until the next `send()` too.
+
+Misuse fails clearly and leaves the vectorizer as it was: `send()`/`step()` check the
+actions (`pufferlib.spaces.ActionCheck`) before anything changes, so a rejected batch can
+be sent again; `recv()` before the first reset, and every call after `close()`, raise
+APIUsageError; seeds are None or ints in [0, 2**32) on every backend (`check_seed`).
+`close()` closes every env even when some raise, then raises the first error.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any, Callable
 
 import numpy as np
@@ -59,6 +64,45 @@ def create_env(creator: Callable, args: tuple, kwargs: dict, buf: Buffers, nativ
     return env
 
 
+#: Seeds are ints in [0, SEED_LIMIT) or None (what numpy and the native envs accept alike).
+SEED_LIMIT = 2**32
+
+
+def check_seed(seed: Any) -> int | None:
+    """`seed` as an int, or None; APIUsageError unless it is None or an int in [0, 2**32).
+
+    Every backend checks seeds here, so a bad seed fails the same way everywhere instead of
+    being truncated (1.5), wrapped (-5) or rejected by one backend only.
+    """
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) \
+            or not 0 <= seed < SEED_LIMIT:
+        raise APIUsageError(f"seed must be None or an int in [0, 2**32), got {seed!r}"
+                            f"{' (' + type(seed).__name__ + ')' if not isinstance(seed, int) else ''}.")
+    return int(seed)
+
+
+def close_all(envs: Any, what: str = "env") -> None:
+    """Close every env, even when some fail; then raise the first failure (others are chained notes)."""
+    errors: list[BaseException] = []
+    for i, env in enumerate(envs):
+        try:
+            env.close()
+        except Exception as exc:  # noqa: BLE001 - reported below, after every env had its chance
+            _note(exc, f"(while closing {what} {i} of {len(envs)}; every other {what} was closed too)")
+            errors.append(exc)
+    if errors:
+        for other in errors[1:]:
+            _note(errors[0], f"{what} close() also failed: {type(other).__name__}: {other}")
+        raise errors[0]
+
+
+def _note(exc: BaseException, text: str) -> None:
+    if hasattr(exc, "add_note"):  # Python >= 3.11
+        exc.add_note(text)
+
+
 def check_matches(env: PufferEnv, like: PufferEnv, index: int) -> None:
     """Raise unless `env` has the spaces and agent count of `like`."""
     if (env.single_observation_space != like.single_observation_space
@@ -92,10 +136,10 @@ class VecEnv:
         #: How to unflatten structured observations/actions (None for native envs).
         self.obs_layout = getattr(driver, "obs_layout", None)
         self.action_layout = getattr(driver, "action_layout", None)
-        act = self.single_action_space
-        self._act_shape = (1,) if isinstance(act, spaces.Discrete) else tuple(act.shape)
-        self._act_high = (np.asarray(act.n) if isinstance(act, spaces.Discrete)
-                          else act.nvec.ravel() if isinstance(act, spaces.MultiDiscrete) else None)
+        self._act_shape = (1,) if isinstance(self.single_action_space, spaces.Discrete) \
+            else tuple(self.single_action_space.shape)
+        self._act_check = pspaces.ActionCheck(self.single_action_space).check
+        self._started = False  # no recv() before the first async_reset()
         self._recv_pending = False
 
     def _bind_batch(self, buf: Buffers) -> None:
@@ -112,9 +156,20 @@ class VecEnv:
         n = self.agents_per_batch
         return slice(group * n, (group + 1) * n)
 
-    def _expect_recv(self, group: int) -> int:
+    def _check_open(self) -> None:
         if self.closed:
-            raise APIUsageError("This vectorized env is closed.")
+            raise APIUsageError("This vectorized env is closed; create a new one.")
+
+    def _reset_seed(self, seed: Any) -> int | None:
+        """The seed of an async_reset(seed): checked, or the one given at creation when None."""
+        self._check_open()
+        self._started = True
+        return self.seed if seed is None else check_seed(seed)
+
+    def _expect_recv(self, group: int) -> int:
+        self._check_open()
+        if not self._started:
+            raise APIUsageError("recv() before any reset: call reset() or async_reset() first.")
         if self._recv_pending:
             raise APIUsageError("recv() was called twice without send(); send actions for the last batch first.")
         self._recv_pending = True
@@ -122,47 +177,19 @@ class VecEnv:
         return group
 
     def _expect_send(self) -> int:
-        if self.closed:
-            raise APIUsageError("This vectorized env is closed.")
+        """The group that send() acts on; the state changes only once its actions are accepted
+        (`_write_actions`), so that a rejected send() can be retried."""
+        self._check_open()
         if not self._recv_pending:
             raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
-        self._recv_pending = False
         return self._last_group
 
     def _write_actions(self, rows: slice, actions: Any) -> None:
-        """Validate `actions` for the batch-aligned rows `rows` and copy them into the buffer."""
+        """Validate `actions` for the batch-aligned rows `rows`, copy them into the buffer and
+        mark the batch as sent (nothing changes when they are rejected)."""
         dest = self._group_views[rows.start // self.agents_per_batch][6]
-        dest[...] = self._checked_actions(actions, dest.shape)
-
-    def _checked_actions(self, actions: Any, shape: tuple[int, ...]) -> np.ndarray:
-        """`actions` as an array of `shape`, or APIUsageError for a wrong shape, dtype or range."""
-        if type(actions) is not np.ndarray:
-            actions = np.asarray(actions)
-        if actions.shape != shape:
-            if actions.size != math.prod(shape) or actions.ndim > len(shape) \
-                    or (actions.ndim and len(actions) != shape[0]):
-                raise APIUsageError(
-                    f"actions have shape {actions.shape}; expected {shape} "
-                    f"({self.agents_per_batch} agent rows of {self.single_action_space}).")
-            actions = actions.reshape(shape)
-        if self._act_high is None:
-            return actions
-        kind = actions.dtype.kind
-        if kind not in "iu":
-            if kind not in "fb" or (kind == "f" and not np.array_equal(actions, np.round(actions))):
-                raise APIUsageError(f"Discrete actions must be integers, got dtype {actions.dtype}.")
-            actions = actions.astype(np.int64)
-        # Negative values become huge in the same-size unsigned view: one comparison checks both ends.
-        unsigned = actions.view(f"u{actions.dtype.itemsize}")
-        if self._act_high.ndim == 0:
-            bad = unsigned.max() >= self._act_high
-        else:
-            bad = (unsigned.reshape(len(unsigned), -1) >= self._act_high).any()
-        if bad:
-            raise APIUsageError(
-                f"actions out of range for {self.single_action_space}: min {actions.min()}, "
-                f"max {actions.max()}.")
-        return actions
+        dest[...] = self._act_check(actions, dest.shape)
+        self._recv_pending = False
 
     def _batch(self, rows: slice, infos: list):
         obs, rewards, terminals, truncations, ids, masks, _ = self._group_views[rows.start // self.agents_per_batch]

@@ -19,6 +19,13 @@ dict is also merged into `infos` itself (`infos[key]` an array over envs,
 `infos["_" + key]` the mask of envs that have it), including `episode_return` and
 `episode_length`.
 
+Finished episodes are reported first the way Gymnasium's `RecordEpisodeStatistics` +
+`SyncVectorEnv` (SAME_STEP) do, which CleanRL, SB3's monitor and other Gymnasium code
+read: `infos["final_info"]["episode"]` (and `infos["episode"]`) holds `"r"` (return),
+`"l"` (length) and `"t"` (seconds the episode took) arrays with their masks `"_r"`, `"_l"`,
+`"_t"`, and `["_episode"]` marks the envs whose episode ended; PufferLib's own
+`episode_return`/`episode_length` follow.
+
 Observations and actions are the flat ones of the vectorized env (structured spaces
 are flattened by `pufferlib.emulation`). Only single-agent envs and synchronous
 vectorized envs (`batch_size == num_envs`) can be wrapped.
@@ -26,6 +33,7 @@ vectorized envs (`batch_size == num_envs`) can be wrapped.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -56,6 +64,7 @@ class GymnasiumVecEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.render_mode = getattr(getattr(vecenv, "driver_env", None), "render_mode", None)
+        self._episode_start = np.full(self.num_envs, time.perf_counter())
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
         """Reset every env (env i gets `seed + i`); return (observations, infos)."""
@@ -66,12 +75,15 @@ class GymnasiumVecEnv(VectorEnv):
         if seed is not None:
             self._np_random_seed = seed
         obs, infos = self.vecenv.reset(seed=seed)
+        self._episode_start[:] = time.perf_counter()
         return obs.copy(), self._vector_infos(infos, np.ones(self.num_envs, bool))
 
     def step(self, actions: Any):
         """Step every env; return (observations, rewards, terminations, truncations, infos)."""
         obs, rewards, terminals, truncations, infos = self.vecenv.step(actions)
         done = terminals | truncations
+        if done.any():
+            infos = self._with_episode_stats(infos, done)
         vector_infos = self._vector_infos(infos, done)
         if done.any():
             ended = {key: value for key, value in vector_infos.items() if key != "pufferlib_infos"}
@@ -83,6 +95,23 @@ class GymnasiumVecEnv(VectorEnv):
                     final[i] = self.vecenv.final_observations[i].copy()
                 vector_infos["final_obs"], vector_infos["_final_obs"] = final, done.copy()
         return obs.copy(), rewards.astype(np.float64), terminals.copy(), truncations.copy(), vector_infos
+
+    def _with_episode_stats(self, infos: list, done: np.ndarray) -> list:
+        """Each ended episode's info dict led by Gymnasium's `{"episode": {"r", "l", "t"}}`."""
+        now = time.perf_counter()
+        ended = np.flatnonzero(done)
+        took = now - self._episode_start[ended]
+        self._episode_start[ended] = now
+        if len(infos) != len(ended):
+            return infos  # not one dict per ended env: cannot be matched (see _vector_infos)
+        out = []
+        for info, seconds in zip(infos, took):
+            if "episode_return" in info and "episode_length" in info and "episode" not in info:
+                episode = {"r": float(info["episode_return"]), "l": int(info["episode_length"]),
+                           "t": round(float(seconds), 6)}
+                info = {"episode": episode, **info}
+            out.append(info)
+        return out
 
     def _vector_infos(self, infos: list, owners: np.ndarray) -> dict:
         """Gymnasium's dict of arrays: the k-th info dict belongs to the k-th env in `owners`.

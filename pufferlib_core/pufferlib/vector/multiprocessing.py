@@ -20,6 +20,14 @@ Contract of the async API (EnvPool semantics), with `batch_size` counted in envs
   `zero_copy=False`, they are gathered into arrays owned by the vectorizer. Either way
   they are valid until the next `send()`/`recv()`; copy what you keep longer.
 
+Hangs: with `timeout=` (seconds; `[vec] timeout` in configs) a reset or step that a
+worker does not finish in time raises `WorkerError` naming the workers, their pids and
+envs, and closes the vectorized env; creating the envs in the workers has its own
+`init_timeout` (default INIT_TIMEOUT_S). Workers never outlive the main process: a C
+thread in each (`_sync.exit_with_parent`) ends it once its parent is gone, even while an
+env is stuck. (The first env is created in the main process to learn the spaces; a hang
+there is not bounded.)
+
 Start methods: `fork` is the default where Python offers it (Linux and other Unixes
 except macOS): workers start fastest and env creators may be lambdas or closures.
 `spawn` and `forkserver` work too (creators and their arguments must then be
@@ -45,7 +53,7 @@ import numpy as np
 from pufferlib.environment import Buffers
 from pufferlib.errors import APIUsageError, WorkerError
 from pufferlib.vector import _sync
-from pufferlib.vector.base import VecEnv, probe_env
+from pufferlib.vector.base import VecEnv, check_seed, probe_env
 from pufferlib.vector.shared import (HAS_SEED, SEED, SEQ, STATE, Layout, SharedBlock, SpinPolicy, WorkerSpec,
                                      worker_main)
 
@@ -53,6 +61,10 @@ from pufferlib.vector.shared import (HAS_SEED, SEED, SEQ, STATE, Layout, SharedB
 LIVENESS_S = 0.2
 #: Seconds a closing worker gets to close its envs before it is terminated.
 CLOSE_GRACE_S = 2.0
+#: Default seconds the workers get to create their envs (`init_timeout`).
+INIT_TIMEOUT_S = 300.0
+#: What a worker was doing, by the command it had not finished (for timeout errors).
+_DOING = {_sync.INIT: "creating its envs", _sync.STEP: "step()", _sync.RESET: "reset()"}
 
 
 def _divisors(n: int) -> list[int]:
@@ -111,20 +123,26 @@ class Multiprocessing(VecEnv):
     up to SPIN_US, adapted to whether spinning pays on this machine right now
     (`shared.SpinPolicy`); a number given here is used for every wait.
     `start_method`: 'fork', 'spawn' or 'forkserver' (default: see `default_start_method`).
+    `timeout`: seconds a reset or step may take before the waiting call raises `WorkerError`
+    naming the stuck workers and their envs, and closes the vectorized env (default None:
+    wait forever). `init_timeout`: the same for creating the envs (default INIT_TIMEOUT_S;
+    None: forever). Workers end by themselves when the main process dies, stuck or not.
     """
 
     def __init__(self, env_creators: Sequence[Callable], env_args: Sequence[tuple],
                  env_kwargs: Sequence[dict], num_envs: int, batch_size: int | None = None,
                  seed: int | None = 0, num_workers: int | None = None,
                  envs_per_worker: int | None = None, zero_copy: bool = True,
-                 start_method: str | None = None, spin_us: float | None = None):
+                 start_method: str | None = None, spin_us: float | None = None,
+                 timeout: float | None = None, init_timeout: float | None = INIT_TIMEOUT_S):
         workers, per_worker, batch_size = resolve_layout(num_envs, num_workers, envs_per_worker, batch_size)
+        self.timeout, init_timeout = _check_timeout("timeout", timeout), _check_timeout("init_timeout", init_timeout)
         start_method = start_method or default_start_method()
         if start_method not in mp.get_all_start_methods():
             raise APIUsageError(f"start_method={start_method!r} is not available here; "
                                 f"choose one of {mp.get_all_start_methods()}.")
         self.num_workers, self.envs_per_worker, self.zero_copy = workers, per_worker, zero_copy
-        self.start_method, self.seed = start_method, seed
+        self.start_method, self.seed = start_method, check_seed(seed)
         self._spin = SpinPolicy(SPIN_US if spin_us is None else spin_us, adaptive=spin_us is None)
 
         driver, native = probe_env(env_creators[0], env_args[0], env_kwargs[0])
@@ -165,7 +183,7 @@ class Multiprocessing(VecEnv):
         self._out: Buffers | None = None
         try:
             self._start_workers(env_creators, env_args, env_kwargs, native, layout)
-            self._wait(workers)
+            self._wait(workers, init_timeout)
         except BaseException:
             self.close()
             raise
@@ -181,7 +199,8 @@ class Multiprocessing(VecEnv):
         for w in range(self.num_workers):
             envs = slice(w * self.envs_per_worker, (w + 1) * self.envs_per_worker)
             spec = WorkerSpec(w, self._block, layout, creators[envs], args[envs], kwargs[envs], native,
-                              envs.start, like, self._spin.spin_us, self._spin.adaptive)
+                              envs.start, like, self._spin.spin_us, self._spin.adaptive,
+                              None if self.start_method == "forkserver" else os.getpid())
             parent_conn, child_conn = ctx.Pipe()
             proc = ctx.Process(target=worker_main, args=(spec, child_conn), daemon=True,
                                name=f"pufferlib-worker-{w}")
@@ -204,14 +223,19 @@ class Multiprocessing(VecEnv):
 
     # ---- waiting and errors -------------------------------------------------------
 
-    def _wait(self, need: int) -> int:
+    def _wait(self, need: int, timeout: float | None | bool = False) -> int:
         """Block until `need` pending workers hold a result (return how many hold infos).
 
-        Raises WorkerError when a pending worker reports an exception or has died.
+        Raises WorkerError when a pending worker reports an exception, has died, or when
+        `timeout` seconds pass (default: `self.timeout`; None: no limit).
         """
+        if timeout is False:
+            timeout = self.timeout
+        deadline = None if timeout is None else time.monotonic() + timeout
+        slice_ms = LIVENESS_S * 1000
         while True:
             start = time.perf_counter()
-            ready, with_infos = self._flags.wait_ready(self._pending, need, self._spin.current, LIVENESS_S * 1000)
+            ready, with_infos = self._flags.wait_ready(self._pending, need, self._spin.current, slice_ms)
             self._spin.record(time.perf_counter() - start)
             if ready >= need:
                 return with_infos
@@ -221,6 +245,11 @@ class Multiprocessing(VecEnv):
             for w in np.flatnonzero(self._pending):
                 if not self._procs[w].is_alive():
                     self._raise_dead(int(w))
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self._raise_timeout(timeout)
+                slice_ms = min(LIVENESS_S, left) * 1000
 
     def _read(self, w: int) -> Any:
         """The next message of worker `w` (it is being written right now)."""
@@ -250,6 +279,16 @@ class Multiprocessing(VecEnv):
         raise WorkerError(f"Worker {w} ({self._envs_of(w)}) raised an exception; its traceback:\n\n{text}\n\n"
                           "The vectorized env is closed; fix the env and create a new one.")
 
+    def _raise_timeout(self, timeout: float) -> None:
+        stuck = [int(w) for w in np.flatnonzero(self._pending & (self._states >= _sync.INIT))]
+        what = "; ".join(f"worker {w} (pid {self._procs[w].pid}, {self._envs_of(w)}): "
+                         f"{_DOING.get(int(self._states[w]), 'its command')}" for w in stuck)
+        self.close()
+        raise WorkerError(
+            f"{len(stuck)} worker(s) did not finish within {timeout:g} s: {what}. An env hangs or is far "
+            "slower than expected. The vectorized env is closed (its workers were ended); fix the env, or "
+            "create a new one with a larger timeout (timeout=None waits forever).")
+
     def _raise_dead(self, w: int) -> None:
         proc = self._procs[w]
         proc.join(0.1)
@@ -262,15 +301,10 @@ class Multiprocessing(VecEnv):
             "outside Python ended it (a crash in native env code, the out-of-memory killer, or a kill "
             "signal). The vectorized env is closed; create a new one.")
 
-    def _check_open(self) -> None:
-        if self.closed:
-            raise APIUsageError("This vectorized env is closed; create a new one.")
-
     # ---- the async API ------------------------------------------------------------
 
     def async_reset(self, seed: int | None = None) -> None:
-        self._check_open()
-        seed = self.seed if seed is None else seed
+        seed = self._reset_seed(seed)
         self._wait(self._in_flight)
         self._take_infos(np.flatnonzero(self._pending))  # results nobody will receive
         for w in range(self.num_workers):
@@ -333,7 +367,7 @@ class Multiprocessing(VecEnv):
             self._write_actions(self._all_rows, actions)  # the whole batch: the base class's path
         else:
             shape = (self.agents_per_batch, *self._act_shape)
-            self.actions[self._held_rows] = self._checked_actions(actions, shape)
+            self.actions[self._held_rows] = self._act_check(actions, shape)
         self._recv_pending = False
         self._pending |= self._held_mask
         self._in_flight += len(self._held)
@@ -345,6 +379,14 @@ class Multiprocessing(VecEnv):
             return
         self.closed = True
         self._finalizer()
+
+
+def _check_timeout(name: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+        raise APIUsageError(f"{name} must be a number of seconds > 0, or None to wait forever; got {value!r}.")
+    return float(value)
 
 
 def _signal_name(number: int) -> str:

@@ -8,7 +8,7 @@ import numpy as np
 
 from pufferlib.environment import Buffers
 from pufferlib.errors import APIUsageError
-from pufferlib.vector.base import VecEnv, create_env, probe_env
+from pufferlib.vector.base import VecEnv, check_seed, close_all, create_env, probe_env
 
 
 class Serial(VecEnv):
@@ -20,7 +20,17 @@ class Serial(VecEnv):
 
     def __init__(self, env_creators: Sequence[Callable], env_args: Sequence[tuple],
                  env_kwargs: Sequence[dict], num_envs: int, batch_size: int | None = None,
-                 seed: int | None = 0, **unused: Any):
+                 seed: int | None = 0, num_workers: int | None = None, envs_per_worker: int | None = None,
+                 zero_copy: bool | None = None, **options: Any):
+        given = sorted(k for k, v in options.items() if v is not None)
+        if given:
+            raise APIUsageError(
+                f"{', '.join(given)}: option(s) of the multiprocessing backend; the serial backend steps "
+                "every env in this process. Pass backend='multiprocessing' or drop them.")
+        if zero_copy is False:
+            raise APIUsageError("zero_copy=False asks for copies, but the serial backend always returns views "
+                                "of its batch arrays; copy what you keep, or use backend='multiprocessing'.")
+        self.seed = check_seed(seed)
         batch_size = num_envs if batch_size is None else batch_size
         valid = [b for b in range(1, num_envs + 1) if num_envs % b == 0]
         if batch_size not in valid:
@@ -44,13 +54,11 @@ class Serial(VecEnv):
                     env = create_env(env_creators[i], env_args[i], env_kwargs[i], buf, native, first, i)
                 self.envs.append(env)
         except BaseException:
-            for env in self.envs:
-                env.close()
+            close_all(self.envs)
             raise
         self.driver_env = self.envs[0]
         self._group_steps = [[(self.envs[i].step, self.envs[i].actions) for i in self._env_range(g)]
                              for g in range(num_envs // batch_size)]
-        self.seed = seed
         self._group = 0
         self._infos: list[list[dict]] = [[] for _ in range(num_envs // batch_size)]
 
@@ -58,7 +66,7 @@ class Serial(VecEnv):
         return range(group * self.batch_size, (group + 1) * self.batch_size)
 
     def async_reset(self, seed: int | None = None) -> None:
-        seed = self.seed if seed is None else seed
+        seed = self._reset_seed(seed)
         for i, env in enumerate(self.envs):
             _, infos = env.reset(seed=None if seed is None else seed + i)
             self._infos[i // self.batch_size].extend(infos)
@@ -68,7 +76,7 @@ class Serial(VecEnv):
     def send(self, actions: np.ndarray) -> None:
         group = self._expect_send()
         rows = self._rows(group)
-        self._write_actions(rows, actions)
+        self._write_actions(rows, actions)  # raises before any state changes on bad actions
         infos = self._infos[group]
         for step, env_actions in self._group_steps[group]:
             env_infos = step(env_actions)[4]
@@ -82,12 +90,13 @@ class Serial(VecEnv):
         return self._batch(self._rows(group), infos)
 
     def close(self) -> None:
+        """Close every env, then raise the first error any close() raised; safe to call again."""
         if self.closed:
             return
         self.closed = True
-        for env in getattr(self, "envs", []):
-            env.close()
+        close_all(getattr(self, "envs", []))
 
     def render(self, env_id: int = 0) -> Any:
         """Render env `env_id` (its own render_mode decides what comes back)."""
+        self._check_open()
         return self.envs[env_id].render()

@@ -34,6 +34,8 @@ HEADER = _sync.HEADER_BYTES
 ALIGN = 64
 #: How often an idle worker checks that the main process is still alive.
 PARENT_CHECK_MS = 1000.0
+#: How often a worker's watcher thread checks it (also while an env is stuck in step or __init__).
+PARENT_WATCH_MS = 200.0
 
 
 @dataclass(frozen=True)
@@ -157,16 +159,21 @@ class WorkerSpec:
     like: SimpleNamespace  # single_observation_space, single_action_space, num_agents of env 0
     spin_us: float
     adaptive_spin: bool
+    parent_pid: int | None = None  # the main process; None when another process starts workers (forkserver)
 
 
 def worker_main(spec: WorkerSpec, conn: Connection) -> None:
     """Entry point of a worker process: create its envs, then serve commands until CLOSE.
 
     Ctrl-C is left to the main process (which closes the workers); a worker also exits
-    by itself when its parent process disappears.
+    by itself when its parent process disappears, even while one of its envs hangs
+    (`_sync.exit_with_parent`: a C thread that needs no GIL).
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     parent = os.getppid()
+    if spec.parent_pid is not None and parent != spec.parent_pid:
+        return  # the main process died before this worker started
+    _sync.exit_with_parent(parent, PARENT_WATCH_MS)
     block = spec.block.array
     flags = _sync.Flags(block, spec.layout.num_workers)
     seeds = spec.layout.slot_field(block, SEED, np.int64)

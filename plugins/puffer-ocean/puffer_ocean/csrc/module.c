@@ -366,11 +366,29 @@ static PyObject* Vec_render_ansi(Vec* v, PyObject* args) {
         PyErr_SetString(PyExc_ValueError, "reset() the env before render().");
         return NULL;
     }
-    int cap = 1 << 16;
-    char* buf = (char*)calloc((size_t)cap, 1);
-    if (!buf) return PyErr_NoMemory();
-    int len = v->def->render_ansi(env_at(v, i), buf, cap);
-    if (len > cap - 1) len = cap - 1;
+    /* Renderers return the full length of their text, like snprintf: when it does not fit,
+     * render again into a buffer of that size, so a large arena is never cut short. */
+    int cap = 1 << 16, len = 0;
+    char* buf = NULL;
+    for (int attempt = 0; attempt < 2; attempt++) {
+        buf = (char*)calloc((size_t)cap, 1);
+        if (!buf) return PyErr_NoMemory();
+        len = v->def->render_ansi(env_at(v, i), buf, cap);
+        if (len < cap || attempt == 1) break;
+        free(buf);
+        if (len > (1 << 30)) {
+            PyErr_Format(PyExc_ValueError, "the text render of %s needs %d bytes, more than 1 GiB.",
+                         v->def->name, len);
+            return NULL;
+        }
+        cap = len + 1;
+    }
+    if (len > cap - 1) {  /* a renderer whose text grew between the two calls */
+        free(buf);
+        PyErr_Format(PyExc_ValueError, "the text render of %s did not fit its buffer of %d bytes.",
+                     v->def->name, cap);
+        return NULL;
+    }
     PyObject* out = PyUnicode_DecodeUTF8(buf, len < 0 ? 0 : len, "replace");
     free(buf);
     return out;
