@@ -33,6 +33,7 @@ CONSTRAINTS: dict[str, str | tuple[str, ...]] = {
     "vec.num_workers": "[0, inf)",
     "vec.env_batch_size": "[0, inf)",
     "vec.seed": "[0, inf)",
+    "vec.timeout": "[0, inf)",
     "policy.hidden_size": "[1, inf)",
     "rnn.hidden_size": "[1, inf)",
     "train.seed": "[0, inf)",
