@@ -22,7 +22,7 @@ _LAZY = {
     "make": "pufferlib.factory",
     "emulate": "pufferlib.factory",
     "register": "pufferlib.registry",
-    "EnvSpec": "pufferlib.registry",
+    "EnvSpec": "pufferlib.spec",
     "PuffeRL": "pufferlib.pufferl",
 }
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from pufferlib.errors import APIUsageError, EnvNotFoundError
 from pufferlib.hookspecs import hookimpl
-from pufferlib.registry import EnvSpec
+from pufferlib.spec import EnvSpec
 
 GYM_PREFIX = "gym-"
 PETTINGZOO_PREFIX = "pettingzoo-"
@@ -66,10 +66,10 @@ def _gym_spec(name: str) -> EnvSpec:
                    config=shipped_config(GYM_PREFIX + gym_id))
 
 
-def shipped_config(env_id: str) -> dict | None:
-    """The core's tuned default config of a family id (`pufferlib/config/envs/<id>.toml`), if it ships one."""
+def shipped_config(env_id: str) -> dict:
+    """The core's tuned default config of a family id (`pufferlib/config/envs/<id>.toml`); {} if it ships none."""
     path = resources.files("pufferlib").joinpath("config", "envs", f"{env_id}.toml")
-    return tomllib.loads(path.read_text()) if path.is_file() else None
+    return tomllib.loads(path.read_text()) if path.is_file() else {}
 
 
 def _pettingzoo_ids() -> dict[str, str]:

@@ -12,12 +12,9 @@ Returning None means "nothing from this plugin".
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import pluggy
 
-if TYPE_CHECKING:
-    from pufferlib.registry import EnvSpec
+from pufferlib.spec import EnvSpec
 
 PROJECT = "pufferlib"
 hookspec = pluggy.HookspecMarker(PROJECT)

@@ -32,7 +32,9 @@ from typing import Any, Iterable, Iterator
 
 import pluggy
 
-from pufferlib import hookspecs
+from pufferlib import builtin_envs, hookspecs
+from pufferlib import version as core_version
+from pufferlib.spec import EnvSpec
 
 ENTRY_POINT_GROUP = "pufferlib.plugins"
 DISABLE_ENV_VAR = "PUFFERLIB_DISABLE_PLUGIN_AUTOLOAD"
@@ -174,8 +176,6 @@ def plugin_manager() -> pluggy.PluginManager:
     """
     global _manager
     if _manager is None:
-        from pufferlib import builtin_envs, version as core_version
-
         pm = pluggy.PluginManager(hookspecs.PROJECT)
         pm.add_hookspecs(hookspecs)
         pm.register(builtin_envs, name=CORE)
@@ -214,8 +214,6 @@ def is_first_party(name: str) -> bool:
 @functools.lru_cache(maxsize=None)
 def _promised(hook: str) -> Any:
     """The return type the hookspec of `hook` promises (NoneType: the result is not used)."""
-    from pufferlib.registry import EnvSpec
-
     return typing.get_type_hints(getattr(hookspecs, hook), localns={"EnvSpec": EnvSpec}).get("return")
 
 
@@ -241,7 +239,7 @@ def conforms(value: Any, promised: Any) -> bool:
 
 def _type_name(promised: Any) -> str:
     return getattr(promised, "__name__", None) if not typing.get_args(promised) else str(promised).replace(
-        "pufferlib.registry.", "")
+        "pufferlib.spec.", "")
 
 
 def _ordered_impls(hook: str) -> list[Any]:

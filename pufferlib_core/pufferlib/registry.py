@@ -14,54 +14,13 @@ plugin order keeps it. Ignored ids are reported with both plugins' names.
 from __future__ import annotations
 
 import difflib
-import importlib
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Callable
 
+from pufferlib import plugins
 from pufferlib.errors import APIUsageError, EnvNotFoundError
+from pufferlib.spec import EnvSpec, load_object
 
-def load_object(path: str) -> Any:
-    """Import `"package.module:attr"` (attr may be dotted) and return the attribute."""
-    module_name, sep, attr = path.partition(":")
-    if not sep or not module_name or not attr:
-        raise APIUsageError(f"{path!r} is not of the form 'package.module:attr'.")
-    obj = importlib.import_module(module_name)
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError:
-            raise APIUsageError(f"{module_name!r} has no attribute {attr!r} (from {path!r}).") from None
-    return obj
-
-
-@dataclass
-class EnvSpec:
-    """How to make one environment id, and the defaults that come with it.
-
-    `creator` is a callable or a lazy `"module:attr"` string, called as
-    `creator(**{**kwargs, **user_kwargs})`. `policy` names the default policy class
-    (`"module:attr"`); `config` holds default training settings (nested dict, same keys as
-    the trainer config); `backend` is the default vectorization backend.
-    """
-
-    id: str
-    creator: str | Callable
-    kwargs: dict = field(default_factory=dict)
-    policy: str | Callable | None = None
-    config: dict = field(default_factory=dict)
-    backend: str | None = None
-    package: str | None = None
-    description: str = ""
-    aliases: tuple[str, ...] = ()
-
-    def load_creator(self) -> Callable:
-        """The creator callable (imports its module on first use)."""
-        return load_object(self.creator) if isinstance(self.creator, str) else self.creator
-
-    def load_policy(self) -> Callable | None:
-        """The default policy class, or None."""
-        return load_object(self.policy) if isinstance(self.policy, str) else self.policy
-
+__all__ = ["EnvSpec", "listed_specs", "load_object", "register", "spec", "unregister"]
 
 _LOCAL: dict[str, EnvSpec] = {}
 
@@ -95,8 +54,6 @@ def listed_specs() -> dict[str, list[EnvSpec]]:
 def _listing() -> tuple[dict[str, list[EnvSpec]], dict[str, EnvSpec], dict[str, str]]:
     """(specs per plugin, id or alias -> spec, prefix owners), ignoring and reporting the
     ids that a plugin may not list."""
-    from pufferlib import plugins
-
     owners = plugins.prefix_owners()
     out: dict[str, list[EnvSpec]] = {}
     index: dict[str, EnvSpec] = {}
@@ -123,8 +80,6 @@ def _listing() -> tuple[dict[str, list[EnvSpec]], dict[str, EnvSpec], dict[str, 
 
 def _may_list(plugin: str, env_id: str, owners: dict[str, str], lister: dict[str, str]) -> bool:
     """Whether `plugin` may list `env_id`; reports it when not."""
-    from pufferlib import plugins
-
     prefix = plugins.owning_prefix(env_id, owners)
     if prefix is not None and owners[prefix] != plugin:
         plugins.report(plugin, "ids", f"lists {env_id!r}, but ids starting with {prefix!r} belong to plugin "
@@ -151,8 +106,6 @@ def spec(env_id: str) -> EnvSpec:
         return lowered[env_id.lower()]
     if ":" in env_id:
         return EnvSpec(env_id, env_id)
-    from pufferlib import plugins
-
     owner = plugins.owner_of(env_id, owners)
     asked = None if owner is None else [owner]
     passthrough = () if owner is None else (EnvNotFoundError,)
@@ -163,8 +116,6 @@ def spec(env_id: str) -> EnvSpec:
 
 
 def _not_found_message(env_id: str, index: dict[str, EnvSpec], owner: str | None) -> str:
-    from pufferlib import plugins
-
     lines = [f"No environment {env_id!r}."]
     if owner is not None and not plugins.plugin_manager().has_plugin(owner):  # a first-party prefix
         package = plugins.distribution_of(owner)

@@ -1,0 +1,82 @@
+"""Module structure: no import cycles (hidden in functions or not), and every module imports alone."""
+
+from __future__ import annotations
+
+import ast
+import pkgutil
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pufferlib
+
+ROOT = Path(pufferlib.__file__).parent
+MODULES = sorted(m.name for m in pkgutil.walk_packages([str(ROOT)], "pufferlib.")
+                 if not m.name.split(".")[-1].startswith("_") or m.name.endswith("__main__"))
+
+
+def _module_of(path: Path) -> str:
+    parts = path.relative_to(ROOT.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the pufferlib modules it imports anywhere in its body (functions included)."""
+    known = {_module_of(p) for p in ROOT.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for path in ROOT.rglob("*.py"):
+        name = _module_of(path)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        edges = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    base = ".".join(package.split(".")[:len(package.split(".")) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                while target and target not in known:
+                    target = target.rpartition(".")[0]
+                if target and target != name and target != "pufferlib":
+                    edges.add(target)
+        graph[name] = edges
+    return graph
+
+
+def test_the_import_graph_has_no_cycles():
+    graph = import_graph()
+    state: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycles.append(" -> ".join(stack[stack.index(nxt):] + [nxt]))
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def test_every_module_imports_alone_in_a_fresh_interpreter():
+    def load(module: str) -> tuple[str, int, str]:
+        result = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True,
+                                timeout=120)
+        return module, result.returncode, result.stderr[-2000:]
+
+    with ThreadPoolExecutor(2) as pool:
+        failed = [(m, err) for m, rc, err in pool.map(load, MODULES) if rc]
+    assert not failed, failed
