@@ -24,6 +24,7 @@ _LAZY = {
     "register": "pufferlib.registry",
     "EnvSpec": "pufferlib.registry",
     "PuffeRL": "pufferlib.pufferl",
+    "check_env": "pufferlib.checker",
 }
 
 

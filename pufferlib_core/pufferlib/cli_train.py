@@ -69,15 +69,11 @@ def make_env(env_id: str, config: dict, rank: int = 0, **env_overrides: Any):
 
 
 def make_policy(env_id: str, env: Any, config: dict):
-    """The env's default policy class (or models.Default), LSTM-wrapped when rnn.enabled."""
-    from pufferlib import models, registry
+    """The env's default policy class (or models.Default), LSTM-wrapped when rnn.enabled
+    (see pufferlib.policy_factory for the contract)."""
+    from pufferlib.policy_factory import make_policy as build
 
-    cls = registry.spec(env_id).load_policy() or models.Default
-    policy = cls(env, **config["policy"])
-    if config["rnn"]["enabled"]:
-        policy = models.LSTMWrapper(env, policy, input_size=getattr(policy, "hidden_size", 128),
-                                    hidden_size=config["rnn"]["hidden_size"])
-    return policy
+    return build(env, config, env_id=env_id)
 
 
 def _check_loggers(names: list[str]) -> list[str]:

@@ -38,7 +38,7 @@ def run_episodes(env_id: str, config: dict, load_model_path: str | None, episode
     With a checkpoint, its policy and rnn settings are used so the weights fit. Returns
     episodes, mean/min/max return and mean length.
     """
-    from pufferlib.cli_train import make_env, make_policy
+    from pufferlib.cli_train import make_policy
 
     payload = None
     if load_model_path:
@@ -46,7 +46,7 @@ def run_episodes(env_id: str, config: dict, load_model_path: str | None, episode
         config = merge(config, {key: payload["config"][key] for key in ("policy", "rnn")})
     if config["train"]["cpu_threads"] > 0:
         torch.set_num_threads(config["train"]["cpu_threads"])
-    env = make_env(env_id, config, **({"render_mode": render_mode} if render_mode else {}))
+    env = _make_render_env(env_id, config, render_mode)
     try:
         policy = make_policy(env_id, env, config)
         if payload is not None:
@@ -61,6 +61,39 @@ def run_episodes(env_id: str, config: dict, load_model_path: str | None, episode
         raise APIUsageError(f"No episode of {env_id} ended; its infos carry no episode_return.")
     return {"episodes": len(returns), "mean_return": float(np.mean(returns)), "min_return": float(np.min(returns)),
             "max_return": float(np.max(returns)), "mean_length": float(np.mean(lengths))}
+
+
+def _make_render_env(env_id: str, config: dict, render_mode: str | None) -> Any:
+    """The env of `run_episodes`; APIUsageError naming the modes the env has when it lacks `render_mode`."""
+    from pufferlib.checker import render_modes
+    from pufferlib.cli_train import make_env
+
+    if not render_mode:
+        return make_env(env_id, config)
+    try:
+        env = make_env(env_id, config, render_mode=render_mode)
+    except TypeError as exc:
+        if "render_mode" not in str(exc):
+            raise
+        raise APIUsageError(f"{env_id} does not take render_mode ({exc}); drop --render-mode/--video-path, or "
+                            "give the env's __init__ a render_mode parameter.") from None
+    modes = render_modes(env)
+    if modes is not None and render_mode not in modes:
+        env.close()
+        raise APIUsageError(f"{env_id} has no render mode {render_mode!r}; it has: {', '.join(modes)}. "
+                            "Pass one of those to --render-mode (--video-path needs rgb_array).")
+    return env
+
+
+def _render(env: Any, render_mode: str) -> Any:
+    try:
+        return env.render()
+    except NotImplementedError as exc:
+        from pufferlib.checker import render_modes
+
+        modes = render_modes(env)
+        raise APIUsageError(f"The env cannot render in {render_mode!r} mode ({type(exc).__name__}: {exc}); "
+                            f"its render modes: {', '.join(modes) if modes else 'none declared'}.") from None
 
 
 @torch.no_grad()
@@ -94,7 +127,7 @@ def _play(env: Any, policy: torch.nn.Module, episodes: int, render_mode: str | N
             action = action.clip(env.single_action_space.low, env.single_action_space.high)
         env.send(action)
         if render_mode and hasattr(env, "render"):
-            frame = env.render()
+            frame = _render(env, render_mode)
             if render_mode == "ansi" and frame is not None:
                 print(frame)
             elif render_mode == "rgb_array" and frame is not None:
