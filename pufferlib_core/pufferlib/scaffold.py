@@ -31,7 +31,8 @@ LAYOUT: dict[str, dict[str, str | None]] = {
     "python": {"env.py": "{package}/env.py"},
     "multiagent": {"env.py": "{package}/env.py"},
     "c": {"env.py": "{package}/env.py", "setup.py": "setup.py", "env.h": "{package}/csrc/{env_name}.h",
-          "env.c": "{package}/csrc/{env_name}.c", "registry.h": "{package}/csrc/{package}_registry.h"},
+          "env.c": "{package}/csrc/{env_name}.c", "registry.h": "{package}/csrc/{package}_registry.h",
+          "module.c": "{package}/csrc/{package}_module.c"},
 }
 
 
@@ -54,7 +55,7 @@ def template_values(name: str, variant: str) -> dict[str, str]:
         "description": "cooperative navigation in a corridor" if multi else "walk to the goal end of a corridor",
         "backend": '"native"' if variant == "c" else "None",
         "target_score": "0.8", "num_envs": "8" if variant != "c" else "64",
-        "timesteps": "40_000" if multi else "30_000",
+        "timesteps": "30_000" if multi else "20_000",
         "flags": {"python": "", "multiagent": " --multiagent", "c": " --c"}[variant],
         "c_note": ": csrc/ holds the C code, setup.py builds it" if variant == "c" else "",
         "build_requires": ', "puffer-ocean"' if variant == "c" else "",
