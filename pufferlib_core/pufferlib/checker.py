@@ -258,7 +258,8 @@ def _check_vector(report: Report, vec: Any, maker: Callable | None, steps: int, 
         stats = [i for i in state["infos"] if "episode_return" in i]
         if not stats:
             return FAIL, "episodes ended but no info carried episode_return", \
-                "return infos with episode_return and episode_length when an episode ends"
+                ("return infos with episode_return and episode_length when an episode ends (an env that reports "
+                 "mean stats every N steps, as Ocean's do every log_interval, needs --steps above N)")
         lengths = [i.get("episode_length") for i in stats]
         if any(not np.isfinite(float(i["episode_return"])) for i in stats) or None in lengths:
             return FAIL, "episode stats without a finite episode_return and an episode_length", \
@@ -296,7 +297,13 @@ def _check_vector(report: Report, vec: Any, maker: Callable | None, steps: int, 
             return SKIP, f"declares {modes}; needs an id or a creator to try them"
         tried = []
         for mode in [m for m in modes if m in ("ansi", "rgb_array")]:
-            other = maker(render_mode=mode)
+            try:
+                other = maker(render_mode=mode)
+            except TypeError as exc:
+                if "render_mode" not in str(exc):
+                    raise
+                return WARN, f"declares {modes}, but the creator takes no render_mode", \
+                    "give the creator a render_mode=None parameter and pass it to the env"
             try:
                 other.reset(seed=seed)
                 frame = other.render()
