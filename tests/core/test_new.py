@@ -72,7 +72,7 @@ def test_generated_package_installs_checks_tests_trains_and_builds_a_wheel(varia
     assert "OK:" in _sh(env, root, "puffer", "check", values["env_id"])
     _sh(env, root, "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
     out = _sh(env, root, "puffer", "train", values["env_id"])
-    score = float(re.search(r"mean episode return (-?[\d.]+)", out).group(1))
+    score = float(re.search(r"mean episode return (-?\d+(?:\.\d+)?)", out).group(1))
     assert score >= float(values["target_score"]), out[-2000:]
     _sh(env, root, "python", "-m", "pip", "wheel", "-w", "dist", ".")
     assert list((root / "dist").glob("demo_pkg-0.1.0-*.whl"))
