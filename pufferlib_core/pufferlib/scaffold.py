@@ -77,6 +77,12 @@ def render(text: str, values: dict[str, str]) -> str:
 def write_package(name: str, dest: str | Path = ".", variant: str = "python", force: bool = False) -> Path:
     """Write the plugin package `name` into dest/name; returns its folder."""
     values = template_values(name, variant)
+    if variant == "c":
+        import importlib.util
+
+        if importlib.util.find_spec("puffer_ocean") is None:
+            raise APIUsageError("--c builds against the headers of puffer-ocean (puffer_ocean.get_include()): "
+                                "pip install puffer-ocean first.")
     root = Path(dest) / name
     if root.exists() and any(root.iterdir()) and not force:
         raise APIUsageError(f"{root} exists and is not empty; choose another name or folder (or --force).")
