@@ -15,7 +15,7 @@ PLUGIN_DIRS := $(patsubst %/pyproject.toml,%,$(PLUGINS))
 NODEPS := $(sort $(wildcard plugins/*/requirements-nodeps.txt))
 STAMP  := $(VENV)/.installed
 
-.PHONY: test train install clean
+.PHONY: test train install clean docs
 
 $(STAMP): pyproject.toml $(PLUGINS) $(NODEPS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,5 +34,10 @@ test: $(STAMP)
 train: $(STAMP)
 	$(VENV)/bin/puffer train gym-CartPole-v1 --train.total-timesteps 200000
 
+# The guides of docs/ as a static site in site/ (installs the `docs` extra: mkdocs, mkdocs-material).
+docs: $(STAMP)
+	$(PIP) install --quiet -e ".[docs]"
+	$(VENV)/bin/mkdocs build --strict
+
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) site

@@ -24,6 +24,7 @@ _LAZY = {
     "register": "pufferlib.registry",
     "EnvSpec": "pufferlib.spec",
     "PuffeRL": "pufferlib.pufferl",
+    "check_env": "pufferlib.checker",
 }
 
 

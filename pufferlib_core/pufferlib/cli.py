@@ -16,6 +16,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("pufferlib.cli_train:eval_command", "run a trained policy: episode stats, rendering, video"),
     "plot": ("pufferlib.cli_plot:plot_command", "draw learning curves of run directories to a PNG"),
     "bench": ("pufferlib.vector.autotune:bench_command", "time vectorization settings for an env, print the best"),
+    "check": ("pufferlib.checker:check_command", "check that an env keeps the PufferEnv contract (report + hints)"),
+    "new": ("pufferlib.scaffold:new_command", "write a pip-installable env plugin package (--c, --multiagent)"),
 }
 
 

@@ -26,6 +26,8 @@ from typing import Any
 from pufferlib import config as cfglib
 from pufferlib.config_check import check_values
 from pufferlib.errors import APIUsageError, PufferError
+from pufferlib.factory import make_from_config
+from pufferlib.policy_factory import make_policy
 
 
 def _base_parser(prog: str, description: str) -> argparse.ArgumentParser:
@@ -67,30 +69,6 @@ def parse_config(parser: argparse.ArgumentParser, argv: list[str], base: dict | 
     config = cfglib.merge(tree, cfglib.overrides_from_args(args, dests))
     check_values(config, default)
     return config, args
-
-
-def make_env(env_id: str, config: dict, rank: int = 0, **env_overrides: Any):
-    """The vectorized env of a config (`vec` and `env` sections); rank offsets the seeds."""
-    import pufferlib
-
-    vec = config["vec"]
-    return pufferlib.make(env_id, num_envs=vec["num_envs"], num_workers=vec["num_workers"] or None,
-                          batch_size=vec["env_batch_size"] or None,
-                          backend=None if vec["backend"] == "auto" else vec["backend"],
-                          seed=vec["seed"] + rank * vec["num_envs"], timeout=vec.get("timeout") or None,
-                          **{**config["env"], **env_overrides})
-
-
-def make_policy(env_id: str, env: Any, config: dict):
-    """The env's default policy class (or models.Default), LSTM-wrapped when rnn.enabled."""
-    from pufferlib import models, registry
-
-    cls = registry.spec(env_id).load_policy() or models.Default
-    policy = cls(env, **config["policy"])
-    if config["rnn"]["enabled"]:
-        policy = models.LSTMWrapper(env, policy, input_size=getattr(policy, "hidden_size", 128),
-                                    hidden_size=config["rnn"]["hidden_size"])
-    return policy
 
 
 def _check_loggers(names: list[str]) -> list[str]:
@@ -191,9 +169,9 @@ def _train(args: argparse.Namespace, config: dict, resume_payload: dict | None) 
     from pufferlib import PuffeRL
 
     rank = int(os.environ.get("RANK", "0"))
-    env = make_env(args.env_id, config, rank)
+    env = make_from_config(args.env_id, config, rank)
     try:
-        policy = make_policy(args.env_id, env, config)
+        policy = make_policy(env, config, env_id=args.env_id)
         run_dir = Path(resume_payload["path"]).parent if resume_payload is not None else None
         trainer = PuffeRL(config, env, policy, env_id=args.env_id, run_dir=run_dir)
     except BaseException:

@@ -11,6 +11,8 @@ from pufferlib import checkpoint, normalize
 from pufferlib.acting import Actor
 from pufferlib.config import merge
 from pufferlib.errors import APIUsageError
+from pufferlib.factory import make_from_config
+from pufferlib.policy_factory import make_policy
 
 
 def write_video(frames: list[np.ndarray], path: str, fps: int) -> None:
@@ -38,8 +40,6 @@ def run_episodes(env_id: str, config: dict, load_model_path: str | None, episode
     With a checkpoint, its policy and rnn settings are used so the weights fit. Returns
     episodes, mean/min/max return and mean length.
     """
-    from pufferlib.cli_train import make_env, make_policy
-
     payload = None
     if load_model_path:
         payload = checkpoint.load(load_model_path, config["train"]["data_dir"])
@@ -47,9 +47,9 @@ def run_episodes(env_id: str, config: dict, load_model_path: str | None, episode
                                 if key in payload["config"]})
     if config["train"]["cpu_threads"] > 0:
         torch.set_num_threads(config["train"]["cpu_threads"])
-    env = make_env(env_id, config, **({"render_mode": render_mode} if render_mode else {}))
+    env = _make_render_env(env_id, config, render_mode)
     try:
-        policy = normalize.wrap(make_policy(env_id, env, config), env, config["normalize"], config["train"]["gamma"])
+        policy = normalize.wrap(make_policy(env, config, env_id=env_id), env, config["normalize"], config["train"]["gamma"])
         if payload is not None:
             checkpoint.load_policy(policy, payload)
         policy.eval()
@@ -62,6 +62,37 @@ def run_episodes(env_id: str, config: dict, load_model_path: str | None, episode
         raise APIUsageError(f"No episode of {env_id} ended; its infos carry no episode_return.")
     return {"episodes": len(returns), "mean_return": float(np.mean(returns)), "min_return": float(np.min(returns)),
             "max_return": float(np.max(returns)), "mean_length": float(np.mean(lengths))}
+
+
+def _make_render_env(env_id: str, config: dict, render_mode: str | None) -> Any:
+    """The env of `run_episodes`; APIUsageError naming the modes the env has when it lacks `render_mode`."""
+    from pufferlib.checker import render_modes
+    if not render_mode:
+        return make_from_config(env_id, config)
+    try:
+        env = make_from_config(env_id, config, render_mode=render_mode)
+    except TypeError as exc:
+        if "render_mode" not in str(exc):
+            raise
+        raise APIUsageError(f"{env_id} does not take render_mode ({exc}); drop --render-mode/--video-path, or "
+                            "give the env's __init__ a render_mode parameter.") from None
+    modes = render_modes(env)
+    if modes is not None and render_mode not in modes:
+        env.close()
+        raise APIUsageError(f"{env_id} has no render mode {render_mode!r}; it has: {', '.join(modes)}. "
+                            "Pass one of those to --render-mode (--video-path needs rgb_array).")
+    return env
+
+
+def _render(env: Any, render_mode: str) -> Any:
+    try:
+        return env.render()
+    except NotImplementedError as exc:
+        from pufferlib.checker import render_modes
+
+        modes = render_modes(env)
+        raise APIUsageError(f"The env cannot render in {render_mode!r} mode ({type(exc).__name__}: {exc}); "
+                            f"its render modes: {', '.join(modes) if modes else 'none declared'}.") from None
 
 
 @torch.no_grad()
@@ -84,7 +115,7 @@ def _play(env: Any, policy: torch.nn.Module, episodes: int, render_mode: str | N
         actor.keep_state(rows, state)
         env.send(actor.to_env(action))
         if render_mode and hasattr(env, "render"):
-            frame = env.render()
+            frame = _render(env, render_mode)
             if render_mode == "ansi" and frame is not None:
                 print(frame)
             elif render_mode == "rgb_array" and frame is not None:

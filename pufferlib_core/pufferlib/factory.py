@@ -1,11 +1,13 @@
-"""`pufferlib.make` and `pufferlib.emulate`: from an id or an env to a vectorized env."""
+"""`pufferlib.make`, `pufferlib.emulate` and `make_from_config`: from an id, an env or a trainer
+config to a vectorized env."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from pufferlib import registry
 from pufferlib.errors import APIUsageError
+from pufferlib.protocols import VecEnv
 
 #: EnvSpec.backend of native envs whose creator takes `num_envs` and steps every copy itself.
 NATIVE = "native"
@@ -49,6 +51,16 @@ def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,
                          batch_size=batch_size, seed=seed, **options)
     vecenv.spec = spec
     return vecenv
+
+
+def make_from_config(env_id: str, config: Mapping[str, Any], rank: int = 0, **env_overrides: Any) -> VecEnv:
+    """The vectorized env of a trainer config (its `vec` and `env` sections); `rank` offsets the
+    seeds under torchrun; `env_overrides` override env kwargs (e.g. render_mode)."""
+    vec = config["vec"]
+    return make(env_id, num_envs=vec["num_envs"], num_workers=vec["num_workers"] or None,
+                batch_size=vec["env_batch_size"] or None, backend=None if vec["backend"] == "auto" else vec["backend"],
+                seed=vec["seed"] + rank * vec["num_envs"], timeout=vec.get("timeout") or None,
+                **{**config["env"], **env_overrides})
 
 
 def _make_native(spec: registry.EnvSpec, kwargs: dict, num_envs: int, num_workers: int | None,

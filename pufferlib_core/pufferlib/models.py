@@ -167,6 +167,10 @@ class LSTMWrapper(nn.Module):
     """Puts an LSTM between a policy's `encode_observations` and `decode_actions`.
 
     `input_size` must equal the wrapped policy's hidden size; `hidden_size` is the LSTM's.
+    The wrapped policy must provide `encode_observations(obs) -> (batch, input_size)` and
+    `decode_actions(hidden) -> (logits, value)` reading `hidden_size` features (a
+    `models.ActionHead` named `head` is rebuilt to that width); `pufferlib.policy_factory.
+    wrap_recurrent` checks this and says what is missing.
     Rollout: `forward(obs, state) -> (logits, value, state)` with `state = (h, c)` of
     shape (batch, hidden_size). Training: `forward_sequence(obs, state, starts)` over
     (batch, time) sequences, zeroing the state wherever `starts` marks a new episode.

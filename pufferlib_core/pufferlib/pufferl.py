@@ -101,7 +101,10 @@ class PuffeRL:
             torch.backends.cudnn.deterministic = True
 
         if policy is None:
-            policy = self._default_policy()
+            policy = self._default_policy(set(config.get("policy", {})))
+        from pufferlib.policy_factory import check_policy
+
+        check_policy(policy)
         policy = normalize.wrap(policy, env, self.config["normalize"], cfg["gamma"])
         self.policy = policy.to(self.device)
         if self.world_size > 1:
@@ -143,14 +146,10 @@ class PuffeRL:
         self._hook("pufferlib_train_start", trainer=self)
 
     # -- construction helpers ------------------------------------------------------------
-    def _default_policy(self) -> torch.nn.Module:
-        from pufferlib import models
+    def _default_policy(self, explicit: set[str]) -> torch.nn.Module:
+        from pufferlib.policy_factory import make_policy
 
-        policy = models.Default(self.env, **self.config["policy"])
-        if self.config["rnn"]["enabled"]:
-            policy = models.LSTMWrapper(self.env, policy, input_size=policy.hidden_size,
-                                        hidden_size=self.config["rnn"]["hidden_size"])
-        return policy
+        return make_policy(self.env, self.config, env_id=self.env_id, explicit=explicit)
 
     @staticmethod
     def _fit_sizes(cfg: dict, default: Mapping, rows: int, segment: int) -> None:

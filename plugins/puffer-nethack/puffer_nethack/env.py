@@ -42,6 +42,9 @@ def episode_seeds(rng: np.random.Generator) -> tuple[int, int]:
 class NetHackEnv(gymnasium.Wrapper):
     """Wraps an NLE env: per-episode seeds from `reset(seed)`, RGB frames from `render()`."""
 
+    # NLE's own metadata lists 'human'/'ansi', which this wrapper does not render.
+    metadata = {"render_modes": ["rgb_array"]}
+
     def __init__(self, env: gymnasium.Env, render_mode: str | None = None):
         super().__init__(env)
         self._render_mode = render_mode

@@ -5,3 +5,20 @@
 
 Importing this package is cheap; the compiled extension loads when an env is made.
 """
+
+
+def get_include() -> str:
+    """The folder of the C authoring headers (puffer.h, binding.h, ocean.h) and module.c.
+
+    A package with its own C envs builds an extension `<package>._ocean` from a file that
+    does `#include <module.c>` plus one `.c` per env (which `#include "puffer.h"` and
+    `"binding.h"`), with its own folder and this one on the include path and
+    `OCEAN_REGISTRY` naming its registry header (`puffer new --c` writes all of it)::
+
+        Extension("my_plugin._ocean", sources=["my_plugin/csrc/my_plugin_module.c", "my_plugin/csrc/walk.c"],
+                  include_dirs=["my_plugin/csrc", get_include()],
+                  define_macros=[("OCEAN_REGISTRY", '"my_plugin_registry.h"')])
+    """
+    from pathlib import Path
+
+    return str(Path(__file__).parent / "csrc")

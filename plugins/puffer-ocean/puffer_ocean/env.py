@@ -48,6 +48,10 @@ class OceanEnv(PufferEnv):
     """
 
     env_name: str = ""
+    metadata = {"render_modes": [m for m in RENDER_MODES if m]}
+    #: the compiled module holding the C envs (a third-party package built against
+    #: `puffer_ocean.get_include()` sets its own; see `puffer new --c`)
+    native_module: Any = _ocean
 
     def __init__(self, num_envs: int = 1, buf: Any = None, render_mode: str | None = None,
                  log_interval: int = 128, num_threads: int = 1, **kwargs: Any):
@@ -58,7 +62,7 @@ class OceanEnv(PufferEnv):
         if render_mode not in RENDER_MODES:
             raise APIUsageError(f"{name}: render_mode must be one of {RENDER_MODES}, got {render_mode!r}.")
         try:
-            self._c = _ocean.Vec(self.env_name, int(num_envs), kwargs, int(num_threads), int(log_interval))
+            self._c = self.native_module.Vec(self.env_name, int(num_envs), kwargs, int(num_threads), int(log_interval))
         except (ValueError, TypeError, OverflowError) as exc:
             raise APIUsageError(str(exc)) from None
         self.render_mode = render_mode
@@ -87,7 +91,7 @@ class OceanEnv(PufferEnv):
     @classmethod
     def params(cls) -> dict[str, tuple[str, float, float, float]]:
         """The environment's own constructor arguments: name -> (type, default, low, high)."""
-        return {name: (kind, default, low, high) for name, kind, default, low, high in _ocean.params(cls.env_name)}
+        return {name: (kind, default, low, high) for name, kind, default, low, high in cls.native_module.params(cls.env_name)}
 
     @property
     def num_threads(self) -> int:

@@ -11,7 +11,13 @@
 #include <math.h>
 #include <string.h>
 
+/* A third-party package compiles this file with -DOCEAN_REGISTRY='"its_registry.h"' (and its
+ * own folder on the include path) to bind its own environments: see puffer_ocean.get_include(). */
+#ifdef OCEAN_REGISTRY
+#include OCEAN_REGISTRY
+#else
 #include "envs/registry.h"
+#endif
 #include "ocean.h"
 #include "actions.h"
 #include "fields.h"
