@@ -10,14 +10,13 @@ to the env). Training (`pufferlib.rollout`) and `puffer eval` both act through i
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import torch
 from gymnasium import spaces
 
 import pufferlib.pytorch
 from pufferlib.errors import APIUsageError
+from pufferlib.protocols import VecEnv
 
 #: A row index into per-row storage: every row (a slice) or some rows (an index tensor).
 RowIndex = slice | torch.Tensor
@@ -34,7 +33,7 @@ class Actor:
     keeps one (h, c) per agent row. Any other policy returns `(logits, value, ...)`.
     """
 
-    def __init__(self, env: Any, policy: torch.nn.Module, device: torch.device | str = "cpu"):
+    def __init__(self, env: VecEnv, policy: torch.nn.Module, device: torch.device | str = "cpu"):
         self.policy, self.device = policy, torch.device(device)
         self.rows = env.num_agents
         self.recurrent = bool(getattr(policy, "is_recurrent", False))

@@ -31,6 +31,7 @@ from gymnasium import spaces
 import pufferlib.pytorch
 from pufferlib.acting import ALL_ROWS, Actor, RowIndex
 from pufferlib.errors import APIUsageError
+from pufferlib.protocols import VecEnv
 
 
 class Rollout:
@@ -39,7 +40,7 @@ class Rollout:
     STEP_FIELDS = ("obs", "actions", "logprobs", "values", "rewards", "weights", "terminals", "truncations",
                    "starts")
 
-    def __init__(self, env: Any, policy: torch.nn.Module, device: torch.device, batch_size: int,
+    def __init__(self, env: VecEnv, policy: torch.nn.Module, device: torch.device, batch_size: int,
                  segment: int, recurrent: bool):
         rows = env.num_agents
         if batch_size % rows:
