@@ -80,7 +80,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def build_config(args: argparse.Namespace) -> dict:
-    """The trainer config: any section of pufferlib/config/default.toml may be set here."""
+    """The trainer config: any section of pufferlib/data/default.toml may be set here."""
     config = {
         "policy": {"hidden_size": args.hidden_size},
         "rnn": {"enabled": args.rnn, "hidden_size": args.hidden_size},

@@ -67,8 +67,8 @@ def _gym_spec(name: str) -> EnvSpec:
 
 
 def shipped_config(env_id: str) -> dict:
-    """The core's tuned default config of a family id (`pufferlib/config/envs/<id>.toml`); {} if it ships none."""
-    path = resources.files("pufferlib").joinpath("config", "envs", f"{env_id}.toml")
+    """The core's tuned default config of a family id (`pufferlib/data/envs/<id>.toml`); {} if it ships none."""
+    path = resources.files("pufferlib").joinpath("data", "envs", f"{env_id}.toml")
     return tomllib.loads(path.read_text()) if path.is_file() else {}
 
 

@@ -1,6 +1,6 @@
 """`puffer train ENV` and `puffer eval ENV`.
 
-Configuration layers, later wins: `pufferlib/config/default.toml`, the env's default
+Configuration layers, later wins: `pufferlib/data/default.toml`, the env's default
 config (its plugin's EnvSpec), `--config FILE.toml`, then dotted flags generated from the
 resulting tree (`--train.learning-rate 3e-4 --vec.num-envs 8 --env.size 11`). The merged
 config is validated up front (`pufferlib.config_check`): a bad value exits with status 2.

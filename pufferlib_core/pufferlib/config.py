@@ -1,6 +1,6 @@
 """Training configuration: the default TOML, layering, and dotted command-line flags.
 
-A config is a nested dict with the sections of `config/default.toml` (vec, env, policy,
+A config is a nested dict with the sections of `data/default.toml` (vec, env, policy,
 rnn, train). Layers are merged key by key, later wins.
 """
 
@@ -19,17 +19,22 @@ from pufferlib.errors import APIUsageError
 
 
 def _default_text() -> str:
-    return resources.files("pufferlib").joinpath("config/default.toml").read_text()
+    return resources.files("pufferlib").joinpath("data/default.toml").read_text()
+
+
+def core_defaults() -> dict:
+    """The core's own defaults (`pufferlib/data/default.toml`), without plugin sections."""
+    return tomllib.loads(_default_text())
 
 
 def load_default() -> dict:
-    """The default config: the core's `pufferlib/config/default.toml` plus the sections that
+    """The default config: the core's `pufferlib/data/default.toml` plus the sections that
     plugins add through the `pufferlib_config_defaults` hook (e.g. a logger's `[wandb]`).
 
     Plugin defaults only add: a value for a key that already exists is ignored and reported."""
     from pufferlib.plugins import call_hook, report
 
-    config = tomllib.loads(_default_text())
+    config = core_defaults()
     for plugin, layer in call_hook("pufferlib_config_defaults"):
         for dotted in _add_new_keys(config, layer):
             report(plugin, "pufferlib_config_defaults",

@@ -11,9 +11,9 @@ Contract:
   plugin, its distribution and version, the hook and the error. `problems()` keeps the
   reports for `puffer plugins` and `puffer list`. The core's own implementations are trusted:
   their errors propagate.
-- First party: `FIRST_PARTY` (the one place that knows our distribution names) maps each
-  first-party entry-point name to its distribution and the id prefixes it owns. Such a name
-  loads only from that distribution, and its prefixes belong to it even when it is not
+- First party: `FIRST_PARTY` (read from `data/first_party.toml`, the one place that knows our
+  distribution names) maps each first-party entry-point name to its distribution and the id
+  prefixes it owns. Such a name loads only from that distribution, and its prefixes belong to it even when it is not
   installed: no other plugin may list or resolve ids there.
 - Order: core first, then first-party plugins, then the others in discovery order. When two
   plugins claim the same id, prefix or entry-point name, the first keeps it and the other is
@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import functools
 import os
+import tomllib
 import types
 import typing
 import warnings
 from dataclasses import dataclass
+from importlib import resources
 from typing import Any, Iterable, Iterator
 
 import pluggy
@@ -40,16 +42,15 @@ ENTRY_POINT_GROUP = "pufferlib.plugins"
 DISABLE_ENV_VAR = "PUFFERLIB_DISABLE_PLUGIN_AUTOLOAD"
 CORE = "core"
 
-#: First-party entry-point name -> (distribution that must provide it, id prefixes it owns).
-FIRST_PARTY: dict[str, tuple[str, tuple[str, ...]]] = {
-    CORE: ("pufferlib-core", ("gym-", "pettingzoo-")),
-    "ocean": ("puffer-ocean", ("ocean-", "puffer_")),
-    "atari": ("puffer-atari", ("atari-",)),
-    "procgen": ("puffer-procgen", ("procgen-",)),
-    "nethack": ("puffer-nethack", ("nethack-",)),
-    "minigrid": ("puffer-minigrid", ("minigrid-", "babyai-")),
-    "loggers": ("puffer-loggers", ()),
-}
+
+def _first_party() -> dict[str, tuple[str, tuple[str, ...]]]:
+    table = tomllib.loads(resources.files("pufferlib").joinpath("data", "first_party.toml").read_text())
+    return {name: (entry["distribution"], tuple(entry["prefixes"])) for name, entry in table.items()}
+
+
+#: First-party entry-point name -> (distribution that must provide it, id prefixes it owns),
+#: from `pufferlib/data/first_party.toml`.
+FIRST_PARTY: dict[str, tuple[str, tuple[str, ...]]] = _first_party()
 
 
 @dataclass(frozen=True)

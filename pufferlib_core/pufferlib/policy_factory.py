@@ -8,7 +8,7 @@ The contract a policy class meets:
   named so (the user guide's style); `forward(obs)` returns `(logits, value)`.
 - `kwargs` are the `[policy]` config keys its `__init__` accepts (all of them when it
   takes `**kwargs`). A key it does not accept is dropped when it is a core default
-  (`config/default.toml`, same value) and is an `APIUsageError` when it was set by the
+  (`data/default.toml`, same value) and is an `APIUsageError` when it was set by the
   user or the env's plugin, naming the key and the accepted ones.
 - With `rnn.enabled`, it is wrapped in `models.LSTMWrapper`, which needs
   `encode_observations(obs) -> (batch, H)` and `decode_actions(hidden) -> (logits, value)`;
@@ -23,11 +23,10 @@ the class and the fix, so `puffer train` prints a message instead of a traceback
 from __future__ import annotations
 
 import inspect
-import tomllib
 import traceback
-from importlib import resources
 from typing import Any, Callable, Iterable, Mapping
 
+from pufferlib.config import core_defaults
 from pufferlib.errors import APIUsageError, PufferError
 
 RECURRENT_METHODS = ("encode_observations", "decode_actions")
@@ -35,8 +34,7 @@ RECURRENT_METHODS = ("encode_observations", "decode_actions")
 
 def core_policy_defaults() -> dict[str, Any]:
     """The `[policy]` section of the core's default.toml."""
-    text = resources.files("pufferlib").joinpath("config/default.toml").read_text()
-    return dict(tomllib.loads(text).get("policy", {}))
+    return dict(core_defaults().get("policy", {}))
 
 
 def explicit_keys(policy_config: Mapping[str, Any]) -> set[str]:

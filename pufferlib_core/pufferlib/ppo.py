@@ -59,7 +59,7 @@ LOSS_STATS = ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")
 
 @dataclass
 class LossConfig:
-    """Coefficients of the PPO loss (documented in config/default.toml)."""
+    """Coefficients of the PPO loss (documented in data/default.toml)."""
 
     clip_coef: float = 0.2
     vf_coef: float = 0.5

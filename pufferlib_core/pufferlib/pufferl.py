@@ -7,7 +7,7 @@
         trainer.mean_and_log()  # aggregated stats -> dashboard and logger hooks
     trainer.close()
 
-Every hyperparameter is documented in `pufferlib/config/default.toml`. The rollout lives
+Every hyperparameter is documented in `pufferlib/data/default.toml`. The rollout lives
 in (agent rows, time) tensors; see `pufferlib.ppo` for the conventions.
 """
 

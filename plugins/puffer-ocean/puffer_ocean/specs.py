@@ -1,7 +1,7 @@
 """The Ocean env specs. Kept free of heavy imports: creators are lazy 'module:attr' strings.
 
 Each env ships default env kwargs and a default training config (merged over the core's
-`config/default.toml` by `puffer train`); the README table lists what each config reaches.
+`data/default.toml` by `puffer train`); the README table lists what each config reaches.
 """
 
 from __future__ import annotations
