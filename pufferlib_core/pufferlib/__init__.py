@@ -13,7 +13,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from pufferlib.errors import APIUsageError, EnvNotFoundError, PufferError, WorkerError
+from pufferlib.errors import (APIUsageError, CheckpointError, EnvNotFoundError, NonFiniteError, PufferError,
+                              WorkerError)
 from pufferlib.hookspecs import hookimpl
 
 _LAZY = {
@@ -23,6 +24,11 @@ _LAZY = {
     "emulate": "pufferlib.factory",
     "register": "pufferlib.registry",
     "EnvSpec": "pufferlib.spec",
+    "NATIVE": "pufferlib.spec",
+    "load_object": "pufferlib.spec",
+    "EpisodeStats": "pufferlib.environment",
+    "ObsLayout": "pufferlib.spaces",
+    "make_from_config": "pufferlib.factory",
     "PuffeRL": "pufferlib.pufferl",
     "check_env": "pufferlib.checker",
 }
@@ -52,5 +58,5 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = ["APIUsageError", "EnvNotFoundError", "PufferError", "WorkerError", "hookimpl", "version",
-           *_LAZY]
+__all__ = ["APIUsageError", "CheckpointError", "EnvNotFoundError", "NonFiniteError", "PufferError", "WorkerError",
+           "hookimpl", "version", *_LAZY]

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 
 import torch
 
-from pufferlib.errors import APIUsageError
+from pufferlib.errors import APIUsageError, CheckpointError
 
 PATTERN = "model_*.pt"
 TMP_PREFIX = ".tmp_"
@@ -35,10 +35,6 @@ TMP_PREFIX = ".tmp_"
 STALE_TMP_SECONDS = 60.0
 #: Entries every checkpoint written by `PuffeRL.save_checkpoint` has.
 REQUIRED = {"policy": dict, "optimizers": list, "global_step": int, "epoch": int, "config": dict}
-
-
-class CheckpointError(APIUsageError):
-    """A checkpoint file is unreadable, truncated, unsafe to load, foreign, or does not fit the policy."""
 
 
 def plain_data(value: Any) -> Any:

@@ -5,7 +5,7 @@ Observations of any nesting are flattened into one row per agent by
 `pufferlib.pytorch.unflatten(...)` give the structure back as views); structured
 actions are flattened by `pufferlib.spaces.ActionLayout`.
 
-Auto-reset semantics (the same as native PufferEnvs): when the wrapped env ends an
+Auto-reset semantics (the same as in-place PufferEnvs): when the wrapped env ends an
 episode (terminated or truncated; for PettingZoo, when no agent is left), the same
 `step` call resets it. The returned observation is then the first observation of the
 next episode, while `rewards`, `terminals` and `truncations` belong to the step that
@@ -366,7 +366,7 @@ def is_pettingzoo_env(env: Any) -> bool:
 
 
 def wrap(env: Any, buf: Any = None) -> PufferEnv:
-    """Return `env` as a native PufferEnv bound to `buf`, wrapping it if needed."""
+    """Return `env` as an in-place PufferEnv bound to `buf`, wrapping it if needed."""
     if isinstance(env, PufferEnv) and not env.is_simple_style:
         if buf is not None:
             if not isinstance(env, _Emulated):

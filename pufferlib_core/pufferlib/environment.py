@@ -1,6 +1,6 @@
 """PufferEnv: environments that write into preallocated arrays in place.
 
-A native PufferEnv subclass sets `single_observation_space`, `single_action_space` and
+An in-place PufferEnv subclass sets `single_observation_space`, `single_action_space` and
 `num_agents`, then calls `super().__init__(buf)`. The base class validates them and
 binds the arrays below, either its own or slices of a vectorizer's shared batch
 (`buf`), so a vectorized step copies nothing:
@@ -23,7 +23,7 @@ bootstraps from the value of its last observation before the final step.
 
 `reset(seed=None) -> (observations, infos)` and
 `step(actions) -> (observations, rewards, terminals, truncations, infos)` fill the
-arrays and return them; `infos` is a list of dicts. A native env resets its finished
+arrays and return them; `infos` is a list of dicts. An in-place env resets its finished
 agents itself inside `step`.
 
 The simpler authoring style of the user guide is accepted too: a subclass that calls
@@ -115,11 +115,11 @@ class Buffers:
 
 
 class EpisodeStats:
-    """Episode return and length of every agent row, for native envs that reset rows themselves.
+    """Episode return and length of every agent row, for in-place envs that reset rows themselves.
 
     `step(rewards, done)` counts one step of every row and returns an info dict
     (`episode_return`, `episode_length`) for each row whose episode `done` ends, in row
-    order, then starts those rows over: what a native env returns as its infos.
+    order, then starts those rows over: what an in-place env returns as its infos.
     """
 
     def __init__(self, rows: int):

@@ -18,3 +18,11 @@ class EnvNotFoundError(PufferError, KeyError):
 
 class WorkerError(PufferError, RuntimeError):
     """A vectorization worker failed; the message carries its traceback."""
+
+
+class CheckpointError(APIUsageError):
+    """A checkpoint file is unreadable, truncated, unsafe to load, foreign, or does not fit the policy."""
+
+
+class NonFiniteError(PufferError, FloatingPointError):
+    """Training produced NaN or infinite values; the message names the first source found."""

@@ -8,9 +8,8 @@ from typing import Any, Callable, Mapping
 from pufferlib import registry
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
+from pufferlib.spec import NATIVE
 
-#: EnvSpec.backend of native envs whose creator takes `num_envs` and steps every copy itself.
-NATIVE = "native"
 
 
 def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,

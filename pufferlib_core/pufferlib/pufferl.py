@@ -29,13 +29,9 @@ from pufferlib import checkpoint, normalize, ppo
 from pufferlib.config import check_keys, load_default, merge
 from pufferlib.config_check import check_values
 from pufferlib.dashboard import Dashboard
-from pufferlib.errors import APIUsageError, PufferError
+from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError, PufferError
 from pufferlib.metrics_file import MetricsFile
 from pufferlib.rollout import Rollout
-
-
-class NonFiniteError(PufferError, FloatingPointError):
-    """Training produced NaN or infinite values; the message names the first source found."""
 
 
 def _resolve_device(device: str) -> torch.device:
@@ -446,7 +442,7 @@ class PuffeRL:
                 for opt, state in zip(self.optimizers, payload["optimizers"], strict=True):
                     opt.load_state_dict(state)
             except (ValueError, KeyError, TypeError) as exc:
-                raise checkpoint.CheckpointError(
+                raise CheckpointError(
                     f"{payload['path']}: its optimiser state does not fit this run ({exc}); resume with the "
                     f"run's own settings (optimizer {payload['config']['train'].get('optimizer')!r}), or start "
                     "a new run with --load-model-path to keep only the weights.") from None

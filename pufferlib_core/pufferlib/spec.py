@@ -27,6 +27,12 @@ def load_object(path: str) -> Any:
     return obj
 
 
+#: `EnvSpec.backend` of a native env: its creator takes `num_envs` and steps every copy itself in
+#: one call (Ocean's C envs, ALE's and Procgen's vector envs); `pufferlib.make` then builds one such
+#: env per process instead of vectorizing single envs.
+NATIVE = "native"
+
+
 @dataclass
 class EnvSpec:
     """How to make one environment id, and the defaults that come with it.
@@ -34,7 +40,7 @@ class EnvSpec:
     `creator` is a callable or a lazy `"module:attr"` string, called as
     `creator(**{**kwargs, **user_kwargs})`. `policy` names the default policy class
     (`"module:attr"`); `config` holds default training settings (nested dict, same keys as
-    the trainer config); `backend` is the default vectorization backend.
+    the trainer config); `backend` is the default vectorization backend, or `NATIVE`.
     """
 
     id: str

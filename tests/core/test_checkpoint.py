@@ -10,7 +10,7 @@ import torch
 
 import pufferlib
 from pufferlib import cli, checkpoint
-from pufferlib.checkpoint import CheckpointError
+from pufferlib.errors import CheckpointError
 
 
 

@@ -17,7 +17,7 @@ from gymnasium import spaces
 import pufferlib
 from pufferlib import PuffeRL, checkpoint, cli
 from pufferlib.dashboard import Dashboard
-from pufferlib.pufferl import NonFiniteError
+from pufferlib.errors import NonFiniteError
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -60,7 +60,7 @@ def autotune(env: str | Callable, num_envs: int | None = None, seconds: float = 
     native = False
     if isinstance(env, str):
         from pufferlib import registry
-        from pufferlib.factory import NATIVE
+        from pufferlib.spec import NATIVE
 
         native = registry.spec(env).backend == NATIVE
 

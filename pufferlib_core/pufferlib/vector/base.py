@@ -34,20 +34,20 @@ from pufferlib.errors import APIUsageError
 
 
 def probe_env(creator: Callable, args: tuple, kwargs: dict) -> tuple[PufferEnv, bool]:
-    """Create one env to learn the spaces; returns (env as PufferEnv, is_native)."""
+    """Create one env to learn the spaces; returns (env as PufferEnv, whether it is an in-place PufferEnv)."""
     env = creator(*args, **kwargs)
     if isinstance(env, PufferEnv) and not env.is_simple_style:
         return env, True
     return wrap(env), False
 
 
-def create_env(creator: Callable, args: tuple, kwargs: dict, buf: Buffers, native: bool,
+def create_env(creator: Callable, args: tuple, kwargs: dict, buf: Buffers, in_place: bool,
                like: PufferEnv, index: int) -> PufferEnv:
     """Create env `index` bound to `buf` and check that it matches `like` (env 0).
 
-    Native PufferEnvs get `buf=`; other envs are emulated, checked, then moved onto `buf`.
+    In-place PufferEnvs get `buf=`; other envs are emulated, checked, then moved onto `buf`.
     """
-    if not native:
+    if not in_place:
         env = wrap(creator(*args, **kwargs))
         check_matches(env, like, index)
         env.rebind(buf)
@@ -64,7 +64,7 @@ def create_env(creator: Callable, args: tuple, kwargs: dict, buf: Buffers, nativ
     return env
 
 
-#: Seeds are ints in [0, SEED_LIMIT) or None (what numpy and the native envs accept alike).
+#: Seeds are ints in [0, SEED_LIMIT) or None (what numpy and C envs accept alike).
 SEED_LIMIT = 2**32
 
 
@@ -133,7 +133,7 @@ class VecEnv:
         #: Whether the envs keep the last observation of an episode in `final_observations`
         #: (see `pufferlib.environment`): rows `env_ids` of a recv() hold it where done.
         self.writes_final_observations = bool(getattr(driver, "writes_final_observations", False))
-        #: How to unflatten structured observations/actions (None for native envs).
+        #: How to unflatten structured observations/actions (None for in-place PufferEnvs).
         self.obs_layout = getattr(driver, "obs_layout", None)
         self.action_layout = getattr(driver, "action_layout", None)
         self._act_shape = (1,) if isinstance(self.single_action_space, spaces.Discrete) \

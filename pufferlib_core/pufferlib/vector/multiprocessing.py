@@ -145,7 +145,7 @@ class Multiprocessing(VecEnv):
         self.start_method, self.seed = start_method, check_seed(seed)
         self._spin = SpinPolicy(SPIN_US if spin_us is None else spin_us, adaptive=spin_us is None)
 
-        driver, native = probe_env(env_creators[0], env_args[0], env_kwargs[0])
+        driver, in_place = probe_env(env_creators[0], env_args[0], env_kwargs[0])
         driver.close()
         self.driver_env = driver
         self._init_spaces(driver, num_envs, batch_size)
@@ -182,7 +182,7 @@ class Multiprocessing(VecEnv):
                                 ("observations", "rewards", "terminals", "truncations"))
         self._out: Buffers | None = None
         try:
-            self._start_workers(env_creators, env_args, env_kwargs, native, layout)
+            self._start_workers(env_creators, env_args, env_kwargs, in_place, layout)
             self._wait(workers, init_timeout)
         except BaseException:
             self.close()
@@ -190,7 +190,7 @@ class Multiprocessing(VecEnv):
         self._pending[:] = 0
         self._in_flight = 0
 
-    def _start_workers(self, creators, args, kwargs, native, layout) -> None:
+    def _start_workers(self, creators, args, kwargs, in_place, layout) -> None:
         ctx = mp.get_context(self.start_method)
         if self.start_method != "fork":
             self._check_picklable(creators, args, kwargs)
@@ -198,7 +198,7 @@ class Multiprocessing(VecEnv):
                                single_action_space=self.single_action_space, num_agents=self.agents_per_env)
         for w in range(self.num_workers):
             envs = slice(w * self.envs_per_worker, (w + 1) * self.envs_per_worker)
-            spec = WorkerSpec(w, self._block, layout, creators[envs], args[envs], kwargs[envs], native,
+            spec = WorkerSpec(w, self._block, layout, creators[envs], args[envs], kwargs[envs], in_place,
                               envs.start, like, self._spin.spin_us, self._spin.adaptive,
                               None if self.start_method == "forkserver" else os.getpid())
             parent_conn, child_conn = ctx.Pipe()

@@ -35,7 +35,7 @@ class Serial(VecEnv):
         valid = [b for b in range(1, num_envs + 1) if num_envs % b == 0]
         if batch_size not in valid:
             raise APIUsageError(f"batch_size={batch_size} must divide num_envs={num_envs}. Valid values: {valid}.")
-        first, native = probe_env(env_creators[0], env_args[0], env_kwargs[0])
+        first, in_place = probe_env(env_creators[0], env_args[0], env_kwargs[0])
         self._init_spaces(first, num_envs, batch_size)
         self.buffers = Buffers.allocate(self.single_observation_space, self.single_action_space,
                                         self.num_agents)
@@ -45,13 +45,13 @@ class Serial(VecEnv):
         try:
             for i in range(num_envs):
                 buf = self.buffers.slice(i * n, (i + 1) * n)
-                if i == 0 and not native:
+                if i == 0 and not in_place:
                     first.rebind(buf)
                     env = first
                 else:
                     if i == 0:
                         first.close()
-                    env = create_env(env_creators[i], env_args[i], env_kwargs[i], buf, native, first, i)
+                    env = create_env(env_creators[i], env_args[i], env_kwargs[i], buf, in_place, first, i)
                 self.envs.append(env)
         except BaseException:
             close_all(self.envs)

@@ -154,7 +154,7 @@ class WorkerSpec:
     creators: Sequence[Callable]
     args: Sequence[tuple]
     kwargs: Sequence[dict]
-    native: bool
+    in_place: bool
     first_env: int
     like: SimpleNamespace  # single_observation_space, single_action_space, num_agents of env 0
     spin_us: float
@@ -187,7 +187,7 @@ def worker_main(spec: WorkerSpec, conn: Connection) -> None:
         for k in range(len(spec.creators)):
             i = spec.first_env + k
             envs.append(create_env(spec.creators[k], spec.args[k], spec.kwargs[k],
-                                   buffers.slice(i * n, (i + 1) * n), spec.native, spec.like, i))
+                                   buffers.slice(i * n, (i + 1) * n), spec.in_place, spec.like, i))
         steps = [(env.step, env.actions) for env in envs]
         while True:
             payload = b""
