@@ -87,42 +87,45 @@ class PuffeRL:
         cfg = self.config["train"]
         self.env, self.env_id = env, env_id or getattr(getattr(env, "spec", None), "id", None)
 
-        self.device = _resolve_device(str(cfg["device"]))
-        self.rank, self.world_size, self.device, self._owns_group = _init_distributed(self.device)
-        if self.device.type == "cpu" and cfg["cpu_threads"] > 0:
+        # Everything that can be checked is checked before anything is acquired (the process
+        # group, the device, the env's reset): a bad config leaves nothing behind.
+        device = _resolve_device(str(cfg["device"]))
+        if device.type == "cpu" and cfg["cpu_threads"] > 0:
             torch.set_num_threads(cfg["cpu_threads"])
-        torch.manual_seed(cfg["seed"] + self.rank)
-        np.random.seed(cfg["seed"] + self.rank)
+        rank = int(os.environ.get("RANK", "0"))
+        torch.manual_seed(cfg["seed"] + rank)
+        np.random.seed(cfg["seed"] + rank)
         if cfg["torch_deterministic"]:
             torch.backends.cudnn.deterministic = True
-
         if policy is None:
             policy = self._default_policy(set(config.get("policy", {})))
         from pufferlib.policy_factory import check_policy
 
         check_policy(policy)
         policy = normalize.wrap(policy, env, self.config["normalize"], cfg["gamma"])
+        self.recurrent = bool(getattr(policy, "is_recurrent", False))
+        self.segment = cfg["bptt_horizon"] if self.recurrent else 1
+        self._fit_sizes(cfg, default["train"], env.num_agents, self.segment)
+        Rollout.check_sizes(env.num_agents, cfg["batch_size"], self.segment)
+        if cfg["minibatch_size"] > cfg["batch_size"] or cfg["batch_size"] % cfg["minibatch_size"]:
+            raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must divide batch_size={cfg['batch_size']}.")
+        if cfg["minibatch_size"] % self.segment:
+            raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must be a multiple of "
+                                f"bptt_horizon={self.segment} for recurrent policies.")
+
+        self.rank, self.world_size, self.device, self._owns_group = _init_distributed(device)
         self.policy = policy.to(self.device)
         if self.world_size > 1:
             import torch.distributed as dist
 
             for param in self.policy.state_dict().values():
                 dist.broadcast(param, src=0)
-        self.recurrent = bool(getattr(policy, "is_recurrent", False))
         self.forward_policy = torch.compile(self.policy) if cfg["compile"] else self.policy
         self.autocast = cfg["precision"] == "bfloat16" and self.device.type == "cuda"
         self.optimizers = self._make_optimizers(cfg)
-
-        self._fit_sizes(cfg, default["train"], env.num_agents, cfg["bptt_horizon"] if self.recurrent else 1)
         # The env keeps the seed it was made with (`puffer train` offsets it per rank).
-        self.rollout = Rollout(env, self.forward_policy, self.device, cfg["batch_size"],
-                               cfg["bptt_horizon"] if self.recurrent else 1, self.recurrent)
-        self.segment = self.rollout.segment
-        if cfg["minibatch_size"] > cfg["batch_size"] or cfg["batch_size"] % cfg["minibatch_size"]:
-            raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must divide batch_size={cfg['batch_size']}.")
-        if cfg["minibatch_size"] % self.segment:
-            raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must be a multiple of "
-                                f"bptt_horizon={self.segment} for recurrent policies.")
+        self.rollout = Rollout(env, self.forward_policy, self.device, cfg["batch_size"], self.segment,
+                               self.recurrent)
         self.loss_config = ppo.LossConfig(cfg["clip_coef"], cfg["vf_coef"], cfg["vf_clip_coef"], cfg["ent_coef"],
                                           cfg["norm_adv"])
         self.global_step, self.epoch = 0, 0
@@ -135,6 +138,7 @@ class PuffeRL:
         self.diverged: str | None = None  # why training stopped on non-finite values (no saves after that)
         self.saved_step = 0  # global_step of the last checkpoint written or resumed from
         self.losses: dict[str, float] = {}
+        self.last_metrics: dict[str, float] = {}  # the last log step's metrics (see mean_and_log)
         self.profile: dict[str, float] = defaultdict(float)
         self.dashboard = dashboard if dashboard is not None else Dashboard(
             f"PuffeRL {self.env_id or ''}".strip(), cfg["log_interval"])
@@ -454,7 +458,7 @@ class PuffeRL:
     def close(self) -> dict[str, Any]:
         """Stop the dashboard, call the end hook, close the env (and the process group this
         trainer created under torchrun); returns the last metrics."""
-        metrics = getattr(self, "last_metrics", {})
+        metrics = self.last_metrics
         if self.rank == 0 and metrics:
             self.dashboard.update(metrics, self.total_timesteps, final=True)
         self.dashboard.close()

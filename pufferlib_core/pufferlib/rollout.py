@@ -43,15 +43,7 @@ class Rollout:
     def __init__(self, env: VecEnv, policy: torch.nn.Module, device: torch.device, batch_size: int,
                  segment: int, recurrent: bool):
         rows = env.num_agents
-        if batch_size % rows:
-            raise APIUsageError(
-                f"batch_size={batch_size} must be a multiple of the env's {rows} agent rows "
-                f"(e.g. {rows * max(1, batch_size // rows)}); change batch_size or num_envs.")
-        horizon = batch_size // rows
-        if horizon % segment:
-            raise APIUsageError(
-                f"bptt_horizon={segment} must divide the {horizon} steps per agent row of a batch "
-                f"(batch_size {batch_size} / {rows} rows).")
+        horizon = self.check_sizes(rows, batch_size, segment)
         self.actor = Actor(env, policy, device)
         if self.actor.recurrent != recurrent:
             raise APIUsageError(f"recurrent={recurrent} but the policy's is_recurrent is {self.actor.recurrent}.")
@@ -90,6 +82,20 @@ class Rollout:
         self._numpy = {name: getattr(self, name).numpy() for name in self.STEP_FIELDS} if device.type == "cpu" else None
         self.infos: dict[str, list[float]] = defaultdict(list)
         env.async_reset()
+
+    @staticmethod
+    def check_sizes(rows: int, batch_size: int, segment: int) -> int:
+        """The steps per agent row of a batch; APIUsageError when the sizes do not fit."""
+        if batch_size % rows:
+            raise APIUsageError(
+                f"batch_size={batch_size} must be a multiple of the env's {rows} agent rows "
+                f"(e.g. {rows * max(1, batch_size // rows)}); change batch_size or num_envs.")
+        horizon = batch_size // rows
+        if horizon % segment:
+            raise APIUsageError(
+                f"bptt_horizon={segment} must divide the {horizon} steps per agent row of a batch "
+                f"(batch_size {batch_size} / {rows} rows).")
+        return horizon
 
     def action_mask(self, obs: torch.Tensor) -> torch.Tensor | None:
         """The env's action mask for `obs` (see `pufferlib.pytorch.action_mask`), or None."""

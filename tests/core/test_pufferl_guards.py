@@ -17,7 +17,7 @@ from gymnasium import spaces
 import pufferlib
 from pufferlib import PuffeRL, checkpoint, cli
 from pufferlib.dashboard import Dashboard
-from pufferlib.errors import NonFiniteError
+from pufferlib.errors import APIUsageError, NonFiniteError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -155,3 +155,20 @@ def test_resume_from_a_checkpoint_file_continues_in_its_run_folder(tmp_path, cap
                      "--train.total-timesteps", "256"]) == 0
     assert sorted(p.name for p in run.glob("*.pt")) == [f"model_00000{i}.pt" for i in (1, 2, 3, 4)]
     assert checkpoint.load(run)["global_step"] == 256
+
+
+def test_bad_sizes_fail_before_the_env_is_reset_or_a_process_group_starts(monkeypatch):
+    """Validation comes before acquisition: a config that cannot train leaves no reset env behind."""
+    import torch.distributed as dist
+
+    env = pufferlib.make("gym-CartPole-v1", num_envs=4)
+    resets = []
+    monkeypatch.setattr(env, "async_reset", lambda *a, **k: resets.append(1))
+    try:
+        with pytest.raises(APIUsageError, match="minibatch_size=96 must divide batch_size=128"):
+            PuffeRL({"train": {"batch_size": 128, "minibatch_size": 96, "device": "cpu"}}, env)
+        with pytest.raises(APIUsageError, match="batch_size=130 must be a multiple"):
+            PuffeRL({"train": {"batch_size": 130, "minibatch_size": 130, "device": "cpu"}}, env)
+        assert resets == [] and not dist.is_initialized()
+    finally:
+        env.close()
