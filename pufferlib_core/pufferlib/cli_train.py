@@ -62,6 +62,10 @@ def make_env(env_id: str, config: dict, rank: int = 0, **env_overrides: Any):
     import pufferlib
 
     vec = config["vec"]
+    if vec["backend"] == "ray":
+        from pufferlib.vector.ray import connect
+
+        connect(config["ray"]["address"] or None)
     return pufferlib.make(env_id, num_envs=vec["num_envs"], num_workers=vec["num_workers"] or None,
                           batch_size=vec["env_batch_size"] or None,
                           backend=None if vec["backend"] == "auto" else vec["backend"],
