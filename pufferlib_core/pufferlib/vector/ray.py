@@ -175,12 +175,18 @@ class Ray(VecEnv):
         return f"node {nodes[w]}" if nodes else "its node"
 
     def _get(self, futures: list, workers: list[int]) -> list:
-        """ray.get each future; a failure closes the env and raises WorkerError naming the block."""
+        """The futures' results; a failure closes the env and raises WorkerError naming the block."""
         ray = self._ray
+        try:
+            return ray.get(futures, timeout=self.timeout_s)  # one call: the common case
+        except ray.exceptions.GetTimeoutError:
+            wait_s = 0.0  # the whole timeout has passed: the first unfinished block is late
+        except ray.exceptions.RayError:
+            wait_s = self.timeout_s  # a block failed: find it (the others may still be running)
         out = []
         for fut, w in zip(futures, workers):
             try:
-                ready, _ = ray.wait([fut], timeout=self.timeout_s)
+                ready, _ = ray.wait([fut], timeout=wait_s)
                 if not ready:
                     raise TimeoutError
                 out.append(ray.get(fut))
@@ -237,9 +243,11 @@ class Ray(VecEnv):
             raise APIUsageError("recv() needs envs in flight: call async_reset() first.")
         by_future = {fut: w for w, fut in self._pending.items()}
         ready, _ = self._ray.wait(list(by_future), num_returns=need, timeout=self.timeout_s)
-        if len(ready) < need:  # name a block that is late
-            late = sorted(set(self._pending) - {by_future[f] for f in ready})
-            self._get([self._pending[late[0]]], late[:1])
+        if len(ready) < need:  # a failed actor's result is ready (with its error): these are late
+            w = min(set(self._pending) - {by_future[f] for f in ready})
+            self.close()
+            raise WorkerError(f"Ray actor {w} ({self._envs_of(w)} on {self._node_of(w)}) sent no result "
+                              f"within timeout_s={self.timeout_s}. The vectorized env is closed.")
         held = sorted(by_future[f] for f in ready)
         results = self._get([self._pending.pop(w) for w in held], held)
         infos: list = []
