@@ -7,7 +7,9 @@ it is started by the backend's own `connect()`, which confines it to 127.0.0.1.
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,11 +38,16 @@ def ray_instance():
 
     from pufferlib.vector.ray import connect
 
+    saved = {k: os.environ.get(k) for k in ("PYTHONPATH", "RAY_TMPDIR")}
     # Ray's workers inherit the environment: let them import tests.core.mp_envs too
     root = str(Path(__file__).resolve().parents[2])
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
-    connect(num_cpus=4)
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [root, saved["PYTHONPATH"]]))
+    # Ray keeps its sockets and session logs under RAY_TMPDIR (short: socket paths are limited)
+    temp_dir = tempfile.mkdtemp(prefix="puffer-ray-", dir="/tmp")
+    os.makedirs(os.path.join(temp_dir, "ray"))
+    os.environ["RAY_TMPDIR"] = temp_dir
     try:
+        connect(num_cpus=4)
         yield ray
     finally:
         ray.shutdown()
@@ -48,6 +55,12 @@ def ray_instance():
         while ray_processes() and time.monotonic() < deadline:
             time.sleep(0.2)
         left = [(p.pid, p.name()) for p in ray_processes()]
+        shutil.rmtree(temp_dir, ignore_errors=True)
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
         assert not left, f"Ray processes left behind: {left}"
 
 

@@ -242,7 +242,10 @@ class Ray(VecEnv):
         if need > len(self._pending):
             raise APIUsageError("recv() needs envs in flight: call async_reset() first.")
         by_future = {fut: w for w, fut in self._pending.items()}
-        ready, _ = self._ray.wait(list(by_future), num_returns=need, timeout=self.timeout_s)
+        if need == len(by_future):  # every block in flight is needed: no need to ask which are ready
+            ready = list(by_future)
+        else:
+            ready, _ = self._ray.wait(list(by_future), num_returns=need, timeout=self.timeout_s)
         if len(ready) < need:  # a failed actor's result is ready (with its error): these are late
             w = min(set(self._pending) - {by_future[f] for f in ready})
             self.close()
