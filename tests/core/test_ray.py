@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -159,6 +162,44 @@ def test_close_leaves_no_actors(ray_instance):
     assert not actor_processes()
     with pytest.raises(APIUsageError, match="closed"):
         vecenv.reset()
+
+
+CTRL_C_SCRIPT = """
+import sys, time, pufferlib.vector
+from pufferlib.vector.ray import connect
+from tests.core.mp_envs import Tagged
+connect(sys.argv[1])
+env = pufferlib.vector.make(Tagged, backend="ray", num_envs=2, num_workers=2)
+env.reset()
+print("ready", flush=True)
+while True:
+    env.step([0] * 4)
+"""
+
+
+def test_ctrl_c_of_the_driver_leaves_no_actors(ray_instance, tmp_path):
+    before = {p.pid for p in actor_processes()}
+    address = ray_instance.get_runtime_context().gcs_address
+    log = tmp_path / "driver.log"
+    with open(log, "w") as err:
+        proc = subprocess.Popen([sys.executable, "-c", CTRL_C_SCRIPT, address], stdout=subprocess.PIPE,
+                                stderr=err, text=True, cwd=tmp_path)
+    watchdog = threading.Timer(120, proc.kill)  # readline() must not wait forever
+    watchdog.start()
+    try:
+        assert proc.stdout.readline().strip() == "ready", log.read_text()
+        assert len({p.pid for p in actor_processes()} - before) == 2
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    deadline = time.monotonic() + 15
+    while {p.pid for p in actor_processes()} - before and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not {p.pid for p in actor_processes()} - before
 
 
 def test_missing_ray_says_what_to_install(monkeypatch):

@@ -54,18 +54,22 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> None:
     else starts a local single-node instance whose servers bind to 127.0.0.1 only
     (`num_cpus`: its CPU count, default all), shut down when this process exits.
     """
-    if address is None and "ray" not in sys.modules:
+    # A local instance, or one at a loopback address, stays on loopback: without this Ray
+    # swaps 127.0.0.1 for the machine's network address.
+    local = not address or address.rpartition(":")[0].strip("[]") in ("127.0.0.1", "localhost", "::1")
+    if local and "ray" not in sys.modules:
         os.environ.setdefault(_LOCAL_ONLY_ENV, "0")
     ray = _ray()
     if ray.is_initialized():
         return
+    if local:
+        from ray._private import ray_constants  # also when ray was imported before the variable was set
+
+        ray_constants.ENABLE_RAY_CLUSTER = False
     if address:
         ray.init(address=address, log_to_driver=False)
-        return
-    from ray._private import ray_constants  # also when ray was imported before the variable was set
-
-    ray_constants.ENABLE_RAY_CLUSTER = False
-    ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, num_cpus=num_cpus, log_to_driver=False)
+    else:
+        ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, num_cpus=num_cpus, log_to_driver=False)
 
 
 class _Cloudpickled:
