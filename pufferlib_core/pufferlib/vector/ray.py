@@ -197,7 +197,9 @@ class Ray(VecEnv):
             except TimeoutError:
                 self.close()
                 raise WorkerError(f"Ray actor {w} ({self._envs_of(w)} on {self._node_of(w)}) sent no result "
-                                  f"within timeout_s={self.timeout_s}. The vectorized env is closed.") from None
+                                  f"within timeout_s={self.timeout_s} (an actor also waits there while the "
+                                  "cluster lacks the CPUs it reserves: see `ray status`). The vectorized "
+                                  "env is closed.") from None
             except ray.exceptions.RayTaskError as exc:
                 self.close()
                 raise WorkerError(f"Ray actor {w} ({self._envs_of(w)} on {self._node_of(w)}) raised an "
