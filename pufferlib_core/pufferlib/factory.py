@@ -56,6 +56,10 @@ def make_from_config(env_id: str, config: Mapping[str, Any], rank: int = 0, **en
     """The vectorized env of a trainer config (its `vec` and `env` sections); `rank` offsets the
     seeds under torchrun; `env_overrides` override env kwargs (e.g. render_mode)."""
     vec = config["vec"]
+    if vec["backend"] == "ray":
+        from pufferlib.vector.ray import connect
+
+        connect(config["ray"]["address"] or None)
     return make(env_id, num_envs=vec["num_envs"], num_workers=vec["num_workers"] or None,
                 batch_size=vec["env_batch_size"] or None, backend=None if vec["backend"] == "auto" else vec["backend"],
                 seed=vec["seed"] + rank * vec["num_envs"], timeout=vec.get("timeout") or None,

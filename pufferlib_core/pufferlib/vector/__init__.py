@@ -20,6 +20,7 @@ from pufferlib.vector.serial import Serial
 BACKENDS = {
     "serial": "pufferlib.vector.serial:Serial",
     "multiprocessing": "pufferlib.vector.multiprocessing:Multiprocessing",
+    "ray": "pufferlib.vector.ray:Ray",  # needs the [ray] extra
 }
 
 

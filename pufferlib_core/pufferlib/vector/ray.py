@@ -1,0 +1,310 @@
+"""Ray vectorization: blocks of envs stepped by Ray actors, across the nodes of a Ray cluster.
+
+`num_envs` envs are split into `num_workers` contiguous blocks of `envs_per_worker`, as in
+the multiprocessing backend; each block lives in one Ray actor (placed by Ray on any node),
+which steps it with `Serial`, or with `Multiprocessing` over `cpus_per_worker` processes
+when it asks for several cores (hierarchical vectorization). An actor returns its block's
+arrays; the driver copies them into its own buffers as blocks arrive.
+
+The API and its contract are those of `pufferlib.vector.base` and of the multiprocessing
+backend: `batch_size` is counted in envs and filled by whole actors; `recv()` returns the
+actors that finished first, in actor order, with their `env_ids`; env i is reset with
+`seed + i`, so results equal `Serial`'s for the same seeds and actions.
+
+Ray: the driver uses the Ray instance this process is connected to, else connects to
+`address` ('auto' or 'HOST:PORT'), else starts a local instance that binds to 127.0.0.1
+only (see `connect`). Faults: an actor that raises, dies or whose node dies gives a
+`WorkerError` naming the node and the envs (after at most `timeout_s` without a result);
+`close()` kills every actor.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from pufferlib.environment import Buffers
+from pufferlib.errors import APIUsageError, WorkerError
+from pufferlib.vector.base import VecEnv, probe_env
+from pufferlib.vector.multiprocessing import resolve_layout
+
+#: Ray reads this when imported: "0" makes a local instance use 127.0.0.1 as its node address.
+_LOCAL_ONLY_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+INSTALL_HINT = "pip install 'puffer-core[ray]'"
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ModuleNotFoundError as exc:
+        if exc.name != "ray":
+            raise
+        raise APIUsageError(f"The 'ray' backend needs Ray, which is not installed: {INSTALL_HINT}") from exc
+    return ray
+
+
+def connect(address: str | None = None, num_cpus: int | None = None) -> None:
+    """Connect this process to Ray, once.
+
+    Keeps an existing connection (e.g. your own `ray.init(...)`); else `address` ('auto'
+    for the cluster started with `ray start` on this node, or 'HOST:PORT' of its head);
+    else starts a local single-node instance whose servers bind to 127.0.0.1 only
+    (`num_cpus`: its CPU count, default all), shut down when this process exits.
+    """
+    # A local instance, or one at a loopback address, stays on loopback: without this Ray
+    # swaps 127.0.0.1 for the machine's network address.
+    local = not address or address.rpartition(":")[0].strip("[]") in ("127.0.0.1", "localhost", "::1")
+    if local and "ray" not in sys.modules:
+        os.environ.setdefault(_LOCAL_ONLY_ENV, "0")
+    ray = _ray()
+    if ray.is_initialized():
+        return
+    if local:
+        from ray._private import ray_constants  # also when ray was imported before the variable was set
+
+        ray_constants.ENABLE_RAY_CLUSTER = False
+    if address:
+        ray.init(address=address, log_to_driver=False)
+    else:
+        ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, num_cpus=num_cpus, log_to_driver=False)
+
+
+class _Cloudpickled:
+    """A creator carried as cloudpickle bytes, so that spawned processes can unpickle lambdas."""
+
+    def __init__(self, fn: Callable):
+        from ray import cloudpickle
+
+        self.blob = cloudpickle.dumps(fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from ray import cloudpickle
+
+        return cloudpickle.loads(self.blob)(*args, **kwargs)
+
+
+class _Block:
+    """One actor's block of envs (Ray turns this class into an actor class)."""
+
+    def __init__(self, creators, args, kwargs, seed_offset, cpus):
+        from pufferlib import vector
+
+        backend = "multiprocessing" if cpus > 1 and len(creators) > 1 else "serial"
+        workers = max(d for d in range(1, min(cpus, len(creators)) + 1) if len(creators) % d == 0)
+        # spawn: forking a process that runs Ray's threads is unsafe
+        extra = {}
+        if backend == "multiprocessing":
+            extra = {"num_workers": workers, "start_method": "spawn"}
+            creators = [_Cloudpickled(c) for c in creators]
+        self.vec = vector.make(list(creators), list(args), list(kwargs), backend=backend,
+                               num_envs=len(creators), **extra)
+        self.offset = seed_offset
+
+    def where(self) -> str:
+        import ray
+
+        return ray.util.get_node_ip_address()
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def _result(self) -> tuple:
+        obs, rewards, terminals, truncations, infos, _, masks = self.vec.recv()
+        final = getattr(self.vec, "final_observations", None) if self.vec.writes_final_observations else None
+        return obs, rewards, terminals, truncations, masks, final, infos
+
+    def reset(self, seed):
+        self.vec.async_reset(None if seed is None else seed + self.offset)
+        return self._result()
+
+    def step(self, actions):
+        self.vec.send(actions)
+        return self._result()
+
+    def close(self) -> None:
+        self.vec.close()
+
+
+class Ray(VecEnv):
+    """Steps `num_envs` envs in `num_workers` Ray actors (see module doc).
+
+    `cpus_per_worker`: CPUs each actor reserves; above 1 it runs its block with the
+    multiprocessing backend. `address`: see `connect`. `timeout_s`: longest wait for a
+    block before it counts as lost.
+    """
+
+    def __init__(self, env_creators: Sequence[Callable], env_args: Sequence[tuple],
+                 env_kwargs: Sequence[dict], num_envs: int, batch_size: int | None = None,
+                 seed: int | None = 0, num_workers: int | None = None,
+                 envs_per_worker: int | None = None, cpus_per_worker: int = 1,
+                 address: str | None = None, timeout_s: float = 300.0, **unused: Any):
+        ray = _ray()
+        workers, per_worker, batch_size = resolve_layout(num_envs, num_workers, envs_per_worker, batch_size)
+        connect(address)
+        self._ray, self.seed, self.timeout_s = ray, seed, timeout_s
+        self.num_workers, self.envs_per_worker = workers, per_worker
+        driver, _ = probe_env(env_creators[0], env_args[0], env_kwargs[0])
+        driver.close()
+        self.driver_env = driver
+        self._init_spaces(driver, num_envs, batch_size)
+        self.buffers = Buffers.allocate(self.single_observation_space, self.single_action_space, self.num_agents)
+        self._bind_batch(self.buffers)
+        self._rows_per_worker = per_worker * self.agents_per_env
+        self._workers_per_batch = batch_size // per_worker
+        self._out: Buffers | None = None
+        actor_cls = ray.remote(num_cpus=cpus_per_worker, max_restarts=0)(_Block)
+        self._actors: list = []
+        self._pending: dict[int, Any] = {}   # worker -> future of its next result
+        self._held: list[int] = []
+        try:
+            for w in range(workers):
+                envs = slice(w * per_worker, (w + 1) * per_worker)
+                self._actors.append(actor_cls.remote(env_creators[envs], env_args[envs], env_kwargs[envs],
+                                                     envs.start, cpus_per_worker))
+            self._nodes = self._get([a.where.remote() for a in self._actors], list(range(workers)))
+        except BaseException:
+            self.close()
+            raise
+
+    # ---- results and faults -------------------------------------------------------
+
+    def _envs_of(self, w: int) -> str:
+        return f"envs {w * self.envs_per_worker}..{(w + 1) * self.envs_per_worker - 1}"
+
+    def _node_of(self, w: int) -> str:
+        nodes = getattr(self, "_nodes", None)
+        return f"node {nodes[w]}" if nodes else "its node"
+
+    def _get(self, futures: list, workers: list[int]) -> list:
+        """The futures' results; a failure closes the env and raises WorkerError naming the block."""
+        ray = self._ray
+        try:
+            return ray.get(futures, timeout=self.timeout_s)  # one call: the common case
+        except ray.exceptions.GetTimeoutError:
+            wait_s = 0.0  # the whole timeout has passed: the first unfinished block is late
+        except ray.exceptions.RayError:
+            wait_s = self.timeout_s  # a block failed: find it (the others may still be running)
+        out = []
+        for fut, w in zip(futures, workers):
+            try:
+                ready, _ = ray.wait([fut], timeout=wait_s)
+                if not ready:
+                    raise TimeoutError
+                out.append(ray.get(fut))
+            except TimeoutError:
+                self.close()
+                raise WorkerError(f"Ray actor {w} ({self._envs_of(w)} on {self._node_of(w)}) sent no result "
+                                  f"within timeout_s={self.timeout_s} (an actor also waits there while the "
+                                  "cluster lacks the CPUs it reserves: see `ray status`). The vectorized "
+                                  "env is closed.") from None
+            except ray.exceptions.RayTaskError as exc:
+                self.close()
+                raise WorkerError(f"Ray actor {w} ({self._envs_of(w)} on {self._node_of(w)}) raised an "
+                                  f"exception:\n\n{exc}\n\nThe vectorized env is closed; fix the env "
+                                  "and create a new one.") from None
+            except ray.exceptions.RayError as exc:
+                self.close()
+                raise WorkerError(f"Ray actor {w} ({self._envs_of(w)} on {self._node_of(w)}) died "
+                                  f"({type(exc).__name__}: the actor process or its node ended). "
+                                  "The vectorized env is closed; create a new one.") from None
+        return out
+
+    def _store(self, w: int, result: tuple) -> list:
+        """Copy actor w's block into the driver's buffers; return its infos."""
+        obs, rewards, terminals, truncations, masks, final, infos = result
+        rows = slice(w * self._rows_per_worker, (w + 1) * self._rows_per_worker)
+        buf = self.buffers
+        buf.observations[rows] = obs
+        buf.rewards[rows] = rewards
+        buf.terminals[rows] = terminals
+        buf.truncations[rows] = truncations
+        buf.masks[rows] = masks
+        if final is not None:
+            buf.final_observations[rows] = final
+        return infos
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise APIUsageError("This vectorized env is closed; create a new one.")
+
+    # ---- the async API ------------------------------------------------------------
+
+    def async_reset(self, seed: int | None = None) -> None:
+        self._check_open()
+        seed = self.seed if seed is None else seed
+        if self._pending:  # results nobody will receive
+            self._get(list(self._pending.values()), list(self._pending))
+        self._pending = {w: actor.reset.remote(seed) for w, actor in enumerate(self._actors)}
+        self._recv_pending = False
+
+    def recv(self):
+        self._check_open()
+        if self._recv_pending:
+            raise APIUsageError("recv() was called twice without send(); send actions for the last batch first.")
+        need = self._workers_per_batch
+        if need > len(self._pending):
+            raise APIUsageError("recv() needs envs in flight: call async_reset() first.")
+        by_future = {fut: w for w, fut in self._pending.items()}
+        if need == len(by_future):  # every block in flight is needed: no need to ask which are ready
+            ready = list(by_future)
+        else:
+            ready, _ = self._ray.wait(list(by_future), num_returns=need, timeout=self.timeout_s)
+        if len(ready) < need:  # a failed actor's result is ready (with its error): these are late
+            w = min(set(self._pending) - {by_future[f] for f in ready})
+            self.close()
+            raise WorkerError(f"Ray actor {w} ({self._envs_of(w)} on {self._node_of(w)}) sent no result "
+                              f"within timeout_s={self.timeout_s}. The vectorized env is closed.")
+        held = sorted(by_future[f] for f in ready)
+        results = self._get([self._pending.pop(w) for w in held], held)
+        infos: list = []
+        for w, result in zip(held, results):
+            infos.extend(self._store(w, result))
+        self._held, self._recv_pending = held, True
+        if held[-1] - held[0] + 1 == need:  # contiguous: views of the buffers
+            rows = slice(held[0] * self._rows_per_worker, (held[-1] + 1) * self._rows_per_worker)
+            ids = np.arange(rows.start, rows.stop)
+            return (self.observations[rows], self.rewards[rows], self.terminals[rows],
+                    self.truncations[rows], infos, ids, self.masks[rows])
+        return self._gather(held, infos)
+
+    def _gather(self, held: list[int], infos: list) -> tuple:
+        rows = np.concatenate([np.arange(w * self._rows_per_worker, (w + 1) * self._rows_per_worker)
+                               for w in held])
+        if self._out is None:
+            self._out = Buffers.allocate(self.single_observation_space, self.single_action_space,
+                                         self.agents_per_batch)
+        out = self._out
+        for name in ("observations", "rewards", "terminals", "truncations", "masks"):
+            np.take(getattr(self, name), rows, axis=0, out=getattr(out, name))
+        return out.observations, out.rewards, out.terminals, out.truncations, infos, rows, out.masks
+
+    def send(self, actions: Any) -> None:
+        self._check_open()
+        if not self._recv_pending:
+            raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
+        actions = self._checked_actions(actions, (self.agents_per_batch, *self._act_shape))
+        n = self._rows_per_worker
+        for i, w in enumerate(self._held):
+            self._pending[w] = self._actors[w].step.remote(actions[i * n:(i + 1) * n])
+        self._recv_pending = False
+
+    def close(self) -> None:
+        """Close every block's envs and kill its actor; safe to call more than once."""
+        if self.closed:
+            return
+        self.closed = True
+        ray = self._ray
+        closing = []
+        for actor in getattr(self, "_actors", []):
+            try:
+                closing.append(actor.close.remote())
+            except Exception:  # noqa: BLE001 - a dead actor has nothing to close
+                pass
+        if closing:
+            ray.wait(closing, num_returns=len(closing), timeout=5.0)
+        for actor in getattr(self, "_actors", []):
+            ray.kill(actor)
+        self._pending = {}

@@ -1,0 +1,208 @@
+"""The Ray backend on a local Ray instance: equality with serial, async batches, faults, shutdown.
+
+One Ray instance serves the module (starting Ray takes tens of seconds on a small machine);
+it is started by the backend's own `connect()`, which confines it to 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+import pytest
+
+import pufferlib
+import pufferlib.vector
+from pufferlib.errors import APIUsageError, WorkerError
+from tests.core.mp_envs import NestedEnv, Tagged, tagged_creators
+from tests.core.test_multiprocessing import assert_same, rollout
+
+LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
+pytestmark = pytest.mark.slow  # the module's Ray start takes tens of seconds
+
+
+def ray_processes() -> list[psutil.Process]:
+    """Processes of the Ray instance this test process started (all its descendants)."""
+    return psutil.Process().children(recursive=True)
+
+
+@pytest.fixture(scope="module")
+def ray_instance():
+    import ray
+
+    from pufferlib.vector.ray import connect
+
+    saved = {k: os.environ.get(k) for k in ("PYTHONPATH", "RAY_TMPDIR")}
+    # Ray's workers inherit the environment: let them import tests.core.mp_envs too
+    root = str(Path(__file__).resolve().parents[2])
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [root, saved["PYTHONPATH"]]))
+    # Ray keeps its sockets and session logs under RAY_TMPDIR (short: socket paths are limited)
+    temp_dir = tempfile.mkdtemp(prefix="puffer-ray-", dir="/tmp")
+    os.makedirs(os.path.join(temp_dir, "ray"))
+    os.environ["RAY_TMPDIR"] = temp_dir
+    try:
+        connect(num_cpus=4)
+        yield ray
+    finally:
+        ray.shutdown()
+        deadline = time.monotonic() + 20
+        while ray_processes() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = [(p.pid, p.name()) for p in ray_processes()]
+        shutil.rmtree(temp_dir, ignore_errors=True)
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        assert not left, f"Ray processes left behind: {left}"
+
+
+def actor_processes() -> list[psutil.Process]:
+    return [p for p in ray_processes() if p.name().startswith("ray::_Block")]
+
+
+def test_ray_listens_on_loopback_only(ray_instance):
+    addresses = set()
+    for p in ray_processes():
+        try:
+            addresses |= {c.laddr.ip for c in p.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN}
+        except psutil.Error:
+            pass
+    assert addresses, "no listening socket found: the check proves nothing"
+    assert addresses <= LOOPBACK, addresses
+    assert [n["NodeManagerAddress"] for n in ray_instance.nodes()] == ["127.0.0.1"]
+
+
+@pytest.mark.parametrize("creator, kwargs, workers", [
+    (NestedEnv, {}, 2),
+    (Tagged, {"num_agents": 3}, 4),
+], ids=["nested-obs", "native-multiagent"])
+def test_sync_equals_serial(ray_instance, creator, kwargs, workers):
+    with pufferlib.vector.make(creator, env_kwargs=kwargs, num_envs=4, seed=3) as serial:
+        expected = rollout(serial, 200)
+    with pufferlib.vector.make(creator, env_kwargs=kwargs, backend="ray", num_envs=4, num_workers=workers,
+                               seed=3) as vecenv:
+        got = rollout(vecenv, 200)
+    assert_same(expected, got)
+
+
+def test_actor_with_several_cpus_runs_its_block_in_processes(ray_instance):
+    with pufferlib.vector.make(NestedEnv, num_envs=4, seed=1) as serial:
+        expected = rollout(serial, 50)
+    with pufferlib.vector.make(lambda: NestedEnv(), backend="ray", num_envs=4, num_workers=2,
+                               cpus_per_worker=2, seed=1) as vecenv:
+        got = rollout(vecenv, 50)
+    assert_same(expected, got)
+
+
+def test_async_batches_serve_the_fastest_actors_with_their_env_ids(ray_instance):
+    creators, args, kwargs = tagged_creators(4, num_agents=2)
+    for i in (0, 1):
+        kwargs[i]["delays"] = (0.2,)
+    with pufferlib.vector.make(creators, args, kwargs, backend="ray", num_envs=4, num_workers=4,
+                               batch_size=2) as vecenv:
+        vecenv.async_reset()
+        steps = np.zeros(4, int)
+        last_action = np.full(8, -1)
+        rng = np.random.default_rng(0)
+        for _ in range(12):
+            obs, rewards, terminals, truncations, infos, env_ids, masks = vecenv.recv()
+            assert obs.shape == (4, 4) and len(env_ids) == 4 and masks.all()
+            tags = env_ids // 2
+            np.testing.assert_array_equal(obs[:, 0], tags)          # the rows belong to those envs
+            np.testing.assert_array_equal(obs[:, 2], steps[tags])   # each at its own step count
+            np.testing.assert_array_equal(obs[:, 3], last_action[env_ids])  # having got its own action
+            actions = rng.integers(0, 1000, 4)
+            steps[tags[::2]] += 1
+            last_action[env_ids] = actions
+            vecenv.send(actions)
+        assert steps[2:].sum() > steps[:2].sum() + 4
+
+
+def test_killed_actor_gives_worker_error_naming_node_and_envs(ray_instance):
+    vecenv = pufferlib.vector.make(Tagged, backend="ray", num_envs=4, num_workers=2, timeout_s=30)
+    vecenv.reset()
+    os.kill(ray_instance.get(vecenv._actors[1].pid.remote()), 9)
+    start = time.monotonic()
+    with pytest.raises(WorkerError, match=r"actor 1 \(envs 2\.\.3 on node 127\.0\.0\.1\) died"):
+        for _ in range(3):
+            vecenv.step(np.zeros(8, np.int64))
+    assert time.monotonic() - start < 30
+    assert vecenv.closed
+
+
+def test_env_exception_gives_its_traceback(ray_instance):
+    creators, args, kwargs = tagged_creators(2, num_agents=1, fail_at=2)
+    vecenv = pufferlib.vector.make(creators, args, kwargs, backend="ray", num_envs=2, num_workers=2)
+    vecenv.reset()
+    vecenv.step(np.zeros(2, np.int64))
+    with pytest.raises(WorkerError, match=r"(?s)envs 0\.\.0 on node 127\.0\.0\.1\) raised.*fails at step 2"):
+        vecenv.step(np.zeros(2, np.int64))
+
+
+def test_close_leaves_no_actors(ray_instance):
+    vecenv = pufferlib.vector.make(Tagged, backend="ray", num_envs=4, num_workers=4)
+    vecenv.reset()
+    assert len(actor_processes()) >= 4
+    vecenv.close()
+    vecenv.close()
+    deadline = time.monotonic() + 15
+    while actor_processes() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not actor_processes()
+    with pytest.raises(APIUsageError, match="closed"):
+        vecenv.reset()
+
+
+CTRL_C_SCRIPT = """
+import sys, time, pufferlib.vector
+from pufferlib.vector.ray import connect
+from tests.core.mp_envs import Tagged
+connect(sys.argv[1])
+env = pufferlib.vector.make(Tagged, backend="ray", num_envs=2, num_workers=2)
+env.reset()
+print("ready", flush=True)
+while True:
+    env.step([0] * 4)
+"""
+
+
+def test_ctrl_c_of_the_driver_leaves_no_actors(ray_instance, tmp_path):
+    before = {p.pid for p in actor_processes()}
+    address = ray_instance.get_runtime_context().gcs_address
+    log = tmp_path / "driver.log"
+    with open(log, "w") as err:
+        proc = subprocess.Popen([sys.executable, "-c", CTRL_C_SCRIPT, address], stdout=subprocess.PIPE,
+                                stderr=err, text=True, cwd=tmp_path)
+    watchdog = threading.Timer(120, proc.kill)  # readline() must not wait forever
+    watchdog.start()
+    try:
+        assert proc.stdout.readline().strip() == "ready", log.read_text()
+        assert len({p.pid for p in actor_processes()} - before) == 2
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+    finally:
+        watchdog.cancel()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    deadline = time.monotonic() + 15
+    while {p.pid for p in actor_processes()} - before and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not {p.pid for p in actor_processes()} - before
+
+
+def test_missing_ray_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now fails as if not installed
+    with pytest.raises(APIUsageError, match=r"pip install 'puffer-core\[ray\]'"):
+        pufferlib.vector.make(Tagged, backend="ray", num_envs=2)
