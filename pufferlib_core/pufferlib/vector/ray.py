@@ -285,7 +285,7 @@ class Ray(VecEnv):
         self._check_open()
         if not self._recv_pending:
             raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
-        actions = self._checked_actions(actions, (self.agents_per_batch, *self._act_shape))
+        actions = self._act_check(actions, (self.agents_per_batch, *self._act_shape))
         n = self._rows_per_worker
         for i, w in enumerate(self._held):
             self._pending[w] = self._actors[w].step.remote(actions[i * n:(i + 1) * n])
