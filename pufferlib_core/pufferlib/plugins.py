@@ -43,6 +43,12 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
         version = dist.version if dist is not None else "?"
         if pm.has_plugin(ep.name):
             continue
+        incompatible = _core_incompatibility(dist)
+        if incompatible:
+            _infos.append(PluginInfo(ep.name, dist_name, version, incompatible))
+            warnings.warn(f"pufferlib: plugin {ep.name!r} ({dist_name} {version}) is skipped: {incompatible}",
+                          RuntimeWarning, stacklevel=3)
+            continue
         try:
             plugin = ep.load()
             pm.register(plugin, name=ep.name)
@@ -58,6 +64,38 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
                           f"skipped: {type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=3)
 
 
+def _core_incompatibility(dist) -> str | None:
+    """Why `dist` (a plugin's distribution) cannot run on this core, or None if it can.
+
+    Reads the plugin's `Requires-Dist: puffer-core ...` and checks this core's version against
+    its specifier. A plugin that does not require puffer-core, or whose metadata is unreadable,
+    is not judged here (loading it is).
+    """
+    if dist is None:
+        return None
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+    from packaging.version import InvalidVersion, Version
+
+    from pufferlib import __version__ as core_version
+
+    for line in dist.requires or []:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(req.name) != "puffer-core" or (req.marker and not req.marker.evaluate({"extra": ""})):
+            continue
+        try:
+            compatible = req.specifier.contains(Version(core_version), prereleases=True)
+        except InvalidVersion:
+            return None
+        if not compatible:
+            return (f"it requires puffer-core{req.specifier} but this is puffer-core {core_version}; "
+                    f"install a matching pair: pip install --upgrade {dist.metadata['Name']} puffer-core")
+    return None
+
+
 def plugin_manager() -> pluggy.PluginManager:
     """The process-wide plugin manager, created (and plugins discovered) on first call."""
     global _manager
@@ -68,7 +106,7 @@ def plugin_manager() -> pluggy.PluginManager:
         pm.add_hookspecs(hookspecs)
         pm.register(builtin_envs, name="core")
         _infos.clear()
-        _infos.append(PluginInfo("core", "pufferlib-core", core_version()))
+        _infos.append(PluginInfo("core", "puffer-core", core_version()))
         if os.environ.get(DISABLE_ENV_VAR, "").lower() not in ("1", "true", "yes"):
             _load_entry_points(pm)
         _manager = pm

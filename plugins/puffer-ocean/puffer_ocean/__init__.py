@@ -5,3 +5,5 @@
 
 Importing this package is cheap; the compiled extension loads when an env is made.
 """
+
+__version__ = "0.1.0"
