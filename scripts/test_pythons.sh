@@ -24,9 +24,17 @@ TEST_DEPS=$(python3 -c "
 import tomllib; extra = tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['test']
 skip = ('stable-baselines3', 'wandb', 'neptune', 'tensorboard')
 print('\n'.join(r for r in extra if not r.startswith(skip)))")
+# An interpreter that runs: pythonX.Y on PATH, else pyenv's (whose shim on PATH may refuse).
+find_python() {
+    local c
+    for c in "python$1" "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$1".*/bin/"python$1"; do
+        if "$c" -c "import sys" > /dev/null 2>&1; then command -v "$c"; return 0; fi
+    done
+    return 1
+}
 summary=()
 for v in $VERSIONS; do
-    py=$(command -v "python$v") || { summary+=("$v: not installed"); continue; }
+    py=$(find_python "$v") || { summary+=("$v: not installed"); continue; }
     report="$WORK/junit-$v.xml"
     start=$SECONDS
     if [ "$v" = "$TORCH_PYTHON" ]; then
@@ -46,6 +54,6 @@ for v in $VERSIONS; do
             --junitxml "$report" > "$WORK/pytest-$v.log" 2>&1)
         scope="core+ocean+packaging, not slow, no torch"
     fi
-    summary+=("$v ($scope, $((SECONDS - start)) s): $(python3 scripts/junit_counts.py "$report")")
+    summary+=("$v ($("$py" -V 2>&1), $scope, $((SECONDS - start)) s): $(python3 scripts/junit_counts.py "$report")")
 done
 printf '%s\n' "${summary[@]}"

@@ -1,7 +1,9 @@
 """Plugin discovery: entry points of the group `pufferlib.plugins`, managed by pluggy.
 
 Discovery runs on first use (not at `import pufferlib`). A plugin that fails to load
-is reported with a warning naming it and its version, and the rest keeps working.
+is reported with a warning naming it and its version, and the rest keeps working; so is
+a plugin whose `Requires-Dist: puffer-core ...` range excludes this core's version (it is
+not imported).
 `PUFFERLIB_DISABLE_PLUGIN_AUTOLOAD=1` turns discovery off (the core's own gym-/pettingzoo-
 families stay available).
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import pluggy
 
@@ -64,7 +67,11 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
                           f"skipped: {type(exc).__name__}: {exc}", RuntimeWarning, stacklevel=3)
 
 
-def _core_incompatibility(dist) -> str | None:
+if TYPE_CHECKING:
+    from importlib_metadata import Distribution
+
+
+def _core_incompatibility(dist: Distribution | None) -> str | None:
     """Why `dist` (a plugin's distribution) cannot run on this core, or None if it can.
 
     Reads the plugin's `Requires-Dist: puffer-core ...` and checks this core's version against
