@@ -98,7 +98,8 @@ def install_alone(plugin: str, wheel_dir: Path, venv: Path) -> dict[str, float]:
     timings: dict[str, float] = {}
     start = time.perf_counter()
     run([sys.executable, "-m", "venv", str(venv)], cwd=venv.parent)
-    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    # --no-compile: no .pyc for the whole of torch up front (a minute of CPU); imports compile what they use
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-compile"]
     run(pip + [TORCH], cwd=venv.parent)
     timings["venv+torch"] = time.perf_counter() - start
     start = time.perf_counter()
