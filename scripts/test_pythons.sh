@@ -43,7 +43,7 @@ for v in $VERSIONS; do
         scope="whole suite, torch $(.venv/bin/python -c 'import torch; print(torch.__version__)')"
     else
         venv="$WORK/py$v"
-        [ -x "$venv/bin/python" ] || "$py" -m venv "$venv"
+        "$venv/bin/python" -m pip --version > /dev/null 2>&1 || { rm -rf "$venv"; "$py" -m venv "$venv"; }
         mapfile -t deps <<< "$TEST_DEPS"
         if ! "$venv/bin/python" -m pip install --quiet -c "$WORK/no-torch.txt" "$ROOT" "$ROOT/plugins/puffer-ocean" \
                 "${deps[@]}" > "$WORK/install-$v.log" 2>&1; then
