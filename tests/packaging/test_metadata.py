@@ -44,9 +44,16 @@ def test_no_file_names_the_foreign_pufferlib_core_as_a_dependency():
 
 @pytest.mark.parametrize("plugin_dir", PLUGIN_DIRS, ids=lambda p: p.name)
 def test_plugin_pins_the_core_to_a_bounded_range_holding_this_version(plugin_dir):
-    spec = core_requirement(plugin_dir / "pyproject.toml").specifier
-    assert any(s.operator == "<" for s in spec) and any(s.operator == ">=" for s in spec), spec
-    assert Version(pufferlib.__version__) in spec
+    specifier = core_requirement(plugin_dir / "pyproject.toml").specifier
+    assert any(s.operator == "<" for s in specifier) and any(s.operator == ">=" for s in specifier), specifier
+    assert Version(pufferlib.__version__) in specifier
+
+
+@pytest.mark.parametrize("project_dir", [ROOT, *PLUGIN_DIRS], ids=lambda p: p.name)
+def test_version_is_read_from_the_package_not_written_in_pyproject(project_dir):
+    pyproject = tomllib.loads((project_dir / "pyproject.toml").read_text())
+    assert "version" not in pyproject["project"] and "version" in pyproject["project"]["dynamic"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"]["attr"].endswith(".__version__")
 
 
 def test_installed_versions_come_from_the_packages_own_version_attribute():
