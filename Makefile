@@ -21,6 +21,9 @@ $(STAMP): pyproject.toml $(PLUGINS) $(NODEPS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip setuptools wheel
 	$(PIP) install --quiet "$(TORCH)"
+	# the core was named pufferlib-core before 0.1.0: drop a stale install and build metadata of that name
+	$(PIP) uninstall --quiet --yes pufferlib-core
+	rm -rf pufferlib_core/pufferlib_core.egg-info
 	$(PIP) install --quiet -e ".[test]" $(foreach d,$(PLUGIN_DIRS),-e $(d))
 	$(if $(NODEPS),$(PIP) install --quiet --no-deps $(foreach f,$(NODEPS),-r $(f)))
 	touch $(STAMP)

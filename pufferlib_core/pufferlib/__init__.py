@@ -11,6 +11,9 @@
 from __future__ import annotations
 
 import importlib
+import os
+import sys
+import warnings
 from typing import Any
 
 from pufferlib.errors import (APIUsageError, CheckpointError, EnvNotFoundError, NonFiniteError, PufferError,
@@ -34,14 +37,53 @@ _LAZY = {
 }
 
 
-def version() -> str:
-    """The installed version of pufferlib-core."""
-    from importlib_metadata import PackageNotFoundError, version as dist_version
+# The one version source of the `puffer-core` distribution (pyproject.toml reads it).
+__version__ = "0.1.0"
 
-    try:
-        return dist_version("pufferlib-core")
-    except PackageNotFoundError:
-        return "0+unknown"
+# Distributions that install their own top-level `pufferlib` package: the upstream project, and
+# the unrelated "pufferlib-core" on the package index (as their metadata folders spell them).
+# Either one beside puffer-core overwrites files of the other (or shadows it), so
+# `import pufferlib` may run a mix of both.
+_CONFLICTING_DISTRIBUTIONS = ("pufferlib", "pufferlib_core")
+
+
+def version() -> str:
+    """The version of this puffer-core (its `__version__`)."""
+    return __version__
+
+
+def _conflicting_distributions() -> list[str]:
+    """Metadata folders (`NAME-VERSION.dist-info`, `NAME.egg-info`) on sys.path of the
+    distributions in `_CONFLICTING_DISTRIBUTIONS`.
+
+    One directory listing per sys.path entry and no import: `import pufferlib` stays cheap.
+    """
+    found: list[str] = []
+    for folder in dict.fromkeys(os.path.abspath(entry or ".") for entry in sys.path):
+        try:
+            names = os.listdir(folder)
+        except OSError:  # a zip file, a missing folder
+            continue
+        for name in names:
+            stem, _, suffix = name.rpartition(".")
+            if suffix in ("dist-info", "egg-info") and stem.split("-")[0].lower() in _CONFLICTING_DISTRIBUTIONS:
+                found.append(os.path.join(folder, name))
+    return found
+
+
+def _warn_about_conflicting_distributions() -> None:
+    """Warn if a distribution that also provides the `pufferlib` package is installed."""
+    for path in _conflicting_distributions():
+        warnings.warn(
+            f"pufferlib: {path} is installed in this environment beside puffer-core {__version__}: "
+            f"that distribution (the upstream 'pufferlib' or the unrelated 'pufferlib-core') also "
+            f"provides the `pufferlib` package, so `import pufferlib` may run a mix of the two. Use a "
+            f"separate virtualenv, or uninstall it (pip uninstall pufferlib pufferlib-core; delete "
+            f"the folder if it is a stale build) and reinstall puffer-core.",
+            RuntimeWarning, stacklevel=2)
+
+
+_warn_about_conflicting_distributions()
 
 
 def __getattr__(name: str) -> Any:

@@ -26,7 +26,7 @@ def write_video(frames: list[np.ndarray], path: str, fps: int) -> None:
             import imageio_ffmpeg  # noqa: F401  (imageio's video writer)
     except ImportError as exc:
         raise APIUsageError(f"Writing {'GIFs' if gif else 'videos'} needs {exc.name or 'imageio'}: "
-                            "pip install 'pufferlib-core[video]' (imageio and imageio-ffmpeg).") from None
+                            "pip install 'puffer-core[video]' (imageio and imageio-ffmpeg).") from None
     if gif:
         imageio.mimsave(path, frames, duration=1000 / fps, loop=0)
     else:

@@ -15,6 +15,8 @@ Contract:
   distribution names) maps each first-party entry-point name to its distribution and the id
   prefixes it owns. Such a name loads only from that distribution, and its prefixes belong to it even when it is not
   installed: no other plugin may list or resolve ids there.
+- A plugin whose `Requires-Dist: puffer-core ...` range excludes this core's version is
+  skipped without being imported, with the pair to install.
 - Order: core first, then first-party plugins, then the others in discovery order. When two
   plugins claim the same id, prefix or entry-point name, the first keeps it and the other is
   reported with both names.
@@ -30,13 +32,16 @@ import typing
 import warnings
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import pluggy
 
 from pufferlib import builtin_envs, hookspecs
 from pufferlib import version as core_version
 from pufferlib.spec import EnvSpec
+
+if TYPE_CHECKING:
+    from importlib_metadata import Distribution
 
 ENTRY_POINT_GROUP = "pufferlib.plugins"
 DISABLE_ENV_VAR = "PUFFERLIB_DISABLE_PLUGIN_AUTOLOAD"
@@ -138,6 +143,8 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
             error, why = f"entry-point name {ep.name!r} is reserved for {reserved[0]}", "is skipped"
         elif pm.has_plugin(ep.name):
             error, why = f"entry-point name {ep.name!r} is already taken by plugin {label(ep.name)}", "is skipped"
+        elif (incompatible := _core_incompatibility(dist)) is not None:
+            error, why = incompatible, "is skipped"
         else:
             error, why = _register(pm, ep), "failed to load and is skipped"
             if error is None:
@@ -166,6 +173,36 @@ def _register(pm: pluggy.PluginManager, ep: Any) -> str | None:
     except pluggy.PluginValidationError as exc:
         pm.unregister(plugin)
         return _error_text(exc)
+    return None
+
+
+def _core_incompatibility(dist: Distribution | None) -> str | None:
+    """Why `dist` (a plugin's distribution) cannot run on this core, or None if it can.
+
+    Reads the plugin's `Requires-Dist: puffer-core ...` and checks this core's version against
+    its specifier. A plugin that does not require puffer-core, or whose metadata is unreadable,
+    is not judged here (loading it is).
+    """
+    if dist is None:
+        return None
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+    from packaging.version import InvalidVersion, Version
+
+    for line in dist.requires or []:
+        try:
+            req = Requirement(line)
+        except InvalidRequirement:
+            continue
+        if canonicalize_name(req.name) != "puffer-core" or (req.marker and not req.marker.evaluate({"extra": ""})):
+            continue
+        try:
+            compatible = req.specifier.contains(Version(core_version()), prereleases=True)
+        except InvalidVersion:
+            return None
+        if not compatible:
+            return (f"it requires puffer-core{req.specifier} but this is puffer-core {core_version()}; "
+                    f"install a matching pair: pip install --upgrade {dist.metadata['Name']} puffer-core")
     return None
 
 

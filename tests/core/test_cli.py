@@ -17,7 +17,7 @@ def test_list_shows_core_families():
 def test_plugins_shows_core_version():
     out = puffer("plugins")
     assert out.returncode == 0, out.stderr
-    assert out.stdout.splitlines()[0].split()[:2] == ["core", "pufferlib-core"]
+    assert out.stdout.splitlines()[0].split()[:2] == ["core", "puffer-core"]
 
 
 def test_rollout_prints_steps_per_second():

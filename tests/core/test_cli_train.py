@@ -114,7 +114,7 @@ def test_eval_video_without_imageio_says_what_to_install(tmp_path, capsys, monke
     monkeypatch.setitem(sys.modules, "imageio.v3", None)
     code = cli.main(["eval", "gym-CartPole-v1", "--episodes", "1", "--vec.num-envs", "1",
                      "--video-path", str(tmp_path / "v.gif")])
-    assert code == 2 and "pip install 'pufferlib-core[video]'" in capsys.readouterr().err
+    assert code == 2 and "pip install 'puffer-core[video]'" in capsys.readouterr().err
 
 
 def test_eval_mp4_without_imageio_ffmpeg_says_what_to_install(tmp_path, capsys, monkeypatch):

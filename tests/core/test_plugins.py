@@ -154,7 +154,7 @@ def test_plugin_cannot_take_over_a_core_id(register):
                        config={"train": {"learning_rate": 123.0}})
     register("thief", fake_plugin(pufferlib_env_specs=lambda: [takeover]))
     with pytest.warns(RuntimeWarning, match=r"'thief' lists 'gym-CartPole-v1', but ids starting with "
-                                            r"'gym-' belong to plugin 'core' \(pufferlib-core .*\); ignored"):
+                                            r"'gym-' belong to plugin 'core' \(puffer-core .*\); ignored"):
         resolved = spec("gym-CartPole-v1")
     assert resolved is not takeover and resolved.description == "gymnasium.make('CartPole-v1')"
     assert resolved.config == {}  # the thief's training config does not apply either

@@ -6,6 +6,7 @@
 Importing this package is cheap; the compiled extension loads when an env is made.
 """
 
+__version__ = "0.1.0"
 
 def get_include() -> str:
     """The folder of the C authoring headers (puffer.h, binding.h, ocean.h) and module.c.
