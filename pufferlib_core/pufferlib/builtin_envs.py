@@ -9,10 +9,10 @@ from __future__ import annotations
 import difflib
 import functools
 import re
-import tomllib
 from importlib import resources
 from typing import Any
 
+from pufferlib._compat import tomllib
 from pufferlib.errors import APIUsageError, EnvNotFoundError
 from pufferlib.hookspecs import hookimpl
 from pufferlib.spec import EnvSpec

@@ -10,16 +10,11 @@ import argparse
 import copy
 import difflib
 import re
-import sys
 from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # Python 3.10: the same parser, from PyPI (a dependency there)
-    import tomli as tomllib
-
+from pufferlib._compat import tomllib
 from pufferlib.errors import APIUsageError
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import functools
 import os
-import tomllib
 import types
 import typing
 import warnings
@@ -38,6 +37,7 @@ import pluggy
 
 from pufferlib import builtin_envs, hookspecs
 from pufferlib import version as core_version
+from pufferlib._compat import tomllib
 from pufferlib.spec import EnvSpec
 
 if TYPE_CHECKING:
