@@ -78,7 +78,7 @@ class Protein:
     """Cost-aware Bayesian search over [0, 1]^dim (see the module docstring)."""
 
     def __init__(self, dim: int, seed: int = 0, num_random: int = 0, max_suggestion_cost: float = 0.0,
-                 num_candidates: int = 1024):
+                 num_candidates: int = 512):
         self.dim, self.seed = dim, seed
         self.num_random = num_random or max(3, min(8, dim))
         self.max_suggestion_cost = max_suggestion_cost
@@ -89,19 +89,30 @@ class Protein:
         """The next point to try, given the finished trials, the failed ones and the running ones."""
         if index < self.num_random or len(observations) < 2:
             return sobol_point(self.dim, index, self.seed)
+        threads = torch.get_num_threads()
+        torch.set_num_threads(1)  # matrices of a few hundred rows: threads cost more than they give
+        try:
+            return self._suggest(index, observations, failures, pending)
+        finally:
+            torch.set_num_threads(threads)
+
+    def _suggest(self, index: int, observations: list[Observation], failures: list[list[float]],
+                 pending: list[list[float]]) -> list[float]:
         gen = torch.Generator().manual_seed(self.seed * 100_003 + index)
-        X = torch.tensor([o.x for o in observations], dtype=torch.float64)
+        n = len(observations)
+        X = torch.tensor([o.x for o in observations] + failures + pending, dtype=torch.float64).view(-1, self.dim)
         y = torch.tensor([o.score for o in observations], dtype=torch.float64)
         logc = torch.tensor([math.log(max(o.cost, 1e-9)) for o in observations], dtype=torch.float64)
-        cost_gp = GP().fit(X, logc)
+        D = torch.cdist(X, X)  # one distance matrix for the three fits below
+        cost_gp = GP().fit(X[:n], logc, dist=D[:n, :n])
+        m = n + len(failures)
         if failures:
             floor = float(y.min() - 0.25 * max(float(y.max() - y.min()), 1e-6))
-            X = torch.cat([X, torch.tensor(failures, dtype=torch.float64)])
             y = torch.cat([y, torch.full((len(failures),), floor, dtype=torch.float64)])
-        score_gp = GP().fit(X, y)
+        score_gp = GP().fit(X[:m], y, dist=D[:m, :m])
         if pending:
-            P = torch.tensor(pending, dtype=torch.float64)
-            score_gp = GP().fit(torch.cat([X, P]), torch.cat([y, score_gp.predict(P)[0]]))
+            fantasy = score_gp.predict(X[m:], dist=D[m:, :m])[0]
+            score_gp = GP().fit(X, torch.cat([y, fantasy]), like=score_gp, dist=D)
 
         reports = [(s, c) for o in observations for s, c in (o.reports or [(o.score, o.cost)])]
         owners = [i for i, o in enumerate(observations) for _ in (o.reports or [None])]
@@ -109,8 +120,9 @@ class Protein:
         centers = torch.tensor([observations[owners[i]].x for i in front], dtype=torch.float64)
         cands = self._candidates(centers, gen)
 
-        mu, sd = score_gp.predict(cands)
-        pred_logc, _ = cost_gp.predict(cands)
+        Dc = torch.cdist(cands, X)
+        mu, sd = score_gp.predict(cands, dist=Dc)
+        pred_logc, _ = cost_gp.predict(cands, dist=Dc[:, :n])
         keep = torch.ones(len(cands), dtype=torch.bool)
         if self.max_suggestion_cost > 0:
             keep = pred_logc <= math.log(self.max_suggestion_cost)

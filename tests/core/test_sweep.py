@@ -1,0 +1,178 @@
+"""pufferlib.sweep: distributions, the Pareto front, the GP and Protein, the store, bad spaces."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from pufferlib.errors import APIUsageError
+from pufferlib.sweep import Sweeper
+from pufferlib.sweep.gp import GP, quantile_line
+from pufferlib.sweep.protein import Observation, Protein, Random, pareto_front, should_stop
+from pufferlib.sweep.space import Param, Space
+from pufferlib.sweep.store import Store
+
+CONFIG = {"train": {"learning_rate": 3e-4, "gamma": 0.99, "update_epochs": 4, "minibatch_size": 256,
+                    "clip_coef": 0.2, "anneal_lr": True, "optimizer": "adam"}}
+
+
+@pytest.mark.parametrize("dist, lo, hi, values", [
+    ("uniform", -1.0, 3.0, [-1.0, 0.0, 1.7, 3.0]),
+    ("log_normal", 1e-5, 1e-1, [1e-5, 3e-4, 0.0123, 0.1]),
+    ("logit_normal", 0.9, 0.9999, [0.9, 0.95, 0.99, 0.9999]),
+    ("int_uniform", 1, 9, [1, 2, 5, 9]),
+    ("uniform_pow2", 16, 1024, [16, 32, 256, 1024]),
+])
+def test_distributions_round_trip_through_the_unit_interval(dist, lo, hi, values):
+    p = Param("k", dist, lo, hi)
+    points = [p.normalize(v) for v in values]
+    assert points[0] == pytest.approx(0.0) and points[-1] == pytest.approx(1.0)
+    assert points == sorted(points) and len(set(points)) == len(points)  # monotone
+    for v, x in zip(values, points):
+        back = p.unnormalize(x)
+        assert back == pytest.approx(v, rel=1e-9)
+        if dist in ("int_uniform", "uniform_pow2"):
+            assert isinstance(back, int)
+
+
+def test_pow2_values_are_powers_of_two_and_log_midpoint_is_geometric():
+    pow2 = Param("k", "uniform_pow2", 8, 512)
+    assert all(pow2.unnormalize(x) in (8, 16, 32, 64, 128, 256, 512) for x in np.linspace(0, 1, 37))
+    assert Param("k", "log_normal", 1e-4, 1e-2).unnormalize(0.5) == pytest.approx(1e-3)
+    assert Param("k", "logit_normal", 0.5, 0.99).normalize(0.2) == 0.0  # clipped into range
+
+
+def test_space_maps_configs_to_points_and_back():
+    space = Space.from_tables({"train.learning_rate": {"distribution": "log_normal", "min": 1e-5, "max": 1e-1},
+                               "train.update_epochs": {"distribution": "int_uniform", "min": 1, "max": 8}}, CONFIG)
+    x = space.point(CONFIG)
+    assert space.values(x) == {"train.learning_rate": pytest.approx(3e-4), "train.update_epochs": 4}
+    assert space.keys == ["train.learning_rate", "train.update_epochs"]
+
+
+@pytest.mark.parametrize("tables, message", [
+    ({"train.learning_rate": {"distribution": "uniform", "min": 0.1, "max": 0.01}}, "greater than max"),
+    ({"train.learnig_rate": {"distribution": "uniform", "min": 0.01, "max": 0.1}}, "train.learning_rate"),
+    ({"trian.gamma": {"distribution": "uniform", "min": 0.1, "max": 0.2}}, "not a key of the config"),
+    ({"train.update_epochs": {"distribution": "uniform", "min": 1, "max": 8}}, "is an integer"),
+    ({"train.clip_coef": {"distribution": "int_uniform", "min": 0, "max": 1}}, "is a float"),
+    ({"train.anneal_lr": {"distribution": "uniform", "min": 0, "max": 1}}, "only numeric"),
+    ({"train.learning_rate": {"distribution": "log_normal", "min": 0.0, "max": 0.1}}, "min > 0"),
+    ({"train.minibatch_size": {"distribution": "uniform_pow2", "min": -4, "max": 64}}, "min > 0"),
+    ({"train.gamma": {"distribution": "logit_normal", "min": 0.5, "max": 1.0}}, "0 < min and max < 1"),
+    ({"train.gamma": {"distribution": "log_uniform", "min": 0.5, "max": 0.9}}, "Did you mean"),
+    ({"train.gamma": {"distribution": "uniform", "min": 0.5}}, "needs both min and max"),
+    ({"train.gamma": {"distribution": "uniform", "min": 0.5, "max": 0.9, "mean": 0.7}}, "unknown field"),
+    ({}, "no swept keys"),
+])
+def test_bad_spaces_say_what_to_fix(tables, message):
+    with pytest.raises(APIUsageError, match=message):
+        Space.from_tables(tables, CONFIG)
+
+
+def test_pareto_front_keeps_only_undominated_points():
+    scores = np.array([1.0, 3.0, 2.0, 3.0, 0.5, 4.0])
+    costs = np.array([1.0, 2.0, 2.0, 5.0, 0.5, 9.0])
+    front = pareto_front(scores, costs)
+    assert sorted(front.tolist()) == [0, 1, 4, 5]  # 2 is beaten by 1 at the same cost, 3 by 1 at lower cost
+    assert list(costs[front]) == sorted(costs[front])
+
+
+def test_gp_interpolates_a_smooth_function():
+    X = torch.linspace(0, 1, 25).view(-1, 1)
+    y = torch.sin(6 * X[:, 0])
+    gp = GP().fit(X, y)
+    Xt = torch.tensor([[0.13], [0.52], [0.88]])
+    mu, sd = gp.predict(Xt)
+    assert torch.allclose(mu, torch.sin(6 * Xt[:, 0]).double(), atol=0.05)
+    far_mu, far_sd = gp.predict(torch.tensor([[3.0]]))
+    assert float(far_sd) > float(sd.max())  # uncertain away from the data
+
+
+def _optimise(f, dim, method, n=24, seed=0):
+    sweeper = Sweeper({f"k{i}": {"distribution": "uniform", "min": 0.0, "max": 1.0} for i in range(dim)},
+                      method=method, seed=seed)
+    for _ in range(n):
+        params = sweeper.suggest()
+        sweeper.observe(params, f(np.array([params[f"k{i}"] for i in range(dim)])), cost=1.0)
+    best, score = sweeper.best
+    return np.array([best[f"k{i}"] for i in range(dim)]), score
+
+
+def test_protein_finds_the_optimum_of_a_1d_function():
+    best, score = _optimise(lambda x: -float((x[0] - 0.73) ** 2), 1, "protein", n=15)
+    assert abs(best[0] - 0.73) < 0.03
+
+
+def test_protein_finds_the_optimum_region_of_a_2d_function_better_than_random():
+    f = lambda x: -float((x[0] - 0.2) ** 2 + 4 * (x[1] - 0.85) ** 2)  # noqa: E731
+    best, score = _optimise(f, 2, "protein", n=24)
+    assert np.abs(best - [0.2, 0.85]).max() < 0.06
+    _, random_score = _optimise(f, 2, "random", n=24)
+    assert score >= random_score
+
+
+def test_failures_steer_protein_away():
+    sweeper = Sweeper({"k": {"distribution": "uniform", "min": 0.0, "max": 1.0}}, config={"k": 0.2})
+    tried = []
+    for _ in range(16):
+        params = sweeper.suggest()
+        tried.append(params["k"])
+        sweeper.observe(params, None if params["k"] > 0.6 else params["k"], cost=1.0)  # crashes past 0.6
+    late = tried[8:]
+    assert sum(k > 0.6 for k in late) <= 2 and max(k for k in late if k <= 0.6) > 0.5
+
+
+def test_first_suggestion_is_the_given_config_and_goal_minimize_flips():
+    sweeper = Sweeper({"train.gamma": {"distribution": "logit_normal", "min": 0.9, "max": 0.999}},
+                      config={"train": {"gamma": 0.95}}, goal="minimize")
+    assert sweeper.suggest() == {"train.gamma": pytest.approx(0.95)}
+    sweeper.observe({"train.gamma": 0.95}, 5.0)
+    sweeper.observe({"train.gamma": 0.99}, 1.0)
+    assert sweeper.best == ({"train.gamma": pytest.approx(0.99)}, 1.0)
+
+
+def test_random_method_is_a_scrambled_sobol_sequence():
+    points = [Random(3, seed=1).suggest(i, [], [], []) for i in range(8)]
+    assert len({tuple(p) for p in points}) == 8 and all(0 <= v <= 1 for p in points for v in p)
+    assert points == [Random(3, seed=1).suggest(i, [], [], []) for i in range(8)]  # resumable by index
+    assert points != [Random(3, seed=2).suggest(i, [], [], []) for i in range(8)]
+
+
+def test_protein_respects_max_suggestion_cost():
+    # cost grows with x; only cheap points are affordable, the score prefers dear ones
+    obs = [Observation([x], x, math.exp(4 * x)) for x in np.linspace(0, 1, 9)]
+    x = Protein(1, max_suggestion_cost=math.exp(2.0)).suggest(20, obs, [], [])
+    assert x[0] <= 0.56
+
+
+def test_quantile_line_and_early_stop_rule():
+    rng = np.random.default_rng(0)
+    c = rng.uniform(1, 100, 400)
+    s = np.log(c) + rng.normal(0, 0.1, 400)
+    a, b = quantile_line(torch.tensor(np.log(c)), torch.tensor(s), 0.25)
+    assert b == pytest.approx(1.0, abs=0.1) and np.mean(s < a + b * np.log(c)) == pytest.approx(0.25, abs=0.05)
+    others = list(zip(s.tolist(), c.tolist()))
+    assert should_stop([(0.0, 5.0), (0.2, 20.0)], others, 0.25)        # far below the line
+    assert not should_stop([(0.0, 5.0), (3.5, 20.0)], others, 0.25)    # above it
+    assert not should_stop([(0.2, 20.0)], others, 0.25)                # one report only
+    assert not should_stop([(0.0, 5.0), (0.2, 20.0)], others[:5], 0.25)  # too few others
+    assert not should_stop([(0.0, 5.0), (0.2, 20.0)], others, 0.0)     # disabled
+
+
+def test_store_keeps_finished_trials_and_marks_running_ones_interrupted(tmp_path):
+    store = Store(tmp_path)
+    a = store.add_trial(0, {"k": 1}, [0.5], "t0")
+    store.add_report(a, 100, 1.0, 0.5, 1.0)
+    store.finish(a, "done", 0.5, 1.0)
+    b = store.add_trial(1, {"k": 2}, [0.7], "t1")
+    store.set_meta("env_id", "x")
+    store.close()
+    store = Store(tmp_path)
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    interrupted = store.interrupt_running()
+    assert [t["id"] for t in interrupted] == [b] and store.meta("env_id") == "x"
+    assert [(t["id"], t["status"]) for t in store.trials()] == [(a, "done"), (b, "interrupted")]
+    assert store.reports(a)[0]["score"] == 0.5
+    store.close()
