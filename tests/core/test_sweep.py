@@ -176,3 +176,36 @@ def test_store_keeps_finished_trials_and_marks_running_ones_interrupted(tmp_path
     assert [(t["id"], t["status"]) for t in store.trials()] == [(a, "done"), (b, "interrupted")]
     assert store.reports(a)[0]["score"] == 0.5
     store.close()
+
+
+def test_report_reader_reads_whole_lines_picks_the_score_and_flags_nan_losses(tmp_path):
+    import json
+
+    from pufferlib.sweep.runner import ReportReader
+
+    run = tmp_path / "run_x"
+    run.mkdir()
+    path = run / "metrics.jsonl"
+    path.write_text(json.dumps({"config": {}, "env_id": "e"}) + "\n" +
+                    json.dumps({"step": 100, "time": 11.0, "environment/episode_return": 5.0,
+                                "losses/policy_loss": 0.1}) + "\n" +
+                    '{"step": 200, "time": 12.0, "environ')  # a line still being written
+    steps = ReportReader(tmp_path, "", "steps", start=10.0)
+    seconds = ReportReader(tmp_path, "", "time", start=10.0)
+    assert [(r.step, r.score, r.cost) for r in steps.poll()] == [(100, 5.0, 100.0)]
+    assert [r.cost for r in seconds.poll()] == [1.0]
+    with open(path, "a") as f:
+        f.write('ment/episode_return": 7.0, "losses/policy_loss": null}\n')
+    assert [r.score for r in steps.poll()] == [7.0] and steps.metric == "environment/episode_return"
+    assert steps.nan == "NaN in losses/policy_loss at step 200"
+
+
+def test_dump_toml_round_trips_a_config_tree():
+    import tomllib
+
+    from pufferlib.config import load_default
+    from pufferlib.sweep.runner import dump_toml
+
+    config = load_default()
+    config["env"] = {"size": 3, "name": "a \"quoted\" name", "nested": {"k": [1, 2]}}
+    assert tomllib.loads(dump_toml(config)) == config

@@ -146,3 +146,16 @@ def test_bad_space_file_fails_before_any_trial(tmp_path, capsys):
     assert cli.main(["sweep", "gym-CartPole-v1", "--config", str(space), "--dir", str(tmp_path / "s")]) == 2
     assert "Did you mean: train.gamma" in capsys.readouterr().err
     assert not (tmp_path / "s").exists()
+
+
+def test_a_trial_past_its_time_limit_is_killed_and_recorded(tmp_path):
+    space = tmp_path / "space.toml"
+    space.write_text(SPACE)
+    sweep_dir = tmp_path / "sweep"
+    code = cli.main(["sweep", "gym-CartPole-v1", "--config", str(space), "--dir", str(sweep_dir), "--quiet",
+                     "--sweep.max-runs", "1", "--sweep.trial-timeout", "0.5", "--train.total-timesteps", "1e7"])
+    assert code == 1
+    db = sqlite3.connect(sweep_dir / "sweep.db")
+    status, error = db.execute("SELECT status, error FROM trials").fetchone()
+    db.close()
+    assert status == "timeout" and "0.5 s" in error

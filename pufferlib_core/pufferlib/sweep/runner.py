@@ -78,6 +78,49 @@ def dump_toml(tree: dict, prefix: str = "") -> str:
     return "\n".join(out).strip("\n") + ("\n" if not prefix else "")
 
 
+class ReportReader:
+    """Reads a trial folder's metrics.jsonl incrementally: reports, logged keys, NaN losses."""
+
+    def __init__(self, folder: str | Path, metric: str, cost: str, start: float):
+        self.folder, self.metric, self.cost, self.start = Path(folder), metric, cost, start
+        self._offset, self._path = 0, None
+        self.logged_keys: set[str] = set()
+        self.nan: str | None = None
+
+    def _metrics_file(self) -> Path | None:
+        if self._path is None:
+            found = sorted(self.folder.glob("*/metrics.jsonl"))
+            self._path = found[0] if found else None
+        return self._path
+
+    def poll(self) -> list[Report]:
+        """The reports written since the last call (complete lines only)."""
+        path = self._metrics_file()
+        if path is None:
+            return []
+        with open(path, "rb") as f:
+            f.seek(self._offset)
+            chunk = f.read()
+        end = chunk.rfind(b"\n") + 1
+        self._offset += end
+        out = []
+        for line in chunk[:end].decode("utf-8").splitlines():
+            row = json.loads(line) if line.strip() else {}
+            if "step" not in row:
+                continue  # the header line (config)
+            self.logged_keys.update(row)
+            nan = [k for k, v in row.items() if k.startswith("losses/") and v is None]
+            if nan and self.nan is None:
+                self.nan = f"NaN in {', '.join(nan)} at step {row['step']}"
+            metric = self.metric or next((k for k in SCORE_KEYS if k in row), "")
+            if metric and row.get(metric) is not None:
+                self.metric = metric
+                seconds = float(row["time"]) - self.start
+                cost = float(row["step"]) if self.cost == "steps" else seconds
+                out.append(Report(int(row["step"]), seconds, float(row[metric]), cost))
+        return out
+
+
 class LocalTrial:
     """A trial running as a child process; `poll()` returns its new reports."""
 
@@ -97,45 +140,16 @@ class LocalTrial:
             [sys.executable, "-m", "pufferlib", "train", spec.env_id, "--config", str(self.folder / "trial.toml")],
             stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
             start_new_session=True, preexec_fn=_set_pdeathsig if sys.platform == "linux" else None)
-        self._offset, self._metrics_path = 0, None
-        self.metric = spec.metric
-        self.logged_keys: set[str] = set()
-        self.nan: str | None = None
+        self.reader = ReportReader(self.folder, spec.metric, spec.cost, self.start)
 
-    def _metrics_file(self) -> Path | None:
-        if self._metrics_path is None:
-            found = sorted(self.folder.glob("*/metrics.jsonl"))
-            self._metrics_path = found[0] if found else None
-        return self._metrics_path
+    @property
+    def nan(self) -> str | None:
+        """The NaN-loss message, once a report had one."""
+        return self.reader.nan
 
     def poll(self) -> list[Report]:
-        """The reports written to metrics.jsonl since the last call (complete lines only)."""
-        path = self._metrics_file()
-        if path is None:
-            return []
-        with open(path, "rb") as f:
-            f.seek(self._offset)
-            chunk = f.read()
-        end = chunk.rfind(b"\n") + 1
-        self._offset += end
-        out = []
-        for line in chunk[:end].decode("utf-8").splitlines():
-            if not line.strip():
-                continue
-            row = json.loads(line)
-            if "step" not in row:
-                continue  # the header line (config)
-            self.logged_keys.update(row)
-            nan = [k for k, v in row.items() if k.startswith("losses/") and v is None]
-            if nan and self.nan is None:
-                self.nan = f"NaN in {', '.join(nan)} at step {row['step']}"
-            metric = self.metric or next((k for k in SCORE_KEYS if k in row), "")
-            if metric and row.get(metric) is not None:
-                self.metric = metric
-                seconds = float(row["time"]) - self.start
-                cost = float(row["step"]) if self.spec.cost == "steps" else seconds
-                out.append(Report(int(row["step"]), seconds, float(row[metric]), cost))
-        return out
+        """The trial's new reports."""
+        return self.reader.poll()
 
     def returncode(self) -> int | None:
         """The exit status, or None while it runs."""
@@ -156,7 +170,7 @@ class LocalTrial:
     def no_score_error(self) -> str:
         """The error of a trial that finished without reporting its metric."""
         wanted = self.spec.metric or " or ".join(SCORE_KEYS)
-        return (f"the run never logged {wanted}; logged keys: {', '.join(sorted(self.logged_keys)) or 'none'} "
+        return (f"the run never logged {wanted}; logged keys: {', '.join(sorted(self.reader.logged_keys)) or 'none'} "
                 f"(set sweep.metric)")
 
     def kill(self) -> None:
