@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from pufferlib.errors import APIUsageError
+from pufferlib.errors import APIUsageError, PufferError
 from pufferlib.sweep import protein, runner
 from pufferlib.sweep.space import Space, apply
 from pufferlib.sweep.store import FINISHED, Store
@@ -240,16 +240,25 @@ class Sweep:
 
     # -- Ray --------------------------------------------------------------------------------
     def _ray_init(self):
+        address = self.config.get("ray", {}).get("address") or None
+        if not address:
+            # Ray replaces 127.0.0.1 by the machine's network address unless it runs "without
+            # clusters" (its Windows/macOS mode): then every Ray process binds to the loopback.
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
         try:
             import ray
         except ImportError:
             raise APIUsageError("sweep.backend = 'ray' needs Ray: pip install 'puffer-core[ray]'") from None
-        address = self.config.get("ray", {}).get("address") or None
-        if address:
-            ray.init(address=address, include_dashboard=False, log_to_driver=False)
-        else:  # a local instance on the loopback interface only
-            ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=False,
-                     num_cpus=_cores())
+        try:
+            if address:
+                ray.init(address=address, include_dashboard=False, log_to_driver=False)
+            else:  # a local instance on the loopback interface only
+                ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=False,
+                         num_cpus=_cores())
+        except Exception as exc:  # Ray raises bare Exceptions on startup failures
+            ray.shutdown()
+            raise PufferError(f"Ray did not start ({exc}); see the raylet logs under {os.environ.get('RAY_TMPDIR', '/tmp')}"
+                              f"/ray/session_latest/logs.") from None
         return ray
 
     # -- the live table ---------------------------------------------------------------------
