@@ -59,7 +59,7 @@ def _using(tmp: str) -> list[int]:
 
 @pytest.mark.slow
 def test_ray_backend_runs_trials_on_a_loopback_only_ray(tmp_path):
-    ray_tmp = tempfile.mkdtemp(prefix="prs", dir="/tmp")  # short: Ray's unix socket paths have a length limit
+    ray_tmp = tempfile.mkdtemp(prefix="swr", dir="/tmp")  # short: Ray's unix socket paths have a length limit
     space = tmp_path / "space.toml"
     space.write_text(SPACE)
     sweep_dir = tmp_path / "sweep"
@@ -77,10 +77,10 @@ def test_ray_backend_runs_trials_on_a_loopback_only_ray(tmp_path):
             addresses.update(_listening(pids))
             time.sleep(0.5)
         out = proc.communicate()[0]
+        hosts = {a.rsplit(":", 1)[0].strip("[]") for a in addresses}
+        assert hosts <= {"127.0.0.1", "::ffff:127.0.0.1"}, addresses  # checked first: also when Ray fails
         assert proc.returncode == 0, out
         assert addresses, "no Ray socket was seen listening"
-        hosts = {a.rsplit(":", 1)[0].strip("[]") for a in addresses}
-        assert hosts <= {"127.0.0.1", "::ffff:127.0.0.1"}, addresses
         db = sqlite3.connect(sweep_dir / "sweep.db")
         rows = db.execute("SELECT status, score FROM trials").fetchall()
         reports = db.execute("SELECT count(*) FROM reports").fetchone()[0]
