@@ -119,7 +119,7 @@ class Sweep:
             else:
                 x = self.method.suggest(idx, *self._history(trials))
                 values = self.space.values(x)
-        folder = self.dir / "trials" / f"trial_{len(trials):04d}"
+        folder = self.dir / "trials" / f"trial_{len(trials) + 1:04d}"  # the id the row gets
         trial_id = self.store.add_trial(idx, values, x, str(folder), retry["id"] if retry else None)
         self.trial_x[trial_id], self.reports[trial_id] = x, []
         spec = runner.TrialSpec(self.env_id, self._trial_config(values), str(folder), self.settings["metric"],
@@ -272,7 +272,11 @@ class Sweep:
 
     def _refresh_table(self) -> None:
         if self.table is not None:
-            self.table.update(render_table(self.store.trials(), self.best[1] if self.best else None), refresh=True)
+            trials = self.store.trials()
+            for t in trials:  # running trials show their latest report
+                if t["status"] == "running" and self.reports.get(t["id"]):
+                    t["score"], t["cost"] = self.reports[t["id"]][-1]
+            self.table.update(render_table(trials, self.best[1] if self.best else None), refresh=True)
 
     def _stop_table(self) -> None:
         if self.table is not None:
@@ -291,7 +295,9 @@ def render_table(trials: list[dict], best_id: int | None, last: int = 20):
     """The rich table of the last `last` trials: id, status, score, cost, parameters, best mark."""
     from rich.table import Table
 
-    table = Table(title=f"puffer sweep: {len(trials)} trials")
+    best = next((t for t in trials if t["id"] == best_id), None)
+    title = f"puffer sweep: {len(trials)} trials" + (f", best {_fmt(best['score'])} (trial {best_id})" if best else "")
+    table = Table(title=title)
     for name in ("trial", "status", "score", "cost", "parameters", "best"):
         table.add_column(name, justify="right" if name in ("score", "cost") else "left")
     for t in trials[-last:]:
