@@ -209,3 +209,21 @@ def test_dump_toml_round_trips_a_config_tree():
     config = load_default()
     config["env"] = {"size": 3, "name": "a \"quoted\" name", "nested": {"k": [1, 2]}}
     assert tomllib.loads(dump_toml(config)) == config
+
+
+def test_trial_config_divides_cores_groups_logger_runs_and_drops_the_sweep_section(tmp_path):
+    import os
+
+    from pufferlib.config import load_default
+    from pufferlib.sweep.driver import Sweep
+
+    config = load_default()
+    config["train"]["cpu_threads"] = 0  # "all it may have"
+    config["sweep"]["workers"] = 2
+    config["mylogger"] = {"group": "", "project": "p"}
+    space = Space.from_tables({"train.gamma": {"distribution": "logit_normal", "min": 0.9, "max": 0.999}}, config)
+    trial = Sweep("gym-CartPole-v1", config, space, tmp_path / "my_sweep")._trial_config({"train.gamma": 0.95})
+    assert "sweep" not in trial and trial["train"]["gamma"] == 0.95
+    assert trial["train"]["cpu_threads"] == max(1, len(os.sched_getaffinity(0)) // 2)
+    assert trial["mylogger"] == {"group": "my_sweep", "project": "p"}
+    assert config["mylogger"]["group"] == ""  # the sweep's own config is untouched

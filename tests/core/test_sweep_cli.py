@@ -159,3 +159,21 @@ def test_a_trial_past_its_time_limit_is_killed_and_recorded(tmp_path):
     status, error = db.execute("SELECT status, error FROM trials").fetchone()
     db.close()
     assert status == "timeout" and "0.5 s" in error
+
+
+def test_ctrl_c_marks_the_running_trial_interrupted_and_stops_it(tmp_path):
+    space = tmp_path / "space.toml"
+    space.write_text(SPACE)
+    sweep_dir = tmp_path / "sweep"
+    proc = _sweep(["gym-CartPole-v1", "--config", str(space), "--dir", str(sweep_dir), "--quiet",
+                   "--sweep.max-runs", "2", "--train.total-timesteps", "1e7"])
+    deadline = time.time() + 120
+    while time.time() < deadline and not _children_of(proc.pid):
+        time.sleep(0.2)
+    trial_pids = [int(line.split()[0]) for line in _children_of(proc.pid)]
+    assert trial_pids, "the trial never started"
+    proc.send_signal(signal.SIGINT)
+    out = proc.communicate(timeout=60)[0]
+    assert proc.returncode == 130 and f"--resume {sweep_dir}" in out
+    assert [r[2] for r in _db(sweep_dir)] == ["interrupted"]
+    assert not any(Path(f"/proc/{pid}").exists() for pid in trial_pids)

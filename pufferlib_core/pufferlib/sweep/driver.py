@@ -217,6 +217,9 @@ class Sweep:
         share = max(1, _cores() // self.settings["workers"])
         wanted = config["train"].get("cpu_threads", 1)
         config["train"]["cpu_threads"] = share if not wanted else min(wanted, share)
+        for section in config.values():  # logger plugins with a run group (e.g. [wandb] group): the sweep
+            if isinstance(section, dict) and section.get("group") == "":
+                section["group"] = self.dir.name
         return config
 
     # -- best.toml --------------------------------------------------------------------------
