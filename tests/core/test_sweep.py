@@ -227,3 +227,49 @@ def test_trial_config_divides_cores_groups_logger_runs_and_drops_the_sweep_secti
     assert trial["train"]["cpu_threads"] == max(1, len(os.sched_getaffinity(0)) // 2)
     assert trial["mylogger"] == {"group": "my_sweep", "project": "p"}
     assert config["mylogger"]["group"] == ""  # the sweep's own config is untouched
+
+
+class _FakeTrial:
+    """Stands in for runner.LocalTrial: reports given up front, never exits by itself."""
+
+    def __init__(self, reports, nan=None):
+        self._reports, self.nan, self.killed = reports, nan, False
+
+    def poll(self):
+        out, self._reports = self._reports, []
+        return out
+
+    def returncode(self):
+        return -9 if self.killed else None
+
+    def timed_out(self):
+        return False
+
+    def kill(self):
+        self.killed = True
+
+
+@pytest.mark.parametrize("low, nan, status", [(True, None, "stopped"), (False, None, "running"),
+                                              (False, "NaN in losses/policy_loss at step 9", "failed")])
+def test_driver_stops_trials_below_the_quantile_line_and_fails_nan_trials(tmp_path, low, nan, status):
+    from pufferlib.config import load_default
+    from pufferlib.sweep.driver import Sweep
+    from pufferlib.sweep.runner import Report
+
+    config = load_default()
+    space = Space.from_tables({"train.gamma": {"distribution": "logit_normal", "min": 0.9, "max": 0.999}}, config)
+    sweep = Sweep("gym-CartPole-v1", config, space, tmp_path)
+    sweep.store = Store(tmp_path)
+    done = sweep.store.add_trial(0, {"train.gamma": 0.98}, [0.5], "t0")
+    sweep.reports[done] = [(10.0 * math.log(c), c) for c in range(2, 40)]  # score grows with cost
+    sweep.store.finish(done, "done", 36.0, 39.0)
+    running = sweep.store.add_trial(1, {"train.gamma": 0.95}, [0.3], "t1")
+    score = 1.0 if low else 50.0
+    fake = _FakeTrial([Report(100, 5.0, score, 5.0), Report(200, 10.0, score + 1, 10.0)], nan)
+    sweep.running, sweep.reports[running] = {running: fake}, []
+    sweep._poll(None)
+    row = sweep.store.trials()[-1]
+    assert row["status"] == status and fake.killed == (status != "running")
+    if status == "failed":
+        assert row["error"] == nan
+    sweep.store.close()

@@ -140,7 +140,8 @@ class Sweep:
                         self._report(trial_id, runner.Report(**r))
                     self._finish(trial_id, result["status"], result["error"])
                 continue
-            for report in handle.poll():
+            new = handle.poll()
+            for report in new:
                 self._report(trial_id, report)
             code = handle.returncode()
             if code is not None:
@@ -159,7 +160,7 @@ class Sweep:
             elif handle.timed_out():
                 handle.kill()
                 self._finish(trial_id, "timeout", f"killed after the time limit of {handle.spec.timeout:g} s")
-            elif self._should_stop(trial_id):
+            elif new and self._should_stop(trial_id):
                 handle.kill()
                 self._finish(trial_id, "stopped", "below the score-on-cost quantile line: stopped early")
 
