@@ -10,7 +10,6 @@ config for `puffer train ENV --config best.toml`.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import sys
