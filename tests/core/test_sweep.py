@@ -273,3 +273,24 @@ def test_driver_stops_trials_below_the_quantile_line_and_fails_nan_trials(tmp_pa
     if status == "failed":
         assert row["error"] == nan
     sweep.store.close()
+
+
+def test_plot_sweep_draws_score_on_cost_front_and_each_parameter(tmp_path):
+    pytest.importorskip("matplotlib", reason="puffer plot needs matplotlib (the plot extra)")
+    from pufferlib import cli
+    from pufferlib.sweep.plot import plot_sweep
+
+    with pytest.raises(APIUsageError, match="no sweep.db"):
+        plot_sweep(tmp_path, tmp_path / "x.png")
+    store = Store(tmp_path)
+    store.set_meta("config", {"sweep": {"goal": "maximize", "cost": "steps", "train": {"learning_rate": {
+        "distribution": "log_normal", "min": 1e-4, "max": 1e-1}}}})
+    for i, (lr, status) in enumerate([(1e-3, "done"), (1e-2, "stopped"), (3e-2, "failed"), (5e-3, "done")]):
+        t = store.add_trial(i, {"train.learning_rate": lr, "train.update_epochs": i + 1}, [0.1 * i, 0.5], f"t{i}")
+        for step in (100, 200, 300):
+            store.add_report(t, step, step / 100, i * step / 100, step)
+        store.finish(t, status, None if status == "failed" else 3.0 * i, 300.0)
+    store.close()
+    png = tmp_path / "sweep.png"
+    assert cli.main(["plot", "--sweep", str(tmp_path), "-o", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
