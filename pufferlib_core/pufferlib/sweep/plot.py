@@ -63,6 +63,13 @@ def plot_sweep(sweep_dir: str | Path, output: str | Path) -> Path:
         for status, color in STATUS_COLORS.items():
             pts = [t for t in scored if t["status"] == status]
             sub.scatter([t["params"][key] for t in pts], [t["score"] for t in pts], s=18, color=color)
+        failed = [t for t in trials if t["status"] in ("failed", "timeout")]
+        if failed:  # no score: marked along the bottom
+            floor = min(t["score"] for t in scored)
+            sub.scatter([t["params"][key] for t in failed], [floor] * len(failed), marker="x", s=30,
+                        color=STATUS_COLORS["failed"], label="failed / timeout")
+            if i == 0:
+                sub.legend(fontsize="small")
         if tables.get(key, {}).get("distribution") in ("log_normal", "uniform_pow2"):
             sub.set_xscale("log")
         sub.set_xlabel(key)
