@@ -252,17 +252,21 @@ class Sweep:
             import ray
         except ImportError:
             raise APIUsageError("sweep.backend = 'ray' needs Ray: pip install 'puffer-core[ray]'") from None
-        try:
-            if address:
-                ray.init(address=address, include_dashboard=False, log_to_driver=False)
-            else:  # a local instance on the loopback interface only
-                ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=False,
-                         num_cpus=_cores())
-        except Exception as exc:  # Ray raises bare Exceptions on startup failures
-            ray.shutdown()
-            raise PufferError(f"Ray did not start ({exc}); see the raylet logs under {os.environ.get('RAY_TMPDIR', '/tmp')}"
-                              f"/ray/session_latest/logs.") from None
-        return ray
+        # A local Ray fails to start when its agents take more than Ray's fixed wait to come
+        # up (a loaded machine); the second try finds their modules in the page cache.
+        for attempt in range(1 if address else 2):
+            try:
+                if address:
+                    ray.init(address=address, include_dashboard=False, log_to_driver=False)
+                else:  # a local instance on the loopback interface only
+                    ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=False,
+                             num_cpus=_cores())
+                return ray
+            except Exception as exc:  # Ray raises bare Exceptions on startup failures
+                ray.shutdown()
+                error = exc
+        logs = f"{os.environ.get('RAY_TMPDIR') or os.environ.get('TMPDIR') or '/tmp'}/ray/session_latest/logs"
+        raise PufferError(f"Ray did not start ({error}); see the raylet logs in {logs}.")
 
     # -- the live table ---------------------------------------------------------------------
     def _start_table(self) -> None:
