@@ -105,6 +105,7 @@ def sweep_tpe(trials: int, steps: int, seed: int) -> list[float]:
 
 def quality(args) -> None:
     base = train_cartpole({}, args.steps, 0)
+    wanted = set(args.methods.split(","))
     print(f"quality: CartPole, lr 2.5e-5 (100x too small), {args.steps} steps per trial, {args.trials} trials")
     print(f"  default (mistuned) config: {base:.1f}")
     runs = {"protein": lambda s: sweep_ours("protein", args.trials, args.steps, s),
@@ -116,6 +117,8 @@ def quality(args) -> None:
     except ImportError:
         print("  (optuna not installed: no TPE reference)")
     for name, run in runs.items():
+        if name not in wanted:
+            continue
         bests = []
         for seed in range(args.seeds):
             start = time.perf_counter()
@@ -169,7 +172,8 @@ def main() -> None:
     parser.add_argument("what", nargs="?", default="all", choices=["quality", "suggest", "parallel", "all"])
     parser.add_argument("--trials", type=int, default=24)
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=20_000)
+    parser.add_argument("--steps", type=int, default=12_288)
+    parser.add_argument("--methods", default="protein,random,optuna-tpe", help="comma-separated quality contenders")
     args = parser.parse_args()
     if args.what in ("suggest", "all"):
         suggest_time(args)

@@ -77,6 +77,10 @@ class Random:
 class Protein:
     """Cost-aware Bayesian search over [0, 1]^dim (see the module docstring)."""
 
+    kappa = 1.0         # optimism: candidates are ranked by mean + kappa * std of the score GP
+    cost_weight = 0.15  # pull towards the target cost, against 1.0 for the whole range of optimism
+    max_width = 0.5     # widest Gaussian step around a front point, in the unit cube
+
     def __init__(self, dim: int, seed: int = 0, num_random: int = 0, max_suggestion_cost: float = 0.0,
                  num_candidates: int = 512):
         self.dim, self.seed = dim, seed
@@ -103,16 +107,15 @@ class Protein:
         X = torch.tensor([o.x for o in observations] + failures + pending, dtype=torch.float64).view(-1, self.dim)
         y = torch.tensor([o.score for o in observations], dtype=torch.float64)
         logc = torch.tensor([math.log(max(o.cost, 1e-9)) for o in observations], dtype=torch.float64)
-        D = torch.cdist(X, X)  # one distance matrix for the three fits below
-        cost_gp = GP().fit(X[:n], logc, dist=D[:n, :n])
+        cost_gp = GP().fit(X[:n], logc)
         m = n + len(failures)
         if failures:
             floor = float(y.min() - 0.25 * max(float(y.max() - y.min()), 1e-6))
             y = torch.cat([y, torch.full((len(failures),), floor, dtype=torch.float64)])
-        score_gp = GP().fit(X[:m], y, dist=D[:m, :m])
+        score_gp = GP().fit(X[:m], y)
         if pending:
-            fantasy = score_gp.predict(X[m:], dist=D[m:, :m])[0]
-            score_gp = GP().fit(X, torch.cat([y, fantasy]), like=score_gp, dist=D)
+            fantasy = score_gp.predict(X[m:])[0]
+            score_gp = GP().fit(X, torch.cat([y, fantasy]), like=score_gp)
 
         reports = [(s, c) for o in observations for s, c in (o.reports or [(o.score, o.cost)])]
         owners = [i for i, o in enumerate(observations) for _ in (o.reports or [None])]
@@ -120,9 +123,8 @@ class Protein:
         centers = torch.tensor([observations[owners[i]].x for i in front], dtype=torch.float64)
         cands = self._candidates(centers, gen)
 
-        Dc = torch.cdist(cands, X)
-        mu, sd = score_gp.predict(cands, dist=Dc)
-        pred_logc, _ = cost_gp.predict(cands, dist=Dc[:, :n])
+        mu, sd = score_gp.predict(cands)
+        pred_logc, _ = cost_gp.predict(cands)
         keep = torch.ones(len(cands), dtype=torch.bool)
         if self.max_suggestion_cost > 0:
             keep = pred_logc <= math.log(self.max_suggestion_cost)
@@ -135,15 +137,15 @@ class Protein:
         target = lo + float(torch.rand(1, generator=gen, dtype=torch.float64)) * max(hi - lo, 0.0)
         width = max(hi - lo, 1e-3) / 2.0 + 0.1
         weight = torch.exp(-0.5 * ((pred_logc - target) / width) ** 2)
-        acq = mu + 0.5 * sd
+        acq = mu + self.kappa * sd
         acq = (acq - acq[keep].min()) / max(float(acq[keep].max() - acq[keep].min()), 1e-12)
-        value = torch.where(keep, acq * (0.5 + 0.5 * weight), torch.full_like(acq, -1.0))
+        value = torch.where(keep, acq + self.cost_weight * weight, torch.full_like(acq, -1.0))
         return cands[int(torch.argmax(value))].tolist()
 
     def _candidates(self, centers: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
         n_local = self.num_candidates * 3 // 4
         pick = torch.randint(len(centers), (n_local,), generator=gen)
-        width = torch.exp(torch.empty(n_local, 1, dtype=torch.float64).uniform_(math.log(0.02), math.log(0.3),
+        width = torch.exp(torch.empty(n_local, 1, dtype=torch.float64).uniform_(math.log(0.02), math.log(self.max_width),
                                                                                   generator=gen))
         local = centers[pick] + width * torch.randn(n_local, self.dim, generator=gen, dtype=torch.float64)
         uniform = torch.rand(self.num_candidates - n_local, self.dim, generator=gen, dtype=torch.float64)
