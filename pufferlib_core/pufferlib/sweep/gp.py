@@ -1,7 +1,7 @@
 """A small exact Gaussian process on [0, 1]^d (torch, float64), and quantile regression.
 
 `GP().fit(X, y)` standardises y, picks a Matern-5/2 length scale per dimension and the noise
-level by the marginal likelihood on a subset of at most 128 points (a grid, then a few Adam
+level by the marginal likelihood on a subset of at most 96 points (a grid, then a few Adam
 steps; deterministic), then conditions on every point. `predict(Xc)` gives the posterior
 mean and standard deviation in the units of y.
 """
@@ -36,8 +36,8 @@ class GP:
     then conditions on all points: one Cholesky of n x n.
     """
 
-    select_points = 128
-    refine_steps = 30
+    select_points = 96
+    refine_steps = 20
 
     def fit(self, X: torch.Tensor, y: torch.Tensor, like: "GP | None" = None) -> "GP":
         """Fit to points X (n, d) in [0, 1]^d and targets y (n,); `like` reuses that GP's hyperparameters."""
