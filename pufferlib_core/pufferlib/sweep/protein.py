@@ -7,16 +7,18 @@ Scores are oriented "higher is better" (the driver negates them for goal = minim
 Protein:
 1. Sobol warm start for the first `num_random` suggestions.
 2. One point (x, score, cost) per trial (its last report; an early-stopped trial counts with
-   the score it had reached) fits a GP of the score and a GP of the log cost over x. Failed
-   trials (crash, NaN) enter the score GP below the worst score, which steers the search away.
+   the score it had reached) fits a GP of the score and a GP of the log cost over x
+   (`gp.GP`: Matern-5/2, a length scale per parameter). Failed trials (crash, NaN) enter
+   the score GP below the worst score, which steers the search away.
 3. The Pareto front of score against cost over every report of every trial (each trial
    reports several times while it trains).
 4. Candidates are sampled around the front points (Gaussian steps of random width) plus a
    few uniform ones; those whose predicted cost exceeds `max_suggestion_cost` are dropped.
-5. A target cost is drawn between the front's cheapest and dearest; candidates are weighted
-   by closeness of their predicted cost to it, and the best weighted optimistic score
-   (mean + 0.5 std) wins. Running trials enter the score GP as fantasies at their predicted
-   mean, so parallel workers get different suggestions.
+5. A target cost is drawn between the front's cheapest and dearest point. Candidates are
+   ranked by their optimistic score (GP mean + kappa * std, scaled to [0, 1]) plus a mild
+   pull (`cost_weight`) towards those whose predicted cost is near the target, so that the
+   search walks the whole front without giving up score. Running trials enter the score GP
+   as fantasies at their predicted mean, so parallel workers get different suggestions.
 
 `should_stop` is the early-stopping rule: a running trial whose latest score is below a
 quantile regression of score on log cost (fitted to the other trials' reports) is stopped.
