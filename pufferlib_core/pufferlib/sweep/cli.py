@@ -66,7 +66,7 @@ def sweep_command(argv: list[str]) -> int:
     parser.add_argument("--resume", metavar="SWEEP_DIR", help="continue the sweep in this folder")
     parser.add_argument("--dir", metavar="SWEEP_DIR", help="folder of a new sweep (default: "
                                                           "train.data_dir/sweeps/ENV_TIME)")
-    parser.add_argument("--quiet", action="store_true", help="no live table; one line per finished trial")
+    parser.add_argument("--quiet", action="store_true", help="no live table (also off when stdout is not a terminal): one line per finished trial")
     from pufferlib.cli_train import parse_config
     from pufferlib.sweep.driver import Sweep
     from pufferlib.sweep.store import Store
@@ -99,7 +99,8 @@ def sweep_command(argv: list[str]) -> int:
         print(f"puffer sweep: error: {exc}", file=sys.stderr)
         return 2
     if best is None:
-        print("puffer sweep: no trial finished with a score; see the trials' train.log files.")
+        print(f"puffer sweep: no trial finished with a score. Last error: {sweep.last_error}\n"
+              f"The trials' output is in {sweep_dir}/trials/*/train.log.")
         return 1
     params = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in best["params"].items())
     print(f"best: trial {best['id']}, score {best['score']:.4g} ({params}). "

@@ -56,6 +56,7 @@ class Sweep:
         self.reports: dict[int, list[tuple[float, float]]] = {}  # trial id -> (score, cost), raw scores
         self.best: tuple[float, int] | None = None
         self.table = None
+        self.last_error: str | None = None
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, resume: bool = False) -> dict | None:
@@ -180,7 +181,9 @@ class Sweep:
         self.store.finish(trial_id, status, score, last[1], error)
         if status == "done":
             self._consider_best(next(t for t in self.store.trials() if t["id"] == trial_id))
-        if not self.quiet and self.table is None:
+        if error:
+            self.last_error = f"trial {trial_id} ({status}): {error}"
+        if self.table is None:
             msg = f"trial {trial_id}: {status}" + (f" score {score:.4g}" if score is not None else "")
             print(msg + (f" ({error.splitlines()[0]})" if error else ""), flush=True)
 
