@@ -294,3 +294,27 @@ def test_plot_sweep_draws_score_on_cost_front_and_each_parameter(tmp_path):
     png = tmp_path / "sweep.png"
     assert cli.main(["plot", "--sweep", str(tmp_path), "-o", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+
+
+def test_space_comes_from_the_highest_layer_that_declares_one(tmp_path):
+    import pufferlib
+    from pufferlib.cli_train import _base_parser, parse_config
+    from pufferlib.sweep.cli import resolve_space
+
+    gamma = {"distribution": "logit_normal", "min": 0.9, "max": 0.99}
+    pufferlib.register("test-sweep-env", "gymnasium.envs.classic_control:CartPoleEnv",
+                       config={"sweep": {"train": {"gamma": gamma}}}, overwrite=True)
+    try:
+        parser = _base_parser("puffer sweep", "")
+        config, _ = parse_config(parser, ["gym-CartPole-v1"])
+        assert "train.learning_rate" in resolve_space("gym-CartPole-v1", config, None)[1].keys  # core default
+        config, _ = parse_config(_base_parser("puffer sweep", ""), ["test-sweep-env", "--sweep.train.gamma.max", "0.995"])
+        config, space = resolve_space("test-sweep-env", config, None)
+        assert space.keys == ["train.gamma"] and space.params[0].max == 0.995  # the plugin's space, flag applied
+        assert set(config["sweep"]["train"]) == {"gamma"}
+        own = tmp_path / "space.toml"
+        own.write_text("[sweep.train.clip_coef]\ndistribution = 'uniform'\nmin = 0.1\nmax = 0.3\n")
+        config, _ = parse_config(_base_parser("puffer sweep", ""), ["test-sweep-env", "--config", str(own)])
+        assert resolve_space("test-sweep-env", config, str(own))[1].keys == ["train.clip_coef"]  # the user's file
+    finally:
+        pufferlib.registry.unregister("test-sweep-env")
