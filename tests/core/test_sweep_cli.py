@@ -1,5 +1,6 @@
 """`puffer sweep` end to end: trials as processes, kill -9 and --resume, best.toml, plot, errors."""
 
+import contextlib
 import json
 import os
 import signal
@@ -34,10 +35,27 @@ TINY = ["--train.total-timesteps", "6144", "--train.batch-size", "512", "--train
 
 
 def _db(sweep_dir):
+    """The trials of a sweep's database ([] while it is being created)."""
+    if not (sweep_dir / "sweep.db").exists():
+        return []
     db = sqlite3.connect(f"file:{sweep_dir / 'sweep.db'}?mode=ro", uri=True)
-    rows = db.execute("SELECT id, idx, status, score, retry_of, params FROM trials ORDER BY id").fetchall()
-    db.close()
-    return rows
+    try:
+        return db.execute("SELECT id, idx, status, score, retry_of, params FROM trials ORDER BY id").fetchall()
+    except sqlite3.OperationalError:  # the driver has created the file, not yet its tables
+        return []
+    finally:
+        db.close()
+
+
+@contextlib.contextmanager
+def _running(proc):
+    """Kill `proc` if the test fails while it runs."""
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
 
 
 def _sweep(args, **kw):
@@ -57,27 +75,26 @@ def test_sweep_survives_kill_9_and_resumes_without_losing_or_repeating_trials(tm
     sweep_dir = tmp_path / "sweep"
     args = ["gym-CartPole-v1", "--config", str(space), "--dir", str(sweep_dir), "--quiet",
             "--sweep.max-runs", "4", "--sweep.early-stop-quantile", "0", *TINY]
-    proc = _sweep(args)
-    deadline = time.time() + 240
-    while time.time() < deadline:  # wait for one finished trial and one running
-        rows = _db(sweep_dir) if (sweep_dir / "sweep.db").exists() else []
-        if any(r[2] == "done" for r in rows) and rows[-1][2] == "running":
-            break
-        time.sleep(0.3)
-    else:
-        proc.kill()
-        pytest.fail(f"no trial finished in time: {proc.communicate()[0]}")
-    trial_pids = [int(line.split()[0]) for line in _children_of(proc.pid)]
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.communicate()
+    with _running(_sweep(args)) as proc:
+        deadline = time.time() + 240
+        while time.time() < deadline:  # wait for one finished trial and one running
+            rows = _db(sweep_dir)
+            if any(r[2] == "done" for r in rows) and rows[-1][2] == "running":
+                break
+            time.sleep(0.3)
+        else:
+            pytest.fail("no trial finished in time")
+        trial_pids = [int(line.split()[0]) for line in _children_of(proc.pid)]
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate()
     before = _db(sweep_dir)
     done_before = [r for r in before if r[2] == "done"]
     time.sleep(1.0)
     for pid in trial_pids:  # the trial died with the driver
         assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text()
 
-    proc = _sweep(["gym-CartPole-v1", "--resume", str(sweep_dir), "--quiet"])
-    out = proc.communicate(timeout=300)[0]
+    with _running(_sweep(["gym-CartPole-v1", "--resume", str(sweep_dir), "--quiet"])) as proc:
+        out = proc.communicate(timeout=300)[0]
     assert proc.returncode == 0, out
     after = _db(sweep_dir)
     assert [r for r in after if r[0] in {d[0] for d in done_before}] == done_before  # kept, not rerun
@@ -165,15 +182,15 @@ def test_ctrl_c_marks_the_running_trial_interrupted_and_stops_it(tmp_path):
     space = tmp_path / "space.toml"
     space.write_text(SPACE)
     sweep_dir = tmp_path / "sweep"
-    proc = _sweep(["gym-CartPole-v1", "--config", str(space), "--dir", str(sweep_dir), "--quiet",
-                   "--sweep.max-runs", "2", "--train.total-timesteps", "1e7"])
-    deadline = time.time() + 120
-    while time.time() < deadline and not _children_of(proc.pid):
-        time.sleep(0.2)
-    trial_pids = [int(line.split()[0]) for line in _children_of(proc.pid)]
-    assert trial_pids, "the trial never started"
-    proc.send_signal(signal.SIGINT)
-    out = proc.communicate(timeout=60)[0]
+    with _running(_sweep(["gym-CartPole-v1", "--config", str(space), "--dir", str(sweep_dir), "--quiet",
+                          "--sweep.max-runs", "2", "--train.total-timesteps", "1e7"])) as proc:
+        deadline = time.time() + 120
+        while time.time() < deadline and not _children_of(proc.pid):
+            time.sleep(0.2)
+        trial_pids = [int(line.split()[0]) for line in _children_of(proc.pid)]
+        assert trial_pids, "the trial never started"
+        proc.send_signal(signal.SIGINT)
+        out = proc.communicate(timeout=60)[0]
     assert proc.returncode == 130 and f"--resume {sweep_dir}" in out
     assert [r[2] for r in _db(sweep_dir)] == ["interrupted"]
     assert not any(Path(f"/proc/{pid}").exists() for pid in trial_pids)

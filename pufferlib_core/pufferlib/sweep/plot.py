@@ -28,9 +28,13 @@ def plot_sweep(sweep_dir: str | Path, output: str | Path) -> Path:
 
     if not (Path(sweep_dir) / "sweep.db").exists():
         raise APIUsageError(f"{sweep_dir} holds no sweep.db; is it a folder made by `puffer sweep`?")
+    import sqlite3
+
     store = Store(sweep_dir, readonly=True)
     try:
         trials, reports, config = store.trials(), store.reports(), store.meta("config") or {}
+    except sqlite3.OperationalError:  # the sweep is creating its tables right now
+        trials, reports, config = [], [], {}
     finally:
         store.close()
     scored = [t for t in trials if t["score"] is not None]
