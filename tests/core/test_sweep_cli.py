@@ -182,8 +182,11 @@ def test_ctrl_c_marks_the_running_trial_interrupted_and_stops_it(tmp_path):
     space = tmp_path / "space.toml"
     space.write_text(SPACE)
     sweep_dir = tmp_path / "sweep"
+    # a shell's background job ignores SIGINT, and its children inherit that: restore Ctrl-C
+    default_sigint = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)  # noqa: E731
     with _running(_sweep(["gym-CartPole-v1", "--config", str(space), "--dir", str(sweep_dir), "--quiet",
-                          "--sweep.max-runs", "2", "--train.total-timesteps", "1e7"])) as proc:
+                          "--sweep.max-runs", "2", "--train.total-timesteps", "1e7"],
+                         preexec_fn=default_sigint)) as proc:
         deadline = time.time() + 120
         while time.time() < deadline and not _children_of(proc.pid):
             time.sleep(0.2)
