@@ -77,6 +77,7 @@ def test_ray_backend_runs_trials_on_a_loopback_only_ray(tmp_path):
             addresses.update(_listening(pids))
             time.sleep(0.5)
         out = proc.communicate()[0]
+        print("Ray listening sockets:", sorted(addresses))
         hosts = {a.rsplit(":", 1)[0].strip("[]") for a in addresses}
         assert hosts <= {"127.0.0.1", "::ffff:127.0.0.1"}, addresses  # checked first: also when Ray fails
         assert proc.returncode == 0, out
