@@ -14,6 +14,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "step an env with random actions and print steps per second"),
     "train": ("pufferlib.cli_train:train_command", "train a policy with PPO (PuffeRL)"),
     "eval": ("pufferlib.cli_train:eval_command", "run a trained policy: episode stats, rendering, video"),
+    "sweep": ("pufferlib.sweep.cli:sweep_command", "search hyperparameters (Protein or random) over trials"),
     "plot": ("pufferlib.cli_plot:plot_command", "draw learning curves of run directories to a PNG"),
     "bench": ("pufferlib.vector.autotune:bench_command", "time vectorization settings for an env, print the best"),
     "check": ("pufferlib.checker:check_command", "check that an env keeps the PufferEnv contract (report + hints)"),

@@ -61,6 +61,10 @@ def plot_runs(run_dirs: list[str | Path], output: str | Path, metric: str | None
 
 def plot_command(argv: list[str]) -> int:
     """Entry of `puffer plot`."""
+    if "--sweep" in argv:  # `puffer plot --sweep SWEEP_DIR -o sweep.png`
+        from pufferlib.sweep.plot import plot_command as sweep_plot_command
+
+        return sweep_plot_command(argv)
     parser = argparse.ArgumentParser(prog="puffer plot", description=__doc__.splitlines()[0])
     parser.add_argument("run_dirs", nargs="+", help="run directories written by `puffer train`")
     parser.add_argument("--output", "-o", default="puffer_plot.png", help="PNG to write (default puffer_plot.png)")

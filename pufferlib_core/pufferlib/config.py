@@ -93,11 +93,11 @@ def merge(base: Mapping, *layers: Mapping | None) -> dict:
     return out
 
 
-def check_keys(config: Mapping, reference: Mapping, where: str = "", open_sections: tuple = ("env", "policy")) -> None:
+def check_keys(config: Mapping, reference: Mapping, where: str = "", open_sections: tuple = ("env", "policy", "sweep")) -> None:
     """Raise APIUsageError for keys of `config` absent from `reference`, with close matches.
 
     Sections in `open_sections` take any keys (they are keyword arguments of the env
-    and the policy).
+    and the policy; `sweep` tables name swept keys, checked by `pufferlib.sweep`).
     """
     for key, value in config.items():
         name = f"{where}{key}"

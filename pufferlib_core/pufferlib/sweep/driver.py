@@ -1,0 +1,317 @@
+"""The sweep driver: suggests trials, runs them (local processes or Ray tasks), records everything.
+
+The driver is the only writer of SWEEP_DIR/sweep.db (see `store`). Trial 0 is always the
+unswept config, so a sweep never reports worse than where it started. `--resume` reopens
+the database: finished trials are kept and never rerun, trials left running by a crash,
+`kill -9` or Ctrl-C are marked interrupted and run again with the same parameters. Whenever
+the best finished trial improves, SWEEP_DIR/best.toml is rewritten atomically; it is a full
+config for `puffer train ENV --config best.toml`.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pufferlib.errors import APIUsageError, PufferError
+from pufferlib.sweep import protein, runner
+from pufferlib.sweep.space import Space, apply
+from pufferlib.sweep.store import FINISHED, Store
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+class Sweep:
+    """One sweep over `space` of the trials of `config` (a full config with a `[sweep]` section)."""
+
+    def __init__(self, env_id: str, config: dict, space: Space, sweep_dir: str | Path, quiet: bool = False):
+        self.env_id, self.config, self.space = env_id, config, space
+        self.settings = config["sweep"]
+        self.dir = Path(sweep_dir)
+        s = self.settings
+        if s["goal"] not in ("maximize", "minimize"):
+            raise APIUsageError(f"sweep.goal = {s['goal']!r}; choose 'maximize' or 'minimize'.")
+        if s["cost"] not in ("time", "steps"):
+            raise APIUsageError(f"sweep.cost = {s['cost']!r}; choose 'time' (seconds) or 'steps' (agent steps).")
+        if s["backend"] not in ("local", "ray"):
+            raise APIUsageError(f"sweep.backend = {s['backend']!r}; choose 'local' or 'ray'.")
+        if s["max_runs"] < 1 or s["workers"] < 1:
+            raise APIUsageError("sweep.max_runs and sweep.workers must be at least 1.")
+        self.sign = 1.0 if s["goal"] == "maximize" else -1.0
+        self.method = protein.make_method(s["method"], space.dim, s["seed"], s["num_random"],
+                                          s["max_suggestion_cost"])
+        self.quiet = quiet
+        self.store: Store | None = None
+        self.running: dict[int, Any] = {}    # trial id -> LocalTrial or Ray ObjectRef
+        self.trial_x: dict[int, list[float]] = {}
+        self.reports: dict[int, list[tuple[float, float]]] = {}  # trial id -> (score, cost), raw scores
+        self.best: tuple[float, int] | None = None
+        self.table = None
+        self.last_error: str | None = None
+
+    # -- the loop ---------------------------------------------------------------------------
+    def run(self, resume: bool = False) -> dict | None:
+        """Run (or resume) the sweep to `max_runs` finished trials; returns the best trial's row."""
+        db_exists = (self.dir / "sweep.db").exists()
+        if resume and not db_exists:
+            raise APIUsageError(f"--resume {self.dir}: no sweep.db there; is it a folder made by `puffer sweep`?")
+        if not resume and db_exists:
+            raise APIUsageError(f"{self.dir} already holds a sweep; continue it with --resume {self.dir}.")
+        self.store = Store(self.dir)
+        retries = []
+        if resume:
+            if self.store.meta("env_id") != self.env_id:
+                raise APIUsageError(f"{self.dir} is a sweep of {self.store.meta('env_id')!r}, not {self.env_id!r}.")
+            retries = self.store.interrupt_running()
+        else:
+            self.store.set_meta("env_id", self.env_id)
+            self.store.set_meta("config", self.config)
+            self.store.set_meta("space", self.space.keys)
+        for row in self.store.trials():
+            self.reports[row["id"]] = [(r["score"], r["cost"]) for r in self.store.reports(row["id"])]
+            if row["status"] == "done":
+                self._consider_best(row)
+        ray = self._ray_init() if self.settings["backend"] == "ray" else None
+        self._start_table()
+        try:
+            while True:
+                finished = len([t for t in self.store.trials() if t["status"] in FINISHED])
+                started = finished + len(self.running)
+                while len(self.running) < self.settings["workers"] and (retries or started < self.settings["max_runs"]):
+                    self._launch(retries.pop(0) if retries else None, ray)
+                    started += 1
+                if not self.running:
+                    break
+                self._poll(ray)
+                self._refresh_table()
+                time.sleep(0.05 if ray else 0.25)
+        except BaseException:
+            self._stop_table()
+            self._interrupt(ray)
+            self.store.close()
+            raise
+        finally:
+            self._stop_table()
+            if ray is not None:
+                ray.shutdown()
+        best = self.best_trial()
+        self.store.close()
+        return best
+
+    def _launch(self, retry: dict | None, ray: Any) -> None:
+        trials = self.store.trials()
+        if retry is not None:
+            idx, values, x = retry["idx"], retry["params"], retry["x"]
+        else:
+            idx = max((t["idx"] for t in trials), default=-1) + 1
+            if idx == 0:  # the unswept config first
+                x = self.space.point(self.config)
+                values = {k: self._get(k) for k in self.space.keys}
+            else:
+                x = self.method.suggest(idx, *self._history(trials))
+                values = self.space.values(x)
+        folder = self.dir / "trials" / f"trial_{len(trials) + 1:04d}"  # the id the row gets
+        trial_id = self.store.add_trial(idx, values, x, str(folder), retry["id"] if retry else None)
+        self.trial_x[trial_id], self.reports[trial_id] = x, []
+        spec = runner.TrialSpec(self.env_id, self._trial_config(values), str(folder), self.settings["metric"],
+                                self.settings["cost"], float(self.settings["trial_timeout"]))
+        if ray is None:
+            self.running[trial_id] = runner.LocalTrial(spec)
+        else:
+            task = ray.remote(runner.run_to_end).options(num_cpus=spec.config["train"]["cpu_threads"])
+            self.running[trial_id] = task.remote(spec)
+
+    def _poll(self, ray: Any) -> None:
+        for trial_id, handle in list(self.running.items()):
+            if ray is not None:
+                ready, _ = ray.wait([handle], timeout=0)
+                if ready:
+                    result = ray.get(handle)
+                    for r in result["reports"]:
+                        self._report(trial_id, runner.Report(**r))
+                    self._finish(trial_id, result["status"], result["error"])
+                continue
+            new = handle.poll()
+            for report in new:
+                self._report(trial_id, report)
+            code = handle.returncode()
+            if code is not None:
+                for report in handle.poll():
+                    self._report(trial_id, report)
+                handle.close()
+                if code != 0 or handle.nan:
+                    self._finish(trial_id, "failed", handle.error_text())
+                elif not self.reports[trial_id]:
+                    self._finish(trial_id, "failed", handle.no_score_error())
+                else:
+                    self._finish(trial_id, "done")
+            elif handle.nan:
+                handle.kill()
+                self._finish(trial_id, "failed", handle.nan)
+            elif handle.timed_out():
+                handle.kill()
+                self._finish(trial_id, "timeout", f"killed after the time limit of {handle.spec.timeout:g} s")
+            elif new and self._should_stop(trial_id):
+                handle.kill()
+                self._finish(trial_id, "stopped", "below the score-on-cost quantile line: stopped early")
+
+    def _report(self, trial_id: int, r: runner.Report) -> None:
+        self.store.add_report(trial_id, r.step, r.seconds, r.score, r.cost)
+        self.reports[trial_id].append((r.score, r.cost))
+
+    def _should_stop(self, trial_id: int) -> bool:
+        own = [(self.sign * s, c) for s, c in self.reports[trial_id]]
+        others = [(self.sign * s, c) for t, rs in self.reports.items() if t != trial_id for s, c in rs]
+        return protein.should_stop(own, others, float(self.settings["early_stop_quantile"]),
+                                   int(self.settings["early_stop_min_reports"]))
+
+    def _finish(self, trial_id: int, status: str, error: str | None = None) -> None:
+        del self.running[trial_id]
+        last = self.reports[trial_id][-1] if self.reports[trial_id] else (None, None)
+        score = last[0] if status in ("done", "stopped") else None
+        self.store.finish(trial_id, status, score, last[1], error)
+        if status == "done":
+            self._consider_best(next(t for t in self.store.trials() if t["id"] == trial_id))
+        if error:
+            self.last_error = f"trial {trial_id} ({status}): {error}"
+        if self.table is None:
+            msg = f"trial {trial_id}: {status}" + (f" score {score:.4g}" if score is not None else "")
+            print(msg + (f" ({error.splitlines()[0]})" if error else ""), flush=True)
+
+    def _interrupt(self, ray: Any) -> None:
+        for trial_id, handle in list(self.running.items()):
+            if ray is None:
+                handle.kill()
+            else:
+                ray.cancel(handle, force=True)
+            self.store.finish(trial_id, "interrupted", None, None, "the sweep stopped while this trial ran")
+        self.running.clear()
+
+    # -- what the method sees ---------------------------------------------------------------
+    def _history(self, trials: list[dict]):
+        observations, failures, pending = [], [], []
+        for t in trials:
+            if t["status"] in ("done", "stopped") and t["score"] is not None:
+                reps = [(self.sign * s, c) for s, c in self.reports.get(t["id"], [])]
+                observations.append(protein.Observation(t["x"], self.sign * t["score"], t["cost"], reps))
+            elif t["status"] in ("failed", "timeout"):
+                failures.append(t["x"])
+            elif t["status"] == "running":
+                pending.append(t["x"])
+        return observations, failures, pending
+
+    def _get(self, dotted: str) -> Any:
+        node = self.config
+        for part in dotted.split("."):
+            node = node[part]
+        return node
+
+    def _trial_config(self, values: dict) -> dict:
+        config = apply({k: v for k, v in self.config.items() if k != "sweep"}, values)
+        share = max(1, _cores() // self.settings["workers"])
+        wanted = config["train"].get("cpu_threads", 1)
+        config["train"]["cpu_threads"] = share if not wanted else min(wanted, share)
+        for section in config.values():  # logger plugins with a run group (e.g. [wandb] group): the sweep
+            if isinstance(section, dict) and section.get("group") == "":
+                section["group"] = self.dir.name
+        return config
+
+    # -- best.toml --------------------------------------------------------------------------
+    def _consider_best(self, row: dict) -> None:
+        if row["score"] is None:
+            return
+        if self.best is None or self.sign * row["score"] > self.sign * self.best[0]:
+            self.best = (row["score"], row["id"])
+            config = apply({k: v for k, v in self.config.items() if k != "sweep"}, row["params"])
+            head = (f"# best trial {row['id']} of the sweep in {self.dir}: {self.settings['metric'] or 'score'} = "
+                    f"{row['score']:.6g}\n# puffer train {self.env_id} --config {self.dir / 'best.toml'}\n")
+            tmp = self.dir / "best.toml.tmp"
+            tmp.write_text(head + runner.dump_toml(config))
+            os.replace(tmp, self.dir / "best.toml")
+
+    def best_trial(self) -> dict | None:
+        """The finished trial with the best score (None before any)."""
+        if self.best is None:
+            return None
+        return next(t for t in self.store.trials() if t["id"] == self.best[1])
+
+    # -- Ray --------------------------------------------------------------------------------
+    def _ray_init(self):
+        address = self.config.get("ray", {}).get("address") or None
+        if not address:
+            # Ray replaces 127.0.0.1 by the machine's network address unless it runs "without
+            # clusters" (its Windows/macOS mode): then every Ray process binds to the loopback.
+            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+        try:
+            import ray
+        except ImportError:
+            raise APIUsageError("sweep.backend = 'ray' needs Ray: pip install 'puffer-core[ray]'") from None
+        # A local Ray fails to start when its agents take more than Ray's fixed wait to come
+        # up (a loaded machine); the second try finds their modules in the page cache.
+        for attempt in range(1 if address else 2):
+            try:
+                if address:
+                    ray.init(address=address, include_dashboard=False, log_to_driver=False)
+                else:  # a local instance on the loopback interface only
+                    ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=False,
+                             num_cpus=_cores())
+                return ray
+            except Exception as exc:  # Ray raises bare Exceptions on startup failures
+                ray.shutdown()
+                error = exc
+        logs = f"{os.environ.get('RAY_TMPDIR') or os.environ.get('TMPDIR') or '/tmp'}/ray/session_latest/logs"
+        raise PufferError(f"Ray did not start ({error}); see the raylet logs in {logs}.")
+
+    # -- the live table ---------------------------------------------------------------------
+    def _start_table(self) -> None:
+        if self.quiet or not sys.stdout.isatty():
+            return
+        from rich.live import Live
+
+        self.table = Live(auto_refresh=False)
+        self.table.start()
+
+    def _refresh_table(self) -> None:
+        if self.table is not None:
+            trials = self.store.trials()
+            for t in trials:  # running trials show their latest report
+                if t["status"] == "running" and self.reports.get(t["id"]):
+                    t["score"], t["cost"] = self.reports[t["id"]][-1]
+            self.table.update(render_table(trials, self.best[1] if self.best else None), refresh=True)
+
+    def _stop_table(self) -> None:
+        if self.table is not None:
+            self._refresh_table()
+            self.table.stop()
+            self.table = None
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float):
+        return "-" if math.isnan(value) else f"{value:.4g}"
+    return "-" if value is None else str(value)
+
+
+def render_table(trials: list[dict], best_id: int | None, last: int = 20):
+    """The rich table of the last `last` trials: id, status, score, cost, parameters, best mark."""
+    from rich.table import Table
+
+    best = next((t for t in trials if t["id"] == best_id), None)
+    title = f"puffer sweep: {len(trials)} trials" + (f", best {_fmt(best['score'])} (trial {best_id})" if best else "")
+    table = Table(title=title)
+    for name in ("trial", "status", "score", "cost", "parameters", "best"):
+        table.add_column(name, justify="right" if name in ("score", "cost") else "left")
+    for t in trials[-last:]:
+        params = " ".join(f"{k.split('.')[-1]}={_fmt(v)}" for k, v in t["params"].items())
+        table.add_row(str(t["id"]), t["status"], _fmt(t["score"]), _fmt(t["cost"]), params,
+                      "*" if t["id"] == best_id else "")
+    return table

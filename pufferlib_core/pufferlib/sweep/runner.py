@@ -1,0 +1,217 @@
+"""Running one trial: an ordinary `puffer train` run in its own process.
+
+A trial's folder (SWEEP_DIR/trials/trial_NNNN) holds `trial.toml` (the full config of the
+trial), `train.log` (its output: plain lines, no live dashboard) and the run folder that
+`puffer train` creates there (metrics.jsonl, checkpoints). The driver reads the reports
+from metrics.jsonl while the trial trains. A separate process isolates crashes and hangs:
+the process dies with the driver (PR_SET_PDEATHSIG on Linux) and is killed at the time
+limit. `run_to_end` runs a trial start to finish and returns its reports: the body of a
+Ray task, whose result goes back to the driver, the only writer of the database.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SCORE_KEYS = ("environment/score", "environment/episode_return")
+
+
+@dataclass
+class TrialSpec:
+    """What a trial runs: env, full config, folder, which metric is its score and what its cost is."""
+
+    env_id: str
+    config: dict
+    folder: str
+    metric: str = ""           # "" picks the first of SCORE_KEYS that the run logs
+    cost: str = "time"         # "time" (seconds since start) or "steps" (agent steps)
+    timeout: float = 0.0       # seconds; 0: no limit
+
+
+@dataclass
+class Report:
+    """One report: global step, seconds since the trial started, score and cost."""
+
+    step: int
+    seconds: float
+    score: float
+    cost: float
+
+
+@dataclass
+class Outcome:
+    """How a trial ended: status ("done", "failed", "timeout", "stopped") and an error text."""
+
+    status: str
+    error: str | None = None
+    reports: list[Report] = field(default_factory=list)
+
+
+def _set_pdeathsig() -> None:  # runs in the child before exec
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def dump_toml(tree: dict, prefix: str = "") -> str:
+    """TOML text of a nested dict of numbers, strings, bools and lists (config trees)."""
+    lines, tables = [], []
+    for key, value in tree.items():
+        if isinstance(value, dict):
+            tables.append((key, value))
+        else:
+            lines.append(f"{key} = {json.dumps(value)}")
+    out = ([f"[{prefix}]"] if prefix and (lines or not tables) else []) + lines
+    for key, value in tables:
+        out += ["", dump_toml(value, f"{prefix}.{key}" if prefix else key)]
+    return "\n".join(out).strip("\n") + ("\n" if not prefix else "")
+
+
+class ReportReader:
+    """Reads a trial folder's metrics.jsonl incrementally: reports, logged keys, NaN losses."""
+
+    def __init__(self, folder: str | Path, metric: str, cost: str, start: float):
+        self.folder, self.metric, self.cost, self.start = Path(folder), metric, cost, start
+        self._offset, self._path = 0, None
+        self.logged_keys: set[str] = set()
+        self.nan: str | None = None
+
+    def _metrics_file(self) -> Path | None:
+        if self._path is None:
+            found = sorted(self.folder.glob("*/metrics.jsonl"))
+            self._path = found[0] if found else None
+        return self._path
+
+    def poll(self) -> list[Report]:
+        """The reports written since the last call (complete lines only)."""
+        path = self._metrics_file()
+        if path is None:
+            return []
+        with open(path, "rb") as f:
+            f.seek(self._offset)
+            chunk = f.read()
+        end = chunk.rfind(b"\n") + 1
+        self._offset += end
+        out = []
+        for line in chunk[:end].decode("utf-8").splitlines():
+            row = json.loads(line) if line.strip() else {}
+            if "step" not in row:
+                continue  # the header line (config)
+            self.logged_keys.update(row)
+            nan = [k for k, v in row.items() if k.startswith("losses/") and v is None]
+            if nan and self.nan is None:
+                self.nan = f"NaN in {', '.join(nan)} at step {row['step']}"
+            metric = self.metric or next((k for k in SCORE_KEYS if k in row), "")
+            if metric and row.get(metric) is not None:
+                self.metric = metric
+                seconds = float(row["time"]) - self.start
+                cost = float(row["step"]) if self.cost == "steps" else seconds
+                out.append(Report(int(row["step"]), seconds, float(row[metric]), cost))
+        return out
+
+
+class LocalTrial:
+    """A trial running as a child process; `poll()` returns its new reports."""
+
+    def __init__(self, spec: TrialSpec):
+        self.spec = spec
+        self.folder = Path(spec.folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        config = json.loads(json.dumps(spec.config))
+        config["train"]["data_dir"] = str(self.folder.resolve())
+        (self.folder / "trial.toml").write_text(dump_toml(config))
+        threads = max(1, int(config["train"].get("cpu_threads") or 1))
+        env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
+               "PYTHONUNBUFFERED": "1"}
+        self._log = open(self.folder / "train.log", "ab")
+        self.start = time.time()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "pufferlib", "train", spec.env_id, "--config", str(self.folder / "trial.toml")],
+            stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+            start_new_session=True, preexec_fn=_set_pdeathsig if sys.platform == "linux" else None)
+        self.reader = ReportReader(self.folder, spec.metric, spec.cost, self.start)
+
+    @property
+    def nan(self) -> str | None:
+        """The NaN-loss message, once a report had one."""
+        return self.reader.nan
+
+    def poll(self) -> list[Report]:
+        """The trial's new reports."""
+        return self.reader.poll()
+
+    def returncode(self) -> int | None:
+        """The exit status, or None while it runs."""
+        return self.proc.poll()
+
+    def timed_out(self) -> bool:
+        """Whether the trial has run past its time limit."""
+        return self.spec.timeout > 0 and time.time() - self.start > self.spec.timeout
+
+    def error_text(self) -> str:
+        """Why a trial failed: its NaN, or the tail of its log."""
+        if self.nan:
+            return self.nan
+        code = self.proc.poll()
+        tail = (self.folder / "train.log").read_text(errors="replace").strip().splitlines()[-8:]
+        return f"exit status {code}: " + "\n".join(tail)
+
+    def no_score_error(self) -> str:
+        """The error of a trial that finished without reporting its metric."""
+        wanted = self.spec.metric or " or ".join(SCORE_KEYS)
+        return (f"the run never logged {wanted}; logged keys: {', '.join(sorted(self.reader.logged_keys)) or 'none'} "
+                f"(set sweep.metric)")
+
+    def kill(self) -> None:
+        """Kill the trial's process group and wait for it."""
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        self.proc.wait()
+        self._log.close()
+
+    def close(self) -> None:
+        """Release the log file (after the process ended)."""
+        self.proc.wait()
+        self._log.close()
+
+
+def run_to_end(spec: TrialSpec, poll_seconds: float = 0.5) -> dict[str, Any]:
+    """Run a trial to its end (time limit and NaN included); returns its Outcome as a dict."""
+    trial = LocalTrial(spec)
+    reports: list[Report] = []
+    try:
+        while True:
+            reports += trial.poll()
+            code = trial.returncode()
+            if code is not None:
+                reports += trial.poll()
+                break
+            if trial.nan or trial.timed_out():
+                break
+            time.sleep(poll_seconds)
+    finally:
+        timed_out, nan = trial.timed_out() and trial.returncode() is None, trial.nan
+        trial.kill()
+    if timed_out:
+        out = Outcome("timeout", f"killed after the time limit of {spec.timeout:g} s", reports)
+    elif nan or trial.returncode() != 0:
+        out = Outcome("failed", trial.error_text(), reports)
+    elif not reports:
+        out = Outcome("failed", trial.no_score_error(), reports)
+    else:
+        out = Outcome("done", None, reports)
+    return {"status": out.status, "error": out.error, "reports": [r.__dict__ for r in out.reports]}

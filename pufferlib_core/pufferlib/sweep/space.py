@@ -1,0 +1,205 @@
+"""A sweep's search space: the swept config keys, their distributions and the sweep settings.
+
+Declared in the config tree under `[sweep]`: plain keys are settings (method, metric, goal,
+max_runs, ...) and every table with a `distribution` key is one swept config key, named by
+its path below `sweep`: `[sweep.train.learning_rate]` sweeps `train.learning_rate`.
+
+Each distribution maps a value to a point of [0, 1] (`normalize`) and back (`unnormalize`),
+so that search methods work in the unit cube whatever the keys' scales:
+
+    uniform        float, linear in [min, max]
+    int_uniform    int, linear in [min, max], rounded
+    uniform_pow2   int, linear in log2, rounded to a power of two (min > 0)
+    log_normal     float, linear in log (min > 0): learning rates, coefficients
+    logit_normal   float in (0, 1), linear in logit: discount factors, GAE lambda
+
+`Space.check(config)` raises `APIUsageError` before any trial runs for a bad space: min > max,
+unknown keys (with close matches), a distribution that does not fit the key's type, log
+distributions over non-positive ranges.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from pufferlib.errors import APIUsageError
+
+FLOAT_DISTRIBUTIONS = ("uniform", "log_normal", "logit_normal")
+INT_DISTRIBUTIONS = ("int_uniform", "uniform_pow2")
+DISTRIBUTIONS = FLOAT_DISTRIBUTIONS + INT_DISTRIBUTIONS
+PARAM_FIELDS = ("distribution", "min", "max")
+
+
+def _logit(p: float) -> float:
+    return math.log(p / (1.0 - p))
+
+
+@dataclass(frozen=True)
+class Param:
+    """One swept config key (`key` is dotted, e.g. "train.learning_rate")."""
+
+    key: str
+    distribution: str
+    min: float
+    max: float
+
+    def _scale(self, value: float) -> float:
+        if self.distribution in ("log_normal",):
+            return math.log(value)
+        if self.distribution == "uniform_pow2":
+            return math.log2(value)
+        if self.distribution == "logit_normal":
+            return _logit(value)
+        return float(value)
+
+    def _unscale(self, z: float) -> float:
+        if self.distribution == "log_normal":
+            return math.exp(z)
+        if self.distribution == "uniform_pow2":
+            return 2.0 ** z
+        if self.distribution == "logit_normal":
+            return 1.0 / (1.0 + math.exp(-z))
+        return z
+
+    def normalize(self, value: float) -> float:
+        """The point in [0, 1] of a value (values outside [min, max] are clipped)."""
+        lo, hi = self._scale(self.min), self._scale(self.max)
+        if hi == lo:
+            return 0.5
+        clipped = min(max(float(value), self.min), self.max)
+        return (self._scale(clipped) - lo) / (hi - lo)
+
+    def unnormalize(self, x: float) -> float | int:
+        """The value of a point in [0, 1], of the key's type (ints rounded, pow2 to a power of two)."""
+        x = min(max(float(x), 0.0), 1.0)
+        lo, hi = self._scale(self.min), self._scale(self.max)
+        z = lo + x * (hi - lo)
+        if self.distribution == "uniform_pow2":
+            return int(2 ** round(z))
+        value = self._unscale(z)
+        if self.distribution == "int_uniform":
+            return int(round(value))
+        return min(max(value, self.min), self.max)
+
+
+def _split(sweep: Mapping, prefix: str = "") -> tuple[dict, dict]:
+    """(settings, {dotted key: param table}) of a `[sweep]` table."""
+    settings, params = {}, {}
+    for name, value in sweep.items():
+        if isinstance(value, Mapping) and "distribution" in value:
+            params[prefix + name] = dict(value)
+        elif isinstance(value, Mapping):
+            params.update(_split(value, f"{prefix}{name}.")[1])
+        elif not prefix:
+            settings[name] = value
+    return settings, params
+
+
+def param_tables(sweep: Mapping) -> dict[str, dict]:
+    """{dotted key: {distribution, min, max}} of the swept keys declared in a `[sweep]` table."""
+    return _split(sweep)[1]
+
+
+def _lookup(config: Mapping, dotted: str) -> Any:
+    node: Any = config
+    walked = []
+    for part in dotted.split("."):
+        if not isinstance(node, Mapping) or part not in node:
+            options = [".".join(walked + [k]) for k in node] if isinstance(node, Mapping) else []
+            close = difflib.get_close_matches(".".join(walked + [part]), options, n=3)
+            hint = f" Did you mean: {', '.join(close)}?" if close else ""
+            raise APIUsageError(f"[sweep.{dotted}] sweeps {dotted!r}, which is not a key of the config.{hint} "
+                                f"Swept keys must exist in the config (see `puffer train ENV --help`).")
+        walked.append(part)
+        node = node[part]
+    return node
+
+
+class Space:
+    """The swept keys of a config; `values(x)` / `point(config)` convert between configs and [0, 1]^d."""
+
+    def __init__(self, params: list[Param]):
+        self.params = params
+
+    @classmethod
+    def from_tables(cls, tables: Mapping[str, Mapping], config: Mapping) -> "Space":
+        """Build and check the space of `param_tables(...)` against a full config."""
+        params = []
+        for key, table in sorted(tables.items()):
+            where = f"[sweep.{key}]"
+            extra = set(table) - set(PARAM_FIELDS)
+            if extra:
+                raise APIUsageError(f"{where} has unknown field(s) {', '.join(sorted(extra))}; "
+                                    f"a swept key takes {', '.join(PARAM_FIELDS)}.")
+            dist = table.get("distribution")
+            if dist not in DISTRIBUTIONS:
+                close = difflib.get_close_matches(str(dist), DISTRIBUTIONS, n=2)
+                hint = f" Did you mean: {', '.join(close)}?" if close else ""
+                raise APIUsageError(f"{where} distribution = {dist!r} is unknown.{hint} "
+                                    f"Choose one of {', '.join(DISTRIBUTIONS)}.")
+            if "min" not in table or "max" not in table:
+                raise APIUsageError(f"{where} needs both min and max.")
+            lo, hi = table["min"], table["max"]
+            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lo, hi)):
+                raise APIUsageError(f"{where} min and max must be numbers (got {lo!r}, {hi!r}).")
+            if lo > hi:
+                raise APIUsageError(f"{where} min = {lo} is greater than max = {hi}; swap them.")
+            default = _lookup(config, key)
+            if isinstance(default, bool) or not isinstance(default, (int, float)):
+                raise APIUsageError(f"{where}: {key} is a {type(default).__name__} ({default!r}); only numeric "
+                                    f"keys can be swept.")
+            if isinstance(default, int) and dist not in INT_DISTRIBUTIONS:
+                raise APIUsageError(f"{where}: {key} is an integer; use distribution int_uniform or uniform_pow2 "
+                                    f"(not {dist}).")
+            if isinstance(default, float) and dist in INT_DISTRIBUTIONS:
+                raise APIUsageError(f"{where}: {key} is a float; use distribution "
+                                    f"{', '.join(FLOAT_DISTRIBUTIONS)} (not {dist}).")
+            if dist in ("log_normal", "uniform_pow2") and lo <= 0:
+                raise APIUsageError(f"{where}: {dist} works in log space and needs min > 0 (got min = {lo}).")
+            if dist == "logit_normal" and not (0 < lo and hi < 1):
+                raise APIUsageError(f"{where}: logit_normal needs 0 < min and max < 1 (got [{lo}, {hi}]); "
+                                    f"use log_normal or uniform for other ranges.")
+            params.append(Param(key, dist, float(lo), float(hi)))
+        if not params:
+            raise APIUsageError("The sweep has no swept keys: declare at least one table such as\n"
+                                "[sweep.train.learning_rate]\ndistribution = \"log_normal\"\nmin = 1e-4\nmax = 1e-1")
+        return cls(params)
+
+    @property
+    def dim(self) -> int:
+        """Number of swept keys."""
+        return len(self.params)
+
+    @property
+    def keys(self) -> list[str]:
+        """The dotted swept keys, in the order of the coordinates."""
+        return [p.key for p in self.params]
+
+    def values(self, x: list[float]) -> dict[str, float | int]:
+        """{dotted key: value} of a point of [0, 1]^d."""
+        return {p.key: p.unnormalize(v) for p, v in zip(self.params, x)}
+
+    def point(self, values: Mapping[str, Any]) -> list[float]:
+        """The point in [0, 1]^d of {dotted key: value} (or of a full nested config)."""
+        out = []
+        for p in self.params:
+            value = values[p.key] if p.key in values else _lookup(values, p.key)
+            out.append(p.normalize(value))
+        return out
+
+
+def apply(config: Mapping, values: Mapping[str, Any]) -> dict:
+    """A copy of a nested config with dotted keys set to values."""
+    from pufferlib.config import merge
+
+    out = merge(config)
+    for dotted, value in values.items():
+        node = out
+        *path, last = dotted.split(".")
+        for part in path:
+            node = node[part]
+        node[last] = value
+    return out

@@ -1,0 +1,113 @@
+"""A sweep's state: SWEEP_DIR/sweep.db, an embedded SQLite database in WAL mode.
+
+Only the driver writes (one connection, one transaction per change), so a crash, `kill -9`
+or Ctrl-C can lose at most the change in flight, never corrupt the file; readers (`puffer
+plot --sweep`) may read while it runs. Tables:
+
+    meta     key -> JSON value: env id, the sweep's config, its settings
+    trials   one row per trial: suggestion index, parameters, point x, status, score, cost,
+             error, run folder, start/end times, and the trial it retries (after an interruption)
+    reports  the (step, seconds, score, cost) reports of each trial while it trained
+
+Statuses: running, done, stopped (early), failed (crash or NaN), timeout, interrupted
+(the driver died; the trial is run again under a new row with `retry_of` set).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+FILE_NAME = "sweep.db"
+FINISHED = ("done", "stopped", "failed", "timeout")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS trials (
+    id INTEGER PRIMARY KEY, idx INTEGER NOT NULL, params TEXT NOT NULL, x TEXT NOT NULL,
+    status TEXT NOT NULL, score REAL, cost REAL, error TEXT, run_dir TEXT,
+    started REAL, finished REAL, retry_of INTEGER);
+CREATE TABLE IF NOT EXISTS reports (
+    trial_id INTEGER NOT NULL REFERENCES trials(id), step INTEGER, seconds REAL, score REAL, cost REAL);
+CREATE INDEX IF NOT EXISTS reports_trial ON reports(trial_id);
+"""
+
+
+class Store:
+    """The SQLite state of one sweep folder (created on first open)."""
+
+    def __init__(self, sweep_dir: str | Path, readonly: bool = False):
+        self.path = Path(sweep_dir) / FILE_NAME
+        if readonly:
+            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite3.connect(self.path, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            self.db.executescript(_SCHEMA)
+        self.db.row_factory = sqlite3.Row
+
+    def _tx(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
+        with self.db:  # one transaction
+            return self.db.execute(sql, args)
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Store a JSON value under `key`."""
+        self._tx("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+
+    def meta(self, key: str, default: Any = None) -> Any:
+        """The JSON value stored under `key`, or `default`."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def add_trial(self, idx: int, params: dict, x: list[float], run_dir: str, retry_of: int | None = None) -> int:
+        """Record a trial that starts now; returns its id."""
+        cur = self._tx("INSERT INTO trials (idx, params, x, status, run_dir, started, retry_of) "
+                       "VALUES (?, ?, ?, 'running', ?, ?, ?)",
+                       (idx, json.dumps(params), json.dumps(x), run_dir, time.time(), retry_of))
+        return int(cur.lastrowid)
+
+    def add_report(self, trial_id: int, step: int, seconds: float, score: float, cost: float) -> None:
+        """Record one (score, cost) report of a running trial."""
+        self._tx("INSERT INTO reports VALUES (?, ?, ?, ?, ?)", (trial_id, step, seconds, score, cost))
+
+    def finish(self, trial_id: int, status: str, score: float | None, cost: float | None,
+               error: str | None = None) -> None:
+        """Record how a trial ended."""
+        self._tx("UPDATE trials SET status = ?, score = ?, cost = ?, error = ?, finished = ? WHERE id = ?",
+                 (status, score, cost, error, time.time(), trial_id))
+
+    def interrupt_running(self) -> list[dict]:
+        """Mark the trials left 'running' by a dead driver as interrupted; returns them."""
+        rows = self.trials("running")
+        for row in rows:
+            self.finish(row["id"], "interrupted", None, None, "the sweep stopped while this trial ran")
+        return rows
+
+    def trials(self, status: str | None = None) -> list[dict]:
+        """Every trial (or those with `status`) as dicts, params and x decoded, in id order."""
+        sql, args = "SELECT * FROM trials", ()
+        if status:
+            sql, args = sql + " WHERE status = ?", (status,)
+        out = []
+        for row in self.db.execute(sql + " ORDER BY id", args):
+            item = dict(row)
+            item["params"], item["x"] = json.loads(item["params"]), json.loads(item["x"])
+            out.append(item)
+        return out
+
+    def reports(self, trial_id: int | None = None) -> list[dict]:
+        """The reports of one trial (or of all), in order."""
+        if trial_id is None:
+            rows = self.db.execute("SELECT * FROM reports ORDER BY rowid")
+        else:
+            rows = self.db.execute("SELECT * FROM reports WHERE trial_id = ? ORDER BY rowid", (trial_id,))
+        return [dict(r) for r in rows]
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.db.close()

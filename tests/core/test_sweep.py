@@ -1,0 +1,320 @@
+"""pufferlib.sweep: distributions, the Pareto front, the GP and Protein, the store, bad spaces."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from pufferlib.errors import APIUsageError
+from pufferlib.sweep import Sweeper
+from pufferlib.sweep.gp import GP, quantile_line
+from pufferlib.sweep.protein import Observation, Protein, Random, pareto_front, should_stop
+from pufferlib.sweep.space import Param, Space
+from pufferlib.sweep.store import Store
+
+CONFIG = {"train": {"learning_rate": 3e-4, "gamma": 0.99, "update_epochs": 4, "minibatch_size": 256,
+                    "clip_coef": 0.2, "anneal_lr": True, "optimizer": "adam"}}
+
+
+@pytest.mark.parametrize("dist, lo, hi, values", [
+    ("uniform", -1.0, 3.0, [-1.0, 0.0, 1.7, 3.0]),
+    ("log_normal", 1e-5, 1e-1, [1e-5, 3e-4, 0.0123, 0.1]),
+    ("logit_normal", 0.9, 0.9999, [0.9, 0.95, 0.99, 0.9999]),
+    ("int_uniform", 1, 9, [1, 2, 5, 9]),
+    ("uniform_pow2", 16, 1024, [16, 32, 256, 1024]),
+])
+def test_distributions_round_trip_through_the_unit_interval(dist, lo, hi, values):
+    p = Param("k", dist, lo, hi)
+    points = [p.normalize(v) for v in values]
+    assert points[0] == pytest.approx(0.0) and points[-1] == pytest.approx(1.0)
+    assert points == sorted(points) and len(set(points)) == len(points)  # monotone
+    for v, x in zip(values, points):
+        back = p.unnormalize(x)
+        assert back == pytest.approx(v, rel=1e-9)
+        if dist in ("int_uniform", "uniform_pow2"):
+            assert isinstance(back, int)
+
+
+def test_pow2_values_are_powers_of_two_and_log_midpoint_is_geometric():
+    pow2 = Param("k", "uniform_pow2", 8, 512)
+    assert all(pow2.unnormalize(x) in (8, 16, 32, 64, 128, 256, 512) for x in np.linspace(0, 1, 37))
+    assert Param("k", "log_normal", 1e-4, 1e-2).unnormalize(0.5) == pytest.approx(1e-3)
+    assert Param("k", "logit_normal", 0.5, 0.99).normalize(0.2) == 0.0  # clipped into range
+
+
+def test_space_maps_configs_to_points_and_back():
+    space = Space.from_tables({"train.learning_rate": {"distribution": "log_normal", "min": 1e-5, "max": 1e-1},
+                               "train.update_epochs": {"distribution": "int_uniform", "min": 1, "max": 8}}, CONFIG)
+    x = space.point(CONFIG)
+    assert space.values(x) == {"train.learning_rate": pytest.approx(3e-4), "train.update_epochs": 4}
+    assert space.keys == ["train.learning_rate", "train.update_epochs"]
+
+
+@pytest.mark.parametrize("tables, message", [
+    ({"train.learning_rate": {"distribution": "uniform", "min": 0.1, "max": 0.01}}, "greater than max"),
+    ({"train.learnig_rate": {"distribution": "uniform", "min": 0.01, "max": 0.1}}, "train.learning_rate"),
+    ({"trian.gamma": {"distribution": "uniform", "min": 0.1, "max": 0.2}}, "not a key of the config"),
+    ({"train.update_epochs": {"distribution": "uniform", "min": 1, "max": 8}}, "is an integer"),
+    ({"train.clip_coef": {"distribution": "int_uniform", "min": 0, "max": 1}}, "is a float"),
+    ({"train.anneal_lr": {"distribution": "uniform", "min": 0, "max": 1}}, "only numeric"),
+    ({"train.learning_rate": {"distribution": "log_normal", "min": 0.0, "max": 0.1}}, "min > 0"),
+    ({"train.minibatch_size": {"distribution": "uniform_pow2", "min": -4, "max": 64}}, "min > 0"),
+    ({"train.gamma": {"distribution": "logit_normal", "min": 0.5, "max": 1.0}}, "0 < min and max < 1"),
+    ({"train.gamma": {"distribution": "log_uniform", "min": 0.5, "max": 0.9}}, "Did you mean"),
+    ({"train.gamma": {"distribution": "uniform", "min": 0.5}}, "needs both min and max"),
+    ({"train.gamma": {"distribution": "uniform", "min": 0.5, "max": 0.9, "mean": 0.7}}, "unknown field"),
+    ({}, "no swept keys"),
+])
+def test_bad_spaces_say_what_to_fix(tables, message):
+    with pytest.raises(APIUsageError, match=message):
+        Space.from_tables(tables, CONFIG)
+
+
+def test_pareto_front_keeps_only_undominated_points():
+    scores = np.array([1.0, 3.0, 2.0, 3.0, 0.5, 4.0])
+    costs = np.array([1.0, 2.0, 2.0, 5.0, 0.5, 9.0])
+    front = pareto_front(scores, costs)
+    assert sorted(front.tolist()) == [0, 1, 4, 5]  # 2 is beaten by 1 at the same cost, 3 by 1 at lower cost
+    assert list(costs[front]) == sorted(costs[front])
+
+
+def test_gp_interpolates_a_smooth_function():
+    X = torch.linspace(0, 1, 25).view(-1, 1)
+    y = torch.sin(6 * X[:, 0])
+    gp = GP().fit(X, y)
+    Xt = torch.tensor([[0.13], [0.52], [0.88]])
+    mu, sd = gp.predict(Xt)
+    assert torch.allclose(mu, torch.sin(6 * Xt[:, 0]).double(), atol=0.05)
+    far_mu, far_sd = gp.predict(torch.tensor([[3.0]]))
+    assert float(far_sd) > float(sd.max())  # uncertain away from the data
+
+
+def _optimise(f, dim, method, n=24, seed=0):
+    sweeper = Sweeper({f"k{i}": {"distribution": "uniform", "min": 0.0, "max": 1.0} for i in range(dim)},
+                      method=method, seed=seed)
+    for _ in range(n):
+        params = sweeper.suggest()
+        sweeper.observe(params, f(np.array([params[f"k{i}"] for i in range(dim)])), cost=1.0)
+    best, score = sweeper.best
+    return np.array([best[f"k{i}"] for i in range(dim)]), score
+
+
+def test_protein_finds_the_optimum_of_a_1d_function():
+    best, score = _optimise(lambda x: -float((x[0] - 0.73) ** 2), 1, "protein", n=15)
+    assert abs(best[0] - 0.73) < 0.03
+
+
+def test_protein_finds_the_optimum_region_of_a_2d_function_better_than_random():
+    f = lambda x: -float((x[0] - 0.2) ** 2 + 4 * (x[1] - 0.85) ** 2)  # noqa: E731
+    best, score = _optimise(f, 2, "protein", n=24)
+    assert np.abs(best - [0.2, 0.85]).max() < 0.06
+    _, random_score = _optimise(f, 2, "random", n=24)
+    assert score >= random_score
+
+
+def test_failures_steer_protein_away():
+    sweeper = Sweeper({"k": {"distribution": "uniform", "min": 0.0, "max": 1.0}}, config={"k": 0.2})
+    tried = []
+    for _ in range(16):
+        params = sweeper.suggest()
+        tried.append(params["k"])
+        sweeper.observe(params, None if params["k"] > 0.6 else params["k"], cost=1.0)  # crashes past 0.6
+    late = tried[8:]
+    assert sum(k > 0.6 for k in late) <= 2 and max(k for k in late if k <= 0.6) > 0.5
+
+
+def test_first_suggestion_is_the_given_config_and_goal_minimize_flips():
+    sweeper = Sweeper({"train.gamma": {"distribution": "logit_normal", "min": 0.9, "max": 0.999}},
+                      config={"train": {"gamma": 0.95}}, goal="minimize")
+    assert sweeper.suggest() == {"train.gamma": pytest.approx(0.95)}
+    sweeper.observe({"train.gamma": 0.95}, 5.0)
+    sweeper.observe({"train.gamma": 0.99}, 1.0)
+    assert sweeper.best == ({"train.gamma": pytest.approx(0.99)}, 1.0)
+
+
+def test_random_method_is_a_scrambled_sobol_sequence():
+    points = [Random(3, seed=1).suggest(i, [], [], []) for i in range(8)]
+    assert len({tuple(p) for p in points}) == 8 and all(0 <= v <= 1 for p in points for v in p)
+    assert points == [Random(3, seed=1).suggest(i, [], [], []) for i in range(8)]  # resumable by index
+    assert points != [Random(3, seed=2).suggest(i, [], [], []) for i in range(8)]
+
+
+def test_protein_respects_max_suggestion_cost():
+    # cost grows with x; only cheap points are affordable, the score prefers dear ones
+    obs = [Observation([x], x, math.exp(4 * x)) for x in np.linspace(0, 1, 9)]
+    x = Protein(1, max_suggestion_cost=math.exp(2.0)).suggest(20, obs, [], [])
+    assert x[0] <= 0.56
+
+
+def test_quantile_line_and_early_stop_rule():
+    rng = np.random.default_rng(0)
+    c = rng.uniform(1, 100, 400)
+    s = np.log(c) + rng.normal(0, 0.1, 400)
+    a, b = quantile_line(torch.tensor(np.log(c)), torch.tensor(s), 0.25)
+    assert b == pytest.approx(1.0, abs=0.1) and np.mean(s < a + b * np.log(c)) == pytest.approx(0.25, abs=0.05)
+    others = list(zip(s.tolist(), c.tolist()))
+    assert should_stop([(0.0, 5.0), (0.2, 20.0)], others, 0.25)        # far below the line
+    assert not should_stop([(0.0, 5.0), (3.5, 20.0)], others, 0.25)    # above it
+    assert not should_stop([(0.2, 20.0)], others, 0.25)                # one report only
+    assert not should_stop([(0.0, 5.0), (0.2, 20.0)], others[:5], 0.25)  # too few others
+    assert not should_stop([(0.0, 5.0), (0.2, 20.0)], others, 0.0)     # disabled
+
+
+def test_store_keeps_finished_trials_and_marks_running_ones_interrupted(tmp_path):
+    store = Store(tmp_path)
+    a = store.add_trial(0, {"k": 1}, [0.5], "t0")
+    store.add_report(a, 100, 1.0, 0.5, 1.0)
+    store.finish(a, "done", 0.5, 1.0)
+    b = store.add_trial(1, {"k": 2}, [0.7], "t1")
+    store.set_meta("env_id", "x")
+    store.close()
+    store = Store(tmp_path)
+    assert store.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    interrupted = store.interrupt_running()
+    assert [t["id"] for t in interrupted] == [b] and store.meta("env_id") == "x"
+    assert [(t["id"], t["status"]) for t in store.trials()] == [(a, "done"), (b, "interrupted")]
+    assert store.reports(a)[0]["score"] == 0.5
+    store.close()
+
+
+def test_report_reader_reads_whole_lines_picks_the_score_and_flags_nan_losses(tmp_path):
+    import json
+
+    from pufferlib.sweep.runner import ReportReader
+
+    run = tmp_path / "run_x"
+    run.mkdir()
+    path = run / "metrics.jsonl"
+    path.write_text(json.dumps({"config": {}, "env_id": "e"}) + "\n" +
+                    json.dumps({"step": 100, "time": 11.0, "environment/episode_return": 5.0,
+                                "losses/policy_loss": 0.1}) + "\n" +
+                    '{"step": 200, "time": 12.0, "environ')  # a line still being written
+    steps = ReportReader(tmp_path, "", "steps", start=10.0)
+    seconds = ReportReader(tmp_path, "", "time", start=10.0)
+    assert [(r.step, r.score, r.cost) for r in steps.poll()] == [(100, 5.0, 100.0)]
+    assert [r.cost for r in seconds.poll()] == [1.0]
+    with open(path, "a") as f:
+        f.write('ment/episode_return": 7.0, "losses/policy_loss": null}\n')
+    assert [r.score for r in steps.poll()] == [7.0] and steps.metric == "environment/episode_return"
+    assert steps.nan == "NaN in losses/policy_loss at step 200"
+
+
+def test_dump_toml_round_trips_a_config_tree():
+    import tomllib
+
+    from pufferlib.config import load_default
+    from pufferlib.sweep.runner import dump_toml
+
+    config = load_default()
+    config["env"] = {"size": 3, "name": "a \"quoted\" name", "nested": {"k": [1, 2]}}
+    assert tomllib.loads(dump_toml(config)) == config
+
+
+def test_trial_config_divides_cores_groups_logger_runs_and_drops_the_sweep_section(tmp_path):
+    import os
+
+    from pufferlib.config import load_default
+    from pufferlib.sweep.driver import Sweep
+
+    config = load_default()
+    config["train"]["cpu_threads"] = 0  # "all it may have"
+    config["sweep"]["workers"] = 2
+    config["mylogger"] = {"group": "", "project": "p"}
+    space = Space.from_tables({"train.gamma": {"distribution": "logit_normal", "min": 0.9, "max": 0.999}}, config)
+    trial = Sweep("gym-CartPole-v1", config, space, tmp_path / "my_sweep")._trial_config({"train.gamma": 0.95})
+    assert "sweep" not in trial and trial["train"]["gamma"] == 0.95
+    assert trial["train"]["cpu_threads"] == max(1, len(os.sched_getaffinity(0)) // 2)
+    assert trial["mylogger"] == {"group": "my_sweep", "project": "p"}
+    assert config["mylogger"]["group"] == ""  # the sweep's own config is untouched
+
+
+class _FakeTrial:
+    """Stands in for runner.LocalTrial: reports given up front, never exits by itself."""
+
+    def __init__(self, reports, nan=None):
+        self._reports, self.nan, self.killed = reports, nan, False
+
+    def poll(self):
+        out, self._reports = self._reports, []
+        return out
+
+    def returncode(self):
+        return -9 if self.killed else None
+
+    def timed_out(self):
+        return False
+
+    def kill(self):
+        self.killed = True
+
+
+@pytest.mark.parametrize("low, nan, status", [(True, None, "stopped"), (False, None, "running"),
+                                              (False, "NaN in losses/policy_loss at step 9", "failed")])
+def test_driver_stops_trials_below_the_quantile_line_and_fails_nan_trials(tmp_path, low, nan, status):
+    from pufferlib.config import load_default
+    from pufferlib.sweep.driver import Sweep
+    from pufferlib.sweep.runner import Report
+
+    config = load_default()
+    space = Space.from_tables({"train.gamma": {"distribution": "logit_normal", "min": 0.9, "max": 0.999}}, config)
+    sweep = Sweep("gym-CartPole-v1", config, space, tmp_path)
+    sweep.store = Store(tmp_path)
+    done = sweep.store.add_trial(0, {"train.gamma": 0.98}, [0.5], "t0")
+    sweep.reports[done] = [(10.0 * math.log(c), c) for c in range(2, 40)]  # score grows with cost
+    sweep.store.finish(done, "done", 36.0, 39.0)
+    running = sweep.store.add_trial(1, {"train.gamma": 0.95}, [0.3], "t1")
+    score = 1.0 if low else 50.0
+    fake = _FakeTrial([Report(100, 5.0, score, 5.0), Report(200, 10.0, score + 1, 10.0)], nan)
+    sweep.running, sweep.reports[running] = {running: fake}, []
+    sweep._poll(None)
+    row = sweep.store.trials()[-1]
+    assert row["status"] == status and fake.killed == (status != "running")
+    if status == "failed":
+        assert row["error"] == nan
+    sweep.store.close()
+
+
+def test_plot_sweep_draws_score_on_cost_front_and_each_parameter(tmp_path):
+    pytest.importorskip("matplotlib", reason="puffer plot needs matplotlib (the plot extra)")
+    from pufferlib import cli
+    from pufferlib.sweep.plot import plot_sweep
+
+    with pytest.raises(APIUsageError, match="no sweep.db"):
+        plot_sweep(tmp_path, tmp_path / "x.png")
+    store = Store(tmp_path)
+    store.set_meta("config", {"sweep": {"goal": "maximize", "cost": "steps", "train": {"learning_rate": {
+        "distribution": "log_normal", "min": 1e-4, "max": 1e-1}}}})
+    for i, (lr, status) in enumerate([(1e-3, "done"), (1e-2, "stopped"), (3e-2, "failed"), (5e-3, "done")]):
+        t = store.add_trial(i, {"train.learning_rate": lr, "train.update_epochs": i + 1}, [0.1 * i, 0.5], f"t{i}")
+        for step in (100, 200, 300):
+            store.add_report(t, step, step / 100, i * step / 100, step)
+        store.finish(t, status, None if status == "failed" else 3.0 * i, 300.0)
+    store.close()
+    png = tmp_path / "sweep.png"
+    assert cli.main(["plot", "--sweep", str(tmp_path), "-o", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
+
+
+def test_space_comes_from_the_highest_layer_that_declares_one(tmp_path):
+    import pufferlib
+    from pufferlib.cli_train import _base_parser, parse_config
+    from pufferlib.sweep.cli import resolve_space
+
+    gamma = {"distribution": "logit_normal", "min": 0.9, "max": 0.99}
+    pufferlib.register("test-sweep-env", "gymnasium.envs.classic_control:CartPoleEnv",
+                       config={"sweep": {"train": {"gamma": gamma}}}, overwrite=True)
+    try:
+        parser = _base_parser("puffer sweep", "")
+        config, _ = parse_config(parser, ["gym-CartPole-v1"])
+        assert "train.learning_rate" in resolve_space("gym-CartPole-v1", config, None)[1].keys  # core default
+        config, _ = parse_config(_base_parser("puffer sweep", ""), ["test-sweep-env", "--sweep.train.gamma.max", "0.995"])
+        config, space = resolve_space("test-sweep-env", config, None)
+        assert space.keys == ["train.gamma"] and space.params[0].max == 0.995  # the plugin's space, flag applied
+        assert set(config["sweep"]["train"]) == {"gamma"}
+        own = tmp_path / "space.toml"
+        own.write_text("[sweep.train.clip_coef]\ndistribution = 'uniform'\nmin = 0.1\nmax = 0.3\n")
+        config, _ = parse_config(_base_parser("puffer sweep", ""), ["test-sweep-env", "--config", str(own)])
+        assert resolve_space("test-sweep-env", config, str(own))[1].keys == ["train.clip_coef"]  # the user's file
+    finally:
+        pufferlib.registry.unregister("test-sweep-env")
