@@ -11,7 +11,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "envs/registry.h"
+#include "envs/_gen/registry.h"  /* written by setup.py: one X(name) per envs/<name>.h */
 #include "ocean.h"
 #include "actions.h"
 #include "fields.h"
