@@ -28,12 +28,12 @@ CORE_STAMP := $(VENV)/.core-built
 BUILT     := $(if $(wildcard $(OCEAN_DIR)/setup.py),$(OCEAN_STAMP)) $(CORE_STAMP)
 
 $(OCEAN_STAMP): $(STAMP) $(OCEAN_C)
-	if [ -n "$$(find $(OCEAN_C) -newer $(STAMP))" ]; then $(PIP) install --quiet --no-deps --no-build-isolation -e $(OCEAN_DIR); fi
-	touch $@
+	@if [ -n "$$(find $(OCEAN_C) -newer $(STAMP))" ]; then echo "rebuilding $(OCEAN_DIR): C sources changed"; $(PIP) install --quiet --no-deps --no-build-isolation -e $(OCEAN_DIR); fi
+	@touch $@
 
 $(CORE_STAMP): $(STAMP) $(CORE_C)
-	if [ -n "$$(find $(CORE_C) -newer $(STAMP))" ]; then $(PIP) install --quiet --no-deps --no-build-isolation -e .; fi
-	touch $@
+	@if [ -n "$$(find $(CORE_C) -newer $(STAMP))" ]; then echo "rebuilding the core: C sources changed"; $(PIP) install --quiet --no-deps --no-build-isolation -e .; fi
+	@touch $@
 
 $(STAMP): pyproject.toml $(PLUGINS) $(NODEPS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
