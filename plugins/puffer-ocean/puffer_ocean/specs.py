@@ -56,6 +56,18 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                  _config(256, 3_000_000, 8192, 2048, learning_rate=0.003)),
     "grid": ("procedural mazes with a partial view: exploration and memory", {},
              _config(256, 3_000_000, 16384, 4096, rnn=True, learning_rate=0.003)),
+    "target": ("8 puffers swim to 4 stars: multi-agent steering with a multi-discrete action", {},
+               _config(128, 2_000_000, 16384, 4096, learning_rate=0.003)),
+    "freeway": ("cross ten lanes of traffic (Atari Freeway): timing with dense rewards", {},
+                _config(256, 3_000_000, 16384, 4096, learning_rate=0.003)),
+    "convert": ("puffers carry items through a chain of moving factories: multi-agent navigation",
+                {"num_agents": 256}, _config(4, 2_000_000, 16384, 4096, learning_rate=0.003)),
+    "tripletriad": ("the card game Triple Triad against a random opponent: rules and card choice", {},
+                    _config(256, 3_000_000, 16384, 4096, learning_rate=0.003)),
+    "tetris": ("Tetris with hold, previews and rising garbage: long-horizon planning", {},
+               _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, ent_coef=0.01)),
+    "pacman": ("Pac-Man on the classic maze with four scripted ghosts: pursuit and evasion", {},
+               _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
 }
 
 
