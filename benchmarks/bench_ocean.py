@@ -42,6 +42,7 @@ CASES = {
     "tripletriad": (envs.Tripletriad, {"num_envs": 1024}, 5.5e6),
     "tetris": (envs.Tetris, {"num_envs": 1024}, 1.8e6),
     "pacman": (envs.Pacman, {"num_envs": 1024}, 1.9e6),
+    "go": (envs.Go, {"num_envs": 1024}, 0.99e6),
 }
 
 

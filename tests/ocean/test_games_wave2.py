@@ -317,3 +317,112 @@ def test_pacman_ghost_catches_him_unless_frightened():
 def test_bad_constructor_arguments_name_the_problem(cls, kwargs, match):
     with pytest.raises(pufferlib.APIUsageError, match=match):
         cls(**kwargs)
+
+
+# ---- go ----
+
+def go_groups(board, n):
+    """(colour, stones, liberties) of every group of an n x n board (a flat list)."""
+    seen, out = set(), []
+    for start in range(n * n):
+        if not board[start] or start in seen:
+            continue
+        stones, libs, todo = {start}, set(), [start]
+        while todo:
+            pos = todo.pop()
+            x, y = pos % n, pos // n
+            for q in [p for p, ok in ((pos - 1, x > 0), (pos + 1, x < n - 1), (pos - n, y > 0), (pos + n, y < n - 1))
+                      if ok]:
+                if board[q] == 0:
+                    libs.add(q)
+                elif board[q] == board[start] and q not in stones:
+                    stones.add(q)
+                    todo.append(q)
+        seen |= stones
+        out.append((board[start], stones, libs))
+    return out
+
+
+def go_play(board, pos, colour, n):
+    """The board after `colour` plays `pos` and the stones captured; None if occupied or suicide."""
+    if board[pos]:
+        return None, 0
+    after = list(board)
+    after[pos] = colour
+    captured = 0
+    for c, stones, libs in go_groups(after, n):
+        if c != colour and not libs:
+            captured += len(stones)
+            for s in stones:
+                after[s] = 0
+    if any(pos in stones and not libs for c, stones, libs in go_groups(after, n)):
+        return None, 0
+    return after, captured
+
+
+def go_area(board, n, komi=7.5):
+    seen, black, white = set(), board.count(1), board.count(2)
+    for start in range(n * n):
+        if board[start] or start in seen:
+            continue
+        region, touch, todo = {start}, set(), [start]
+        while todo:
+            pos = todo.pop()
+            x, y = pos % n, pos // n
+            for q in [p for p, ok in ((pos - 1, x > 0), (pos + 1, x < n - 1), (pos - n, y > 0), (pos + n, y < n - 1))
+                      if ok]:
+                if board[q]:
+                    touch.add(board[q])
+                elif q not in region:
+                    region.add(q)
+                    todo.append(q)
+        seen |= region
+        black += len(region) if touch == {1} else 0
+        white += len(region) if touch == {2} else 0
+    return black - white - komi
+
+
+def test_go_legality_captures_scoring_and_the_greedy_opponent_follow_the_rules():
+    n = 5
+    env = make(envs.Go, grid_size=n)
+    rng = np.random.default_rng(0)
+    checked = {"legal": 0, "illegal": 0, "capture": 0, "atari_answer": 0, "end": 0}
+    try:
+        for step in range(800):
+            obs = env.observations[0]
+            board = [int(v) for v in obs[:n * n]]
+            empty = [i for i in range(n * n) if board[i] == 0]
+            legal = [i for i in empty if go_play(board, i, 1, n)[0] is not None]
+            move = int(rng.choice(empty)) if empty and rng.random() < 0.9 else int(rng.integers(0, n * n))
+            if not legal or rng.random() < 0.03:
+                move = -1  # pass: the opponent moves, or the game ends if it cannot
+            after, captured = go_play(board, move, 1, n) if move >= 0 else (None, 0)
+            ko_possible = captured == 1
+            new_obs, rew, term, trunc, _ = env.step(np.array([move + 1]))
+            final = env.final_observations[0] if (term[0] or trunc[0]) else new_obs[0]
+            new_board = [int(v) for v in final[:n * n]]
+            assert all(libs for _, _, libs in go_groups(new_board, n))  # nothing left without liberties
+            assert final[2 * n * n] * n * n == pytest.approx(go_area(new_board, n), abs=1e-4)
+            if term[0]:
+                checked["end"] += 1
+                area = go_area(new_board, n)
+                assert rew[0] == pytest.approx(np.sign(area) + 0.1 + (0.25 if captured else 0), abs=0.26)
+                continue
+            if ko_possible or move < 0:
+                continue
+            if after is None:  # occupied or suicide: refused, nothing changes
+                checked["illegal"] += 1
+                assert rew[0] == pytest.approx(-0.1) and new_board == board
+                continue
+            checked["legal"] += 1
+            checked["capture"] += captured > 0
+            reply = env.field("last_opponent_move")
+            assert after[reply] == 0 and new_board[reply] == 2  # the opponent answered on an empty point
+            in_atari = {next(iter(libs)) for c, _, libs in go_groups(after, n) if len(libs) == 1}
+            legal_atari = [p for p in in_atari if go_play(after, p, 2, n)[0] is not None]
+            if legal_atari:  # capturing or saving a group in atari comes first
+                checked["atari_answer"] += 1
+                assert reply in in_atari
+        assert all(count > 0 for count in checked.values()), checked
+    finally:
+        env.close()
