@@ -43,6 +43,7 @@ CASES = {
     "tetris": (envs.Tetris, {"num_envs": 1024}, 1.8e6),
     "pacman": (envs.Pacman, {"num_envs": 1024}, 1.9e6),
     "go": (envs.Go, {"num_envs": 1024}, 0.99e6),
+    "rware": (envs.Rware, {"num_envs": 256}, 14.3e6),                     # 4 agents per copy
 }
 
 

@@ -426,3 +426,49 @@ def test_go_legality_captures_scoring_and_the_greedy_opponent_follow_the_rules()
         assert all(count > 0 for count in checked.values()), checked
     finally:
         env.close()
+
+
+# ---- rware ----
+
+def test_rware_pick_deliver_and_return_a_shelf():
+    env = make(envs.Rware, num_agents=1, num_requested_shelves=1)
+    try:
+        env.set_field("loc[0]", 11)  # a shelf spot; make its shelf the requested one
+        env.set_field("state[11]", 2)
+        _, rew, _, _, _ = env.step(np.array([4]))
+        assert rew[0] == 0.5 and env.field("load[0]") == 1
+        env.set_field("dir[0]", 0)  # facing the shelf at 12: a loaded robot cannot go under it
+        env.step(np.array([1]))
+        assert env.field("loc[0]") == 11
+        env.set_field("loc[0]", 104)  # a goal
+        env.set_field("state[11]", 0)  # the shelf travelled with the robot
+        _, rew, _, _, _ = env.step(np.array([4]))
+        assert rew[0] == 0.5 and env.field("load[0]") == 2 and env.field("state[104]") == 3
+        env.set_field("dir[0]", 3)
+        env.step(np.array([1]))  # up, out of the goal
+        assert env.field("loc[0]") == 94
+        env.set_field("dir[0]", 1)
+        env.step(np.array([1]))  # back down: an empty shelf may not enter a goal
+        assert env.field("loc[0]") == 94
+        env.set_field("loc[0]", 11)  # a free shelf spot
+        _, rew, _, _, _ = env.step(np.array([4]))
+        assert rew[0] == 1.0 and env.field("load[0]") == 0 and env.field("state[11]") == 1
+    finally:
+        env.close()
+
+
+def test_rware_queues_move_together_and_conflicts_go_to_the_lower_index():
+    env = make(envs.Rware, num_agents=2, num_requested_shelves=1, max_steps=3)
+    try:
+        for name, value in (("loc[0]", 30), ("dir[0]", 0), ("loc[1]", 31), ("dir[1]", 0)):
+            env.set_field(name, value)
+        env.step(np.array([1, 1]))  # a queue facing right: both advance
+        assert (env.field("loc[0]"), env.field("loc[1]")) == (31, 32)
+        for name, value in (("loc[0]", 33), ("dir[0]", 0), ("loc[1]", 35), ("dir[1]", 2)):
+            env.set_field(name, value)
+        _, _, _, trunc, _ = env.step(np.array([1, 1]))  # both want 34: robot 0 gets it
+        assert (env.field("loc[0]"), env.field("loc[1]")) == (34, 35) and not trunc.any()
+        _, _, term, trunc, _ = env.step(np.array([0, 0]))
+        assert trunc.all() and not term.any() and env.field("tick") == 0
+    finally:
+        env.close()

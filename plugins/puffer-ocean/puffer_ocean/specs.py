@@ -70,6 +70,8 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
     "go": ("7 x 7 Go against a greedy opponent: captures, ko and area scoring", {},
            _config(256, 3_000_000, 16384, 4096, learning_rate=0.003)),
+    "rware": ("4 robots deliver requested shelves in a warehouse: multi-agent coordination", {},
+              _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
 }
 
 
