@@ -44,6 +44,7 @@ CASES = {
     "pacman": (envs.Pacman, {"num_envs": 1024}, 1.9e6),
     "go": (envs.Go, {"num_envs": 1024}, 0.99e6),
     "rware": (envs.Rware, {"num_envs": 256}, 14.3e6),                     # 4 agents per copy
+    "trash_pickup": (envs.TrashPickup, {"num_envs": 256}, 2.2e6),         # 3 agents per copy
 }
 
 

@@ -24,8 +24,9 @@ from pufferlib.config import load_default, merge
 from pufferlib.dashboard import Dashboard
 
 
-def train(name: str, steps: int | None = None) -> tuple[float | None, int, float]:
-    """Train ocean-<name> with its shipped config; returns (last score, agent steps, seconds)."""
+def train(name: str, steps: int | None = None, verbose: bool = False) -> tuple[float | None, int, float]:
+    """Train ocean-<name> with its shipped config; returns (last score, agent steps, seconds).
+    `verbose` prints every score report."""
     spec = pufferlib.registry.spec(f"ocean-{name}")
     overrides = {"train": {"device": "cpu", "checkpoint_interval": 10**9}}
     if steps:
@@ -44,6 +45,9 @@ def train(name: str, steps: int | None = None) -> tuple[float | None, int, float
                 metrics = trainer.mean_and_log()
                 score = metrics.get("environment/score", score)
                 agent_steps = trainer.global_step
+                if verbose and "environment/score" in metrics:
+                    ret = metrics.get("environment/episode_return", float("nan"))
+                    print(f"  {agent_steps / 1e6:.2f}M steps: score {score:.3g}, return {ret:.3g}", flush=True)
         finally:
             trainer.close()
     return score, agent_steps, time.perf_counter() - start
@@ -77,13 +81,14 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=None, help="override total_timesteps")
     parser.add_argument("--random-steps", type=int, default=20_000, help="steps of random play per env")
     parser.add_argument("--no-train", action="store_true", help="random play only")
+    parser.add_argument("--verbose", action="store_true", help="print every score report")
     args = parser.parse_args()
     for name in args.envs.split(","):
         rand = random_score(name, args.random_steps)
         if args.no_train:
             print(f"{name:<12} random {rand:.3g}", flush=True)
             continue
-        score, steps, seconds = train(name, args.steps)
+        score, steps, seconds = train(name, args.steps, args.verbose)
         trained = f"{score:.3g}" if score is not None else "no report"
         print(f"{name:<12} trained {trained} after {steps / 1e6:.2f}M steps in {seconds:.0f} s; random {rand:.3g}",
               flush=True)

@@ -472,3 +472,66 @@ def test_rware_queues_move_together_and_conflicts_go_to_the_lower_index():
         assert trunc.all() and not term.any() and env.field("tick") == 0
     finally:
         env.close()
+
+
+# ---- trash_pickup ----
+
+def trash_grid(env, g):
+    """The grid as rows of characters from the ansi render: . empty, t trash, B bin, agents."""
+    return env.render().splitlines()[:g]
+
+
+def find_with_free_left(grid, kind, g, free_right=False):
+    for y in range(g):
+        for x in range(1, g - 1 if free_right else g):
+            if grid[y][x] == kind and grid[y][x - 1] == "." and (not free_right or grid[y][x + 1] == "."):
+                return x, y
+    raise AssertionError(f"no {kind} with a free cell on its left")
+
+
+def test_trash_pickup_pick_deposit_and_push_a_bin():
+    g = 10
+    env = make(envs.TrashPickup, num_agents=1, num_trash=3, num_bins=2, render_mode="ansi")
+    try:
+        x, y = find_with_free_left(trash_grid(env, g), "t", g)
+        env.set_field("ax[0]", x - 1)
+        env.set_field("ay[0]", y)
+        _, rew, _, _, _ = env.step(np.array([3]))  # right, onto the trash
+        assert rew[0] == pytest.approx(0.49) and env.field("carrying[0]") == 1 and env.field("ax[0]") == x
+        x, y = find_with_free_left(trash_grid(env, g), "B", g)
+        env.set_field("ax[0]", x - 1)
+        env.set_field("ay[0]", y)
+        _, rew, _, _, _ = env.step(np.array([3]))  # into the bin: the trash goes in, the agent stays
+        assert rew[0] == pytest.approx(0.49) and env.field("carrying[0]") == 0
+        assert env.field("ax[0]") == x - 1 and env.field("deposited") == 1
+        grid = trash_grid(env, g)
+        far = next((x, y) for y in (0, g - 1) for x in (0, g - 1) if grid[y][x] == ".")
+        env.set_field("ax[0]", far[0])  # out of the way of the bins
+        env.set_field("ay[0]", far[1])
+        env.step(np.array([4]))
+        x, y = find_with_free_left(trash_grid(env, g), "B", g, free_right=True)
+        env.set_field("ax[0]", x - 1)
+        env.set_field("ay[0]", y)
+        _, rew, _, _, _ = env.step(np.array([3]))  # empty-handed into the bin: pushes it
+        grid = trash_grid(env, g)
+        assert rew[0] == pytest.approx(-0.01) and env.field("ax[0]") == x and grid[y][x + 1] == "B"
+    finally:
+        env.close()
+
+
+def test_trash_pickup_ends_when_every_piece_is_in_a_bin():
+    g = 10
+    env = make(envs.TrashPickup, num_agents=2, num_trash=1, num_bins=1, render_mode="ansi")
+    try:
+        x, y = find_with_free_left(trash_grid(env, g), "t", g)
+        env.set_field("ax[0]", x - 1)
+        env.set_field("ay[0]", y)
+        env.step(np.array([3, 4]))
+        x, y = find_with_free_left(trash_grid(env, g), "B", g)
+        env.set_field("ax[0]", x - 1)
+        env.set_field("ay[0]", y)
+        _, rew, term, trunc, _ = env.step(np.array([3, 4]))
+        assert term.all() and not trunc.any() and rew.tolist() == pytest.approx([0.49, -0.01])
+        assert env.log()["score"] == 1
+    finally:
+        env.close()
