@@ -535,3 +535,49 @@ def test_trash_pickup_ends_when_every_piece_is_in_a_bin():
         assert env.log()["score"] == 1
     finally:
         env.close()
+
+
+# ---- drone ----
+
+def drone_at(env, **state):
+    for name, value in state.items():
+        env.set_field(name, float(value))
+
+
+def test_drone_thrust_lifts_differential_thrust_rolls_and_gravity_pulls():
+    env = make(envs.Drone)
+    try:
+        drone_at(env, x=0, y=0, z=0, rx=20, ry=20, rz=5)
+        for _ in range(10):
+            env.step(np.ones((1, 4), np.float32))
+        assert env.field("vz") > 0 and env.field("z") > 0 and env.field("qw") == pytest.approx(1.0, abs=1e-5)
+        env.reset(seed=0)
+        drone_at(env, x=0, y=0, z=0, rx=20, ry=20, rz=5)
+        for _ in range(5):
+            env.step(np.full((1, 4), -1.0, np.float32))
+        assert env.field("vz") < -2 and env.field("z") < 0
+        env.reset(seed=0)
+        drone_at(env, x=0, y=0, z=0, rx=20, ry=20, rz=5)
+        env.step(np.array([[1, 1, -1, -1]], np.float32))  # right motors faster: roll about +x
+        assert env.field("wx") > 0 and abs(env.field("wy")) < 1e-6
+        env.step(np.full((1, 4), 5.0, np.float32))  # outside the box: clipped to 1, not an error
+    finally:
+        env.close()
+
+
+def test_drone_passing_a_ring_scores_and_leaving_the_box_ends_the_flight():
+    env = make(envs.Drone, max_rings=3)
+    try:
+        hover = [[-0.17] * 4]
+        drone_at(env, rx=0, ry=0, rz=0, nx=1, ny=0, nz=0, x=-0.2, y=0.5, z=0, vx=8, vy=0, vz=0)
+        _, rew, term, _, _ = env.step(np.array(hover, np.float32))
+        assert rew[0] == 1 and env.field("ring") == 1 and not term[0]
+        assert (env.field("rx"), env.field("ry"), env.field("rz")) != (0, 0, 0)
+        drone_at(env, rx=0, ry=0, rz=0, nx=1, ny=0, nz=0, x=-0.2, y=2.5, z=0, vx=8, vy=0, vz=0)
+        env.step(np.array(hover, np.float32))  # through the plane, outside the ring
+        assert env.field("ring") == 1
+        drone_at(env, z=9.99, vz=20)
+        _, rew, term, _, _ = env.step(np.array(hover, np.float32))
+        assert term[0] and rew[0] == -1 and env.log()["out_of_bounds"] == 1
+    finally:
+        env.close()

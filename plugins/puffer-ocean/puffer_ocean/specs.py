@@ -74,6 +74,8 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
               _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
     "trash_pickup": ("3 agents carry trash to bins on a 10 x 10 grid: multi-agent foraging", {},
                      _config(256, 3_000_000, 16384, 4096, learning_rate=0.003)),
+    "drone": ("a quadcopter flies through rings: continuous control with Box actions", {},
+              _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
 }
 
 
