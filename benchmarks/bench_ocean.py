@@ -46,6 +46,7 @@ CASES = {
     "rware": (envs.Rware, {"num_envs": 256}, 14.3e6),                     # 4 agents per copy
     "trash_pickup": (envs.TrashPickup, {"num_envs": 256}, 2.2e6),         # 3 agents per copy
     "drone": (envs.Drone, {"num_envs": 64}, 7.6e6),                        # 64 copies
+    "enduro": (envs.Enduro, {"num_envs": 1024}, 1.6e6),
 }
 
 

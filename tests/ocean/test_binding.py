@@ -219,7 +219,7 @@ def test_params_are_listed():
     assert issubclass(envs.Cartpole, OceanEnv)
 
 
-SHORT_GAMES = {"freeway": {"game_seconds": 60}}  # envs whose default game outlasts 1,500 random steps
+SHORT_GAMES = {"freeway": {"game_seconds": 60}, "enduro": {"day_length": 1000}}  # envs whose default game outlasts 1,500 random steps
 
 
 @pytest.mark.parametrize("cls", ALL)

@@ -584,3 +584,63 @@ def test_drone_passing_a_ring_scores_and_leaving_the_box_ends_the_flight():
         assert term[0] and rew[0] == -1 and env.log()["out_of_bounds"] == 1
     finally:
         env.close()
+
+
+# ---- enduro ----
+
+def test_enduro_throttle_steering_and_crashes():
+    env = make(envs.Enduro)
+    try:
+        speed = env.field("speed")
+        for _ in range(10):
+            env.step(np.array([7]))  # accelerate right
+        assert env.field("speed") > speed and env.field("px") > 0.5
+        fast = env.field("speed")
+        env.step(np.array([4]))  # brake
+        assert env.field("speed") < fast
+        env.set_field("eon[0]", 1)
+        env.set_field("ex[0]", env.field("px"))
+        env.set_field("ed[0]", 0.035)  # a rival just ahead, same line
+        env.set_field("speed", 0.26)
+        env.step(np.array([1]))
+        assert env.field("cooldown") > 0 and env.field("speed") == pytest.approx(0.25)
+        env.step(np.array([3]))  # steering is locked while the crash lasts
+        px = env.field("px")
+        env.step(np.array([3]))
+        assert env.field("px") == pytest.approx(px, abs=1e-3)
+    finally:
+        env.close()
+
+
+def test_enduro_overtaking_counts_off_and_being_overtaken_counts_back():
+    env = make(envs.Enduro, cars_first_day=1, day_length=200)
+    try:
+        for name, value in (("eon[0]", 1), ("ex[0]", 0.9), ("px", 0.1), ("ed[0]", 0.001), ("speed", 1.0)):
+            env.set_field(name, value)
+        _, rew, term, _, _ = env.step(np.array([1]))
+        assert rew[0] == 1 and env.field("cars_to_pass") == 0 and not term[0]
+        for name, value in (("ed[0]", -0.001), ("speed", 0.25)):
+            env.set_field(name, value)
+        _, rew, _, _, _ = env.step(np.array([0]))
+        assert rew[0] == -1 and env.field("cars_to_pass") == 1
+        terms = []
+        for _ in range(400):  # the day ends with a car still to pass: the race is over
+            _, _, term, _, _ = env.step(np.array([4]))
+            terms.append(bool(term[0]))
+        assert any(terms) and env.log()["days_completed"] == 0
+    finally:
+        env.close()
+
+
+def test_enduro_passing_the_quota_starts_the_next_day():
+    env = make(envs.Enduro, cars_first_day=1, day_length=150)
+    try:
+        for name, value in (("eon[0]", 1), ("ex[0]", 0.9), ("px", 0.1), ("ed[0]", 0.001), ("speed", 1.0)):
+            env.set_field(name, value)
+        env.step(np.array([1]))
+        assert env.field("cars_to_pass") == 0
+        for _ in range(150):
+            env.step(np.array([1]))
+        assert env.field("day") == 2 and env.field("cars_to_pass") >= 290
+    finally:
+        env.close()
