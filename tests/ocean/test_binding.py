@@ -354,3 +354,17 @@ def test_squared_keeps_final_observations():
                 assert not np.array_equal(env.final_observations[ended], obs[ended])
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("name", list(specs.ENVS))
+def test_every_shipped_training_config_fits_its_env(name):
+    """batch_size is a whole number of steps of every agent row, and minibatches divide it."""
+    spec = pufferlib.registry.spec(f"ocean-{name}")
+    env = spec.load_creator()(num_envs=1, **spec.kwargs)
+    try:
+        rows = spec.config["vec"]["num_envs"] * env.agents_per_env
+    finally:
+        env.close()
+    train = spec.config["train"]
+    assert train["batch_size"] % rows == 0, f"ocean-{name}: batch_size {train['batch_size']} vs {rows} agent rows"
+    assert train["batch_size"] % train["minibatch_size"] == 0

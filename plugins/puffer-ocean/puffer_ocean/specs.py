@@ -75,11 +75,11 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
     "rware": ("4 robots deliver requested shelves in a warehouse: multi-agent coordination", {},
               _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
     "trash_pickup": ("3 agents carry trash to bins on a 10 x 10 grid: multi-agent foraging", {},
-                     _config(256, 3_000_000, 16384, 4096, learning_rate=0.003)),
+                     _config(256, 3_000_000, 16128, 4032, learning_rate=0.003)),  # 768 agent rows
     "drone": ("a quadcopter flies through rings: continuous control with Box actions", {},
               _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
     "enduro": ("the Atari Enduro race: overtake 200 cars before the day ends", {"frameskip": 4},
-               _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.01)),
+               _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.01)),
 }
 
 
