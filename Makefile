@@ -17,6 +17,24 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: test train install clean docs
 
+# C sources: an edit to any of them rebuilds its extension before `make test`/`make train`
+# (the install stamp follows only the pyproject.toml files). A build is skipped when the
+# install stamp is newer than every source: that install has just compiled them.
+OCEAN_DIR := plugins/puffer-ocean
+OCEAN_C   := $(OCEAN_DIR)/setup.py $(wildcard $(OCEAN_DIR)/puffer_ocean/csrc/*.[ch] $(OCEAN_DIR)/puffer_ocean/csrc/envs/*.h)
+OCEAN_STAMP := $(VENV)/.ocean-built
+CORE_C    := setup.py $(wildcard pufferlib_core/pufferlib/vector/*.c)
+CORE_STAMP := $(VENV)/.core-built
+BUILT     := $(if $(wildcard $(OCEAN_DIR)/setup.py),$(OCEAN_STAMP)) $(CORE_STAMP)
+
+$(OCEAN_STAMP): $(STAMP) $(OCEAN_C)
+	@if [ -n "$$(find $(OCEAN_C) -newer $(STAMP))" ]; then echo "rebuilding $(OCEAN_DIR): C sources changed"; $(PIP) install --quiet --no-deps --no-build-isolation -e $(OCEAN_DIR); fi
+	@touch $@
+
+$(CORE_STAMP): $(STAMP) $(CORE_C)
+	@if [ -n "$$(find $(CORE_C) -newer $(STAMP))" ]; then echo "rebuilding the core: C sources changed"; $(PIP) install --quiet --no-deps --no-build-isolation -e .; fi
+	@touch $@
+
 $(STAMP): pyproject.toml $(PLUGINS) $(NODEPS)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip setuptools wheel
@@ -30,11 +48,11 @@ $(STAMP): pyproject.toml $(PLUGINS) $(NODEPS)
 
 install: $(STAMP)
 
-test: $(STAMP)
+test: $(STAMP) $(BUILT)
 	$(PY) -m pytest tests -q
 
 # A real PPO run (about 15 s on 2 cores): ends printing the score and the checkpoint path.
-train: $(STAMP)
+train: $(STAMP) $(BUILT)
 	$(VENV)/bin/puffer train gym-CartPole-v1 --train.total-timesteps 200000
 
 # The guides of docs/ as a static site in site/ (installs the `docs` extra: mkdocs, mkdocs-material).

@@ -5,7 +5,7 @@ import pytest
 
 import pufferlib
 from pufferlib.environment import Buffers
-from puffer_ocean import envs
+from puffer_ocean import envs, specs
 from puffer_ocean.env import OceanEnv
 
 
@@ -29,9 +29,7 @@ def rollout(env, actions, seed):
     return frames
 
 
-ALL = [envs.Squared, envs.Bandit, envs.Memory, envs.Password, envs.Stochastic, envs.Multiagent,
-       envs.Continuous, envs.Spaces, envs.Cartpole, envs.Pong, envs.Breakout, envs.Snake, envs.Connect4,
-       envs.Grid]
+ALL = [getattr(envs, specs.class_name(name)) for name in specs.ENVS]  # every env, from the one list
 
 
 def test_make_gives_one_env_holding_every_copy():
@@ -92,7 +90,8 @@ def test_copies_draw_different_random_states():
         env.close()
 
 
-@pytest.mark.parametrize("cls", [envs.Squared, envs.Cartpole, envs.Memory, envs.Breakout, envs.Snake])
+@pytest.mark.parametrize("cls", [envs.Squared, envs.Cartpole, envs.Memory, envs.Breakout, envs.Snake, envs.Target,
+                                 envs.Rware, envs.Go])
 def test_threads_give_the_same_results_as_one(cls):
     one, three = cls(num_envs=33), cls(num_envs=33, num_threads=3)
     try:
@@ -206,7 +205,7 @@ def test_render_mode_none_renders_nothing():
 
 
 def test_every_compiled_env_is_registered():
-    from puffer_ocean import _ocean, specs
+    from puffer_ocean import _ocean
 
     assert set(_ocean.env_names()) == set(specs.ENVS) == {cls.env_name for cls in ALL}
     for name in specs.ENVS:
@@ -220,9 +219,12 @@ def test_params_are_listed():
     assert issubclass(envs.Cartpole, OceanEnv)
 
 
+SHORT_GAMES = {"freeway": {"game_seconds": 60}, "enduro": {"day_length": 1000}}  # envs whose default game outlasts 1,500 random steps
+
+
 @pytest.mark.parametrize("cls", ALL)
 def test_random_play_stays_inside_the_observation_space(cls):
-    env = cls(num_envs=16, log_interval=100)
+    env = cls(num_envs=16, log_interval=100, **SHORT_GAMES.get(cls.env_name, {}))
     try:
         obs, _ = env.reset(seed=0)
         space = env.single_observation_space
@@ -285,7 +287,7 @@ def test_listing_the_specs_loads_neither_the_extension_nor_numpy():
     code = ("import sys, pufferlib.registry as r; specs = r.listed_specs()['ocean']; "
             "print(len(specs), 'numpy' in sys.modules, 'puffer_ocean._ocean' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
-    assert out.stdout.split() == ["14", "False", "False"]
+    assert out.stdout.split() == [str(len(specs.ENVS)), "False", "False"]
 
 
 def test_buffers_that_c_cannot_write_in_place_are_refused():
@@ -316,7 +318,8 @@ def test_reset_without_seed_continues_the_random_streams():
 
 @pytest.mark.parametrize("cls, kwargs", [(envs.Cartpole, {}), (envs.Grid, {}), (envs.Breakout, {}),
                                          (envs.Snake, dict(num_snakes=1, width=16, height=16, num_food=8,
-                                                           max_len=16))])
+                                                           max_len=16)),
+                                         (envs.Pacman, {}), (envs.Go, {}), (envs.Tripletriad, {}), (envs.Rware, {})])
 def test_final_observation_is_the_state_the_episode_ended_in(cls, kwargs):
     """A copy truncated after 3 steps keeps, as its final observation, what a copy that runs
     on from the same seed and actions observes after those 3 steps."""
@@ -386,3 +389,17 @@ def test_seeds_follow_the_rule_of_every_vectorizer(seed):
     with pytest.raises(pufferlib.APIUsageError, match=r"ocean-bandit: seed must be None or an int in \[0, 2\*\*32\)"):
         env.reset(seed=seed)
     env.close()
+
+
+@pytest.mark.parametrize("name", list(specs.ENVS))
+def test_every_shipped_training_config_fits_its_env(name):
+    """batch_size is a whole number of steps of every agent row, and minibatches divide it."""
+    spec = pufferlib.registry.spec(f"ocean-{name}")
+    env = spec.load_creator()(num_envs=1, **spec.kwargs)
+    try:
+        rows = spec.config["vec"]["num_envs"] * env.agents_per_env
+    finally:
+        env.close()
+    train = spec.config["train"]
+    assert train["batch_size"] % rows == 0, f"ocean-{name}: batch_size {train['batch_size']} vs {rows} agent rows"
+    assert train["batch_size"] % train["minibatch_size"] == 0

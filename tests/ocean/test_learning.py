@@ -74,3 +74,12 @@ def test_breakout_learns_to_follow_the_ball():
     # after 20M steps. 3M steps of the shipped config take about 30 s on two CPU cores.
     scores, _ = train("breakout", {"train": {"total_timesteps": 3_000_000}})
     assert scores and scores[-1] >= 20, f"ocean-breakout scores: {scores}"
+
+
+@pytest.mark.slow
+def test_freeway_learns_to_cross_the_road():
+    # 20-second games (300 steps) so that reports come often; random play crosses 0 times
+    # and the shipped config's defaults once kept the chicken on the sidewalk. 400k steps
+    # reach about 1 crossing per game (about 40 s on two quiet CPU cores).
+    scores, _ = train("freeway", {"train": {"total_timesteps": 400_000}}, game_seconds=20)
+    assert scores and scores[-1] >= 0.5, f"ocean-freeway scores: {scores}"

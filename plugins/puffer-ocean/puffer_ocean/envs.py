@@ -1,6 +1,10 @@
 """One PufferEnv class per Ocean environment (the creators named by the specs).
 
-Each class only names its C environment; the behaviour lives in csrc/envs/<name>.h.
+The classes are derived from `puffer_ocean.specs.ENVS`: env `name` gets the class
+`specs.class_name(name)` (e.g. `TrashPickup`), an `OceanEnv` whose behaviour lives in
+csrc/envs/<name>.h and whose docstring is the spec's description. An env that needs
+Python-side behaviour (here: `Spaces`, with its Dict observation layout) defines its class
+below; the loop at the end only adds the classes not written out.
 """
 
 from __future__ import annotations
@@ -10,55 +14,8 @@ from gymnasium import spaces
 
 from pufferlib.errors import APIUsageError
 from pufferlib.spaces import ObsLayout
+from puffer_ocean import specs
 from puffer_ocean.env import OceanEnv
-
-
-class Squared(OceanEnv):
-    """Walk to a target on the border of a grid (observation: the whole grid)."""
-
-    env_name = "squared"
-
-
-class Bandit(OceanEnv):
-    """Pick the one paying arm; one-step episodes, constant observation."""
-
-    env_name = "bandit"
-
-
-class Memory(OceanEnv):
-    """Recall bits shown earlier in the episode (needs an LSTM)."""
-
-    env_name = "memory"
-
-
-class Password(OceanEnv):
-    """Type a fixed binary password; reward only for a fully correct episode."""
-
-    env_name = "password"
-
-
-class Stochastic(OceanEnv):
-    """Pick action 0 with a target probability: only a stochastic policy scores well."""
-
-    env_name = "stochastic"
-
-
-class Multiagent(OceanEnv):
-    """Two agents per copy, each rewarded for a different action."""
-
-    env_name = "multiagent"
-
-
-class Continuous(OceanEnv):
-    """Output the target values shown in the observation (Box actions)."""
-
-    env_name = "continuous"
-
-
-class Cartpole(OceanEnv):
-    """Gymnasium CartPole-v1 physics; `continuous=1` for a Box action in [-1, 1]."""
-
-    env_name = "cartpole"
 
 
 class Spaces(OceanEnv):
@@ -82,31 +39,16 @@ class Spaces(OceanEnv):
         return layout.flat_space
 
 
-class Pong(OceanEnv):
-    """Pong against a scripted opponent; first to `max_score` points."""
-
-    env_name = "pong"
-
-
-class Breakout(OceanEnv):
-    """Breakout: 108 bricks, 5 balls; 118-float observation."""
-
-    env_name = "breakout"
-
-
-class Snake(OceanEnv):
-    """Many snakes in one arena; each sees the 11 x 11 cells around its head."""
-
-    env_name = "snake"
+def _derive_classes() -> list[str]:
+    """Define the class of every spec'd env not written out above; returns all class names."""
+    names = []
+    for name, (description, _, _) in specs.ENVS.items():
+        cls_name = specs.class_name(name)
+        if cls_name not in globals():
+            globals()[cls_name] = type(cls_name, (OceanEnv,), {
+                "env_name": name, "__doc__": f"ocean-{name}: {description}.", "__module__": __name__})
+        names.append(cls_name)
+    return names
 
 
-class Connect4(OceanEnv):
-    """Connect four against a scripted opponent that wins and blocks when it can."""
-
-    env_name = "connect4"
-
-
-class Grid(OceanEnv):
-    """Find the goal in a fresh procedural maze, seen through an 11 x 11 window."""
-
-    env_name = "grid"
+__all__ = ["OceanEnv", *_derive_classes()]

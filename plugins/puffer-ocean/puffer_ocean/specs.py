@@ -23,38 +23,69 @@ def _config(num_envs: int, total_timesteps: int, batch_size: int, minibatch_size
     return config
 
 
-#: name -> (class in puffer_ocean.envs, what it tests, default env kwargs, default training config)
-ENVS: dict[str, tuple[str, str, dict, dict]] = {
-    "squared": ("Squared", "walk to a target on a grid: basic credit assignment", {},
+#: The one list of Ocean envs besides the C headers: name -> (what it tests, default env kwargs,
+#: default training config). A name here must have a header csrc/envs/<name>.h (setup.py
+#: compiles every header); its class `puffer_ocean.envs.<ClassName>` is derived (`class_name`).
+ENVS: dict[str, tuple[str, dict, dict]] = {
+    "squared": ("walk to a target on a grid: basic credit assignment", {},
                 _config(256, 3_000_000, 8192, 2048, learning_rate=0.01, ent_coef=0.01, gamma=0.95)),
-    "bandit": ("Bandit", "pick the paying arm: learning from reward alone", {},
+    "bandit": ("pick the paying arm: learning from reward alone", {},
                _config(64, 16_384, 1024, 256, learning_rate=0.01)),
-    "memory": ("Memory", "recall a bit seen earlier: needs the LSTM", {},
+    "memory": ("recall a bit seen earlier: needs the LSTM", {},
                _config(32, 16_384, 512, 512, rnn=True, bptt_horizon=8, learning_rate=0.01)),
-    "password": ("Password", "type a fixed password: sparse reward", {},
+    "password": ("type a fixed password: sparse reward", {},
                  _config(64, 30_000, 1024, 256, learning_rate=0.01, ent_coef=0.01)),
-    "stochastic": ("Stochastic", "the optimal policy is stochastic", {},
+    "stochastic": ("the optimal policy is stochastic", {},
                    _config(64, 100_000, 4096, 1024, learning_rate=0.005, ent_coef=0.02)),
-    "multiagent": ("Multiagent", "two agents, each rewarded for a different action", {},
+    "multiagent": ("two agents, each rewarded for a different action", {},
                    _config(32, 16_384, 1024, 256, learning_rate=0.01)),
-    "spaces": ("Spaces", "dict observation and multi-discrete action", {},
+    "spaces": ("dict observation and multi-discrete action", {},
                _config(64, 20_000, 1024, 256, learning_rate=0.01)),
-    "continuous": ("Continuous", "Box actions: output the observed targets", {},
+    "continuous": ("Box actions: output the observed targets", {},
                    _config(64, 40_000, 1024, 256, learning_rate=0.01)),
-    "cartpole": ("Cartpole", "Gymnasium CartPole-v1 physics, discrete or continuous", {},
+    "cartpole": ("Gymnasium CartPole-v1 physics, discrete or continuous", {},
                  _config(64, 200_000, 2048, 512, learning_rate=0.005)),
-    "pong": ("Pong", "Pong against a scripted opponent: timing and tracking", {},
+    "pong": ("Pong against a scripted opponent: timing and tracking", {},
              _config(256, 5_000_000, 16384, 4096, learning_rate=0.003)),
-    "breakout": ("Breakout", "Breakout: long horizons, many objects", {},
+    "breakout": ("Breakout: long horizons, many objects", {},
                  _config(256, 20_000_000, 16384, 4096, learning_rate=0.003, ent_coef=0.01,
                          gamma=0.99, gae_lambda=0.95)),
-    "snake": ("Snake", "many snakes in one arena: multi-agent competition for food", {},
+    "snake": ("many snakes in one arena: multi-agent competition for food", {},
               _config(128, 3_000_000, 16384, 4096, learning_rate=0.003)),
-    "connect4": ("Connect4", "connect four against a scripted opponent: planning", {},
+    "connect4": ("connect four against a scripted opponent: planning", {},
                  _config(256, 3_000_000, 8192, 2048, learning_rate=0.003)),
-    "grid": ("Grid", "procedural mazes with a partial view: exploration and memory", {},
+    "grid": ("procedural mazes with a partial view: exploration and memory", {},
              _config(256, 3_000_000, 16384, 4096, rnn=True, learning_rate=0.003)),
+    "target": ("8 puffers swim to 4 stars: multi-agent steering with a multi-discrete action", {},
+               _config(128, 4_000_000, 65536, 8192, learning_rate=0.003, gamma=0.99, gae_lambda=0.95)),
+    "freeway": ("cross ten lanes of traffic (Atari Freeway): timing with dense rewards", {},
+                _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, ent_coef=0.02, gamma=0.995,
+                        gae_lambda=0.95)),
+    "convert": ("puffers carry items through a chain of moving factories: multi-agent navigation",
+                {"num_agents": 256}, _config(4, 4_000_000, 65536, 8192, learning_rate=0.003, gamma=0.99,
+                                             gae_lambda=0.95)),
+    "tripletriad": ("the card game Triple Triad against a random opponent: rules and card choice", {},
+                    _config(256, 3_000_000, 16384, 4096, learning_rate=0.003)),
+    "tetris": ("Tetris with hold, previews and rising garbage: long-horizon planning", {},
+               _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, ent_coef=0.01)),
+    "pacman": ("Pac-Man on the classic maze with four scripted ghosts: pursuit and evasion", {},
+               _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
+    "go": ("7 x 7 Go against a greedy opponent: captures, ko and area scoring", {},
+           _config(256, 3_000_000, 16384, 4096, learning_rate=0.003)),
+    "rware": ("4 robots deliver requested shelves in a warehouse: multi-agent coordination", {},
+              _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
+    "trash_pickup": ("3 agents carry trash to bins on a 10 x 10 grid: multi-agent foraging", {},
+                     _config(256, 3_000_000, 16128, 4032, learning_rate=0.003)),  # 768 agent rows
+    "drone": ("a quadcopter flies through rings: continuous control with Box actions", {},
+              _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
+    "enduro": ("the Atari Enduro race: overtake 200 cars before the day ends", {"frameskip": 4},
+               _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.01)),
 }
+
+
+def class_name(name: str) -> str:
+    """The PufferEnv class of env `name` in puffer_ocean.envs: 'trash_pickup' -> 'TrashPickup'."""
+    return "".join(part.capitalize() for part in name.split("_"))
 
 
 def env_specs() -> list[EnvSpec]:
@@ -62,7 +93,7 @@ def env_specs() -> list[EnvSpec]:
     return [
         EnvSpec(
             id=f"{PREFIX}{name}",
-            creator=f"puffer_ocean.envs:{cls}",
+            creator=f"puffer_ocean.envs:{class_name(name)}",
             kwargs=dict(kwargs),
             policy="pufferlib.models:Default",
             config={key: dict(value) for key, value in config.items()},
@@ -71,5 +102,5 @@ def env_specs() -> list[EnvSpec]:
             description=description,
             aliases=(f"puffer_{name}",),
         )
-        for name, (cls, description, kwargs, config) in ENVS.items()
+        for name, (description, kwargs, config) in ENVS.items()
     ]

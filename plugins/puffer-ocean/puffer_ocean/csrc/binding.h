@@ -1,10 +1,8 @@
 /* binding.h: turns one environment header into an OceanEnvDef for module.c.
  *
- * Registration of an environment `foo` (envs/foo.c):
- *     #include "foo.h"
- *     #define ENV_NAME foo
- *     #include "../binding.h"
- * plus one X(foo) line in envs/registry.h and an EnvSpec in puffer_ocean/specs.py.
+ * An environment `foo` is its header envs/foo.h plus its entry in puffer_ocean/specs.py.
+ * setup.py writes its translation unit envs/_gen/foo.c (the header, ENV_NAME foo, this
+ * file) and the X(foo) line of envs/_gen/registry.h; nothing else lists it.
  *
  * The header provides:
  *   int  c_spaces(Env* env, OceanSpaces* s, char* err)  check params, describe the spaces

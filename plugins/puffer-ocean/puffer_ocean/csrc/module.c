@@ -16,7 +16,7 @@
 #ifdef OCEAN_REGISTRY
 #include OCEAN_REGISTRY
 #else
-#include "envs/registry.h"
+#include "envs/_gen/registry.h"  /* written by setup.py: one X(name) per envs/<name>.h */
 #endif
 #include "ocean.h"
 #include "actions.h"

@@ -1,3 +1,0 @@
-#include "bandit.h"
-#define ENV_NAME bandit
-#include "../binding.h"

@@ -1,3 +1,0 @@
-#include "breakout.h"
-#define ENV_NAME breakout
-#include "../binding.h"

@@ -1,3 +1,0 @@
-#include "cartpole.h"
-#define ENV_NAME cartpole
-#include "../binding.h"

@@ -1,3 +1,0 @@
-#include "continuous.h"
-#define ENV_NAME continuous
-#include "../binding.h"

@@ -1,3 +1,0 @@
-#include "grid.h"
-#define ENV_NAME grid
-#include "../binding.h"

@@ -1,3 +1,0 @@
-#include "memory.h"
-#define ENV_NAME memory
-#include "../binding.h"

@@ -1,3 +1,0 @@
-#include "multiagent.h"
-#define ENV_NAME multiagent
-#include "../binding.h"

@@ -1,3 +1,0 @@
-#include "password.h"
-#define ENV_NAME password
-#include "../binding.h"

@@ -1,3 +1,0 @@
-#include "pong.h"
-#define ENV_NAME pong
-#include "../binding.h"

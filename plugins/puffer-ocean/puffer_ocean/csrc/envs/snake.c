@@ -1,3 +1,0 @@
-#include "snake.h"
-#define ENV_NAME snake
-#include "../binding.h"

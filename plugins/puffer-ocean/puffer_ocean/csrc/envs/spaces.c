@@ -1,3 +1,0 @@
-#include "spaces.h"
-#define ENV_NAME spaces
-#include "../binding.h"

@@ -1,3 +1,0 @@
-#include "squared.h"
-#define ENV_NAME squared
-#include "../binding.h"

@@ -1,3 +1,0 @@
-#include "stochastic.h"
-#define ENV_NAME stochastic
-#include "../binding.h"
