@@ -33,5 +33,34 @@ def test_unknown_command_suggests():
 
 def test_unknown_env_is_a_clear_error():
     out = puffer("rollout", "gym-CartPol-v1")
-    assert out.returncode == 1 and "Did you mean: gym-CartPole-v1" in out.stderr
+    assert out.returncode == 2 and "Did you mean: gym-CartPole-v1" in out.stderr
     assert "Traceback" not in out.stderr
+
+
+def test_every_command_maps_errors_to_one_exit_status(monkeypatch, capsys):
+    """Wrong input exits 2 and a failed run 1, whichever command raised, with `puffer X: error:`."""
+    from pufferlib import cli
+    from pufferlib.errors import APIUsageError, NonFiniteError, WorkerError
+
+    for error, status in [(APIUsageError("bad"), 2), (NonFiniteError("nan"), 1), (WorkerError("died"), 1)]:
+        for name in ("train", "eval", "sweep", "check"):
+            module, _, func = cli.COMMANDS[name][0].partition(":")
+
+            def raising(argv, error=error):
+                raise error
+
+            monkeypatch.setattr(__import__(module, fromlist=[func]), func, raising)
+            assert cli.main([name]) == status
+            assert f"puffer {name}: error: {error}" in capsys.readouterr().err
+
+
+def test_nothing_outside_the_cli_package_imports_it():
+    import pathlib
+
+    import pufferlib
+
+    root = pathlib.Path(pufferlib.__file__).parent
+    importers = [str(p.relative_to(root)) for p in root.rglob("*.py")
+                 if "cli" not in p.relative_to(root).parts[:1] and p.name != "__main__.py"
+                 and ("pufferlib.cli" in p.read_text() or "from pufferlib import cli" in p.read_text())]
+    assert importers == []

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pufferlib import APIUsageError
-from pufferlib.cli_plot import plot_runs
+from pufferlib.cli.plot import plot_runs
 from pufferlib.metrics_file import MetricsFile, read_metrics
 
 

@@ -38,11 +38,11 @@ def test_new_writes_a_complete_package_with_no_placeholders_left(variant, tmp_pa
 
 
 def test_new_refuses_bad_names_and_non_empty_folders(tmp_path, capsys):
-    assert cli.main(["new", "9lives", "--dir", str(tmp_path)]) == 1
+    assert cli.main(["new", "9lives", "--dir", str(tmp_path)]) == 2
     assert "not a valid package name" in capsys.readouterr().err
-    assert cli.main(["new", "pufferlib", "--dir", str(tmp_path)]) == 1
+    assert cli.main(["new", "pufferlib", "--dir", str(tmp_path)]) == 2
     assert cli.main(["new", "ok-name", "--dir", str(tmp_path)]) == 0
-    assert cli.main(["new", "ok-name", "--dir", str(tmp_path)]) == 1
+    assert cli.main(["new", "ok-name", "--dir", str(tmp_path)]) == 2
     assert "exists and is not empty" in capsys.readouterr().err
 
 

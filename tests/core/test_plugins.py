@@ -105,7 +105,7 @@ def test_raising_config_defaults_does_not_break_the_config(register):
 
 
 def test_raising_loggers_hook_leaves_the_other_loggers(register):
-    from pufferlib.cli_train import _check_loggers
+    from pufferlib.cli.train import _check_loggers
 
     register("bad", fake_plugin(pufferlib_loggers=lambda: boom()))
     register("good", fake_plugin(pufferlib_loggers=lambda: {"goodlog": "a logger"}))

@@ -93,7 +93,7 @@ def test_puffer_train_exits_1_on_nan_observations_without_a_checkpoint(tmp_path,
 
 def test_import_pufferlib_installs_no_signal_handlers():
     code = ("import signal; before = (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)); "
-            "import pufferlib, pufferlib.pufferl, pufferlib.cli_train; "
+            "import pufferlib, pufferlib.pufferl, pufferlib.cli.train; "
             "assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
 

@@ -298,8 +298,8 @@ def test_plot_sweep_draws_score_on_cost_front_and_each_parameter(tmp_path):
 
 def test_space_comes_from_the_highest_layer_that_declares_one(tmp_path):
     import pufferlib
-    from pufferlib.cli_train import _base_parser, parse_config
-    from pufferlib.sweep.cli import resolve_space
+    from pufferlib.cli.options import base_parser as _base_parser, parse_config
+    from pufferlib.sweep.config import resolve_space
 
     gamma = {"distribution": "logit_normal", "min": 0.9, "max": 0.99}
     pufferlib.register("test-sweep-env", "gymnasium.envs.classic_control:CartPoleEnv",

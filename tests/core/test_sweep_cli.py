@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from pufferlib import cli
-from pufferlib.cli_train import _base_parser, parse_config
+from pufferlib.cli.options import base_parser as _base_parser, parse_config
 
 SPACE = """
 [sweep]

@@ -62,7 +62,7 @@ class GP:
         if len(X) > self.select_points:
             pick = torch.randperm(len(X), generator=torch.Generator().manual_seed(0))[:self.select_points]
             X, z = X[pick], z[pick]
-        n, eye = len(X), torch.eye(len(X), dtype=torch.float64)
+        eye = torch.eye(len(X), dtype=torch.float64)
         dist = math.sqrt(5.0) * torch.cdist(X, X)
         best = (math.inf, 0.2, 0.05)
         for ls in LENGTH_SCALES:

@@ -3,7 +3,6 @@ score against each swept parameter, read from the sweep's database (safe while i
 
 from __future__ import annotations
 
-import argparse
 import math
 from pathlib import Path
 
@@ -89,13 +88,3 @@ def _tables(settings: dict) -> dict:
     from pufferlib.sweep.space import param_tables
 
     return param_tables(settings)
-
-
-def plot_command(argv: list[str]) -> int:
-    """Entry of `puffer plot --sweep SWEEP_DIR`."""
-    parser = argparse.ArgumentParser(prog="puffer plot --sweep", description=__doc__.splitlines()[0])
-    parser.add_argument("--sweep", required=True, metavar="SWEEP_DIR", help="folder made by `puffer sweep`")
-    parser.add_argument("--output", "-o", default="sweep.png", help="PNG to write (default sweep.png)")
-    args = parser.parse_args(argv)
-    print(plot_sweep(args.sweep, args.output))
-    return 0

@@ -1,13 +1,8 @@
-"""`puffer train ENV` and `puffer eval ENV`.
-
-Configuration layers, later wins: `pufferlib/data/default.toml`, the env's default
-config (its plugin's EnvSpec), `--config FILE.toml`, then dotted flags generated from the
-resulting tree (`--train.learning-rate 3e-4 --vec.num-envs 8 --env.size 11`). The merged
-config is validated up front (`pufferlib.config_check`): a bad value exits with status 2.
+"""`puffer train ENV`: PPO with the config layers of `pufferlib.cli.options`.
 
 `puffer train` saves a checkpoint when interrupted (Ctrl-C or SIGTERM; its handler is
 installed for the run only) and prints the command that resumes the run; it exits with
-128 + the signal's number. Non-finite training values stop it with status 1 and no save.
+128 + the signal's number. Non-finite training values stop it (status 1) and nothing is saved.
 """
 
 from __future__ import annotations
@@ -23,52 +18,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from pufferlib import config as cfglib
-from pufferlib.config_check import check_values
-from pufferlib.errors import APIUsageError, PufferError
+from pufferlib.cli.options import base_parser, parse_config, pre_parse
+from pufferlib.errors import APIUsageError
 from pufferlib.factory import make_from_config
 from pufferlib.policy_factory import make_policy
-
-
-def _base_parser(prog: str, description: str) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False)
-    parser.add_argument("env_id", help="environment id, e.g. gym-CartPole-v1 (see `puffer list`)")
-    parser.add_argument("--config", help="a TOML file overlaid on the defaults")
-    parser.add_argument("--load-model-path", help="checkpoint file, run folder, or 'latest' (newest under "
-                                                  "train.data_dir) to start from")
-    return parser
-
-
-def _pre_parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
-    """The fixed options, before the config flags exist; `--help` waits for them when ENV is given."""
-    without_help = [a for a in argv if a not in ("-h", "--help")]
-    if len(without_help) == len(argv) or any(not a.startswith("-") for a in without_help):
-        return parser.parse_known_args(without_help)[0]
-    return parser.parse_known_args(argv)[0]  # `puffer train --help`: the fixed options only
-
-
-def parse_config(parser: argparse.ArgumentParser, argv: list[str], base: dict | None = None) -> tuple[dict, Any]:
-    """(config, args) from the layers described in the module docstring.
-
-    `base` replaces the default + env layers (used by --resume with the run's config).
-    Exits with status 2 and close matches on unknown flags; APIUsageError for bad values.
-    """
-    pre = _pre_parse(parser, argv)
-    default = cfglib.load_default()
-    if base is None:
-        spec_config, spec_kwargs = cfglib.env_config(pre.env_id)
-        base = cfglib.merge(default, {"env": spec_kwargs}, spec_config)
-    else:  # a run's saved config; sections added since then get their defaults
-        base = cfglib.merge(default, base)
-    tree = cfglib.merge(base, cfglib.load_toml(pre.config) if pre.config else None)
-    cfglib.check_keys(tree, default)
-    dests = cfglib.add_config_flags(parser, tree)
-    args, unknown = parser.parse_known_args(argv)
-    if unknown:
-        parser.error(cfglib.unknown_flag_error(unknown, dests))
-    config = cfglib.merge(tree, cfglib.overrides_from_args(args, dests))
-    check_values(config, default)
-    return config, args
 
 
 def _check_loggers(names: list[str]) -> list[str]:
@@ -87,34 +40,25 @@ def _check_loggers(names: list[str]) -> list[str]:
     return names
 
 
-def _fail(prog: str, exc: Exception) -> int:
-    """Print the error; status 1 for a failed run (non-finite values), 2 for bad input."""
-    print(f"{prog}: error: {exc}", file=sys.stderr)
-    return 1 if isinstance(exc, FloatingPointError) else 2
-
-
 def train_command(argv: list[str]) -> int:
     """Train a policy on ENV with PPO; prints the reached score and the checkpoint path."""
-    parser = _base_parser("puffer train", train_command.__doc__)
+    parser = base_parser("puffer train", train_command.__doc__)
     parser.add_argument("--resume", metavar="RUN_DIR", help="continue a run from its latest intact checkpoint "
                                                             "(steps, LR schedule, optimiser), or from one "
                                                             "model_*.pt file of it")
     parser.add_argument("--logger", action="append", metavar="NAME",
                         help="send metrics to this logger plugin (repeatable; see logger.names)")
-    try:
-        pre = _pre_parse(parser, argv)
-        base, resume_payload = None, None
-        if pre.resume:
-            from pufferlib import checkpoint
+    pre = pre_parse(parser, argv)
+    base, resume_payload = None, None
+    if pre.resume:
+        from pufferlib import checkpoint
 
-            resume_payload = checkpoint.load(pre.resume)
-            base = resume_payload["config"]
-        config, args = parse_config(parser, argv, base)
-        if args.logger:
-            config["logger"]["names"] = _check_loggers(args.logger)
-        return _train(args, config, resume_payload)
-    except PufferError as exc:
-        return _fail("puffer train", exc)
+        resume_payload = checkpoint.load(pre.resume)
+        base = resume_payload["config"]
+    config, args = parse_config(parser, argv, base)
+    if args.logger:
+        config["logger"]["names"] = _check_loggers(args.logger)
+    return _train(args, config, resume_payload)
 
 
 @contextlib.contextmanager
@@ -203,25 +147,3 @@ def _train(args: argparse.Namespace, config: dict, resume_payload: dict | None) 
     return 0
 
 
-def eval_command(argv: list[str]) -> int:
-    """Run a (trained) policy on ENV and print episode stats; optionally render and save a video."""
-    parser = _base_parser("puffer eval", eval_command.__doc__)
-    parser.add_argument("--episodes", type=int, default=10, help="episodes to run (default 10)")
-    parser.add_argument("--render-mode", choices=["ansi", "rgb_array", "human"], default=None)
-    parser.add_argument("--video-path", help="write the rgb_array frames of env 0 to this .gif/.mp4")
-    parser.add_argument("--fps", type=int, default=30)
-    try:
-        config, args = parse_config(parser, argv)
-        if args.video_path and args.render_mode not in (None, "rgb_array"):
-            raise APIUsageError("--video-path records rgb_array frames; use --render-mode rgb_array (or omit it).")
-        from pufferlib.evaluate import run_episodes
-
-        render_mode = "rgb_array" if args.video_path else args.render_mode
-        result = run_episodes(args.env_id, config, args.load_model_path, args.episodes, render_mode,
-                              args.video_path, args.fps)
-    except PufferError as exc:
-        return _fail("puffer eval", exc)
-    print(f"{args.env_id}: {result['episodes']} episodes, mean return {result['mean_return']:.2f} "
-          f"(min {result['min_return']:.2f}, max {result['max_return']:.2f}), "
-          f"mean length {result['mean_length']:.1f}" + (f"; video: {args.video_path}" if args.video_path else ""))
-    return 0

@@ -1,0 +1,64 @@
+"""The `puffer` command line. Each subcommand lives in its own module of this package,
+imported on use; nothing outside the package imports it.
+
+`main` is the one place that turns errors into messages and exit statuses: a
+`PufferError` prints `puffer COMMAND: error: ...`, and exits with 2 when the input was wrong
+(bad arguments, config, ids, files) or 1 when a run failed (a worker died, training
+diverged); Ctrl-C exits with 130.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from pufferlib.errors import NonFiniteError, PufferError, WorkerError
+
+EXIT_USAGE = 2          # the input was wrong: arguments, config, ids, files (as argparse's errors)
+EXIT_RUN_FAILED = 1     # the run itself failed
+EXIT_INTERRUPTED = 130  # Ctrl-C
+#: PufferErrors that mean a run failed rather than that its input was wrong.
+RUN_FAILURES = (NonFiniteError, WorkerError)
+
+#: subcommand -> ("module:function", one-line help). The function takes argv (list[str])
+#: after the subcommand and returns an exit code.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "list": ("pufferlib.cli.registry:list_command", "list environment ids per plugin"),
+    "plugins": ("pufferlib.cli.registry:plugins_command", "list installed plugins and versions"),
+    "rollout": ("pufferlib.cli.registry:rollout_command",
+                "step an env with random actions and print steps per second"),
+    "train": ("pufferlib.cli.train:train_command", "train a policy with PPO (PuffeRL)"),
+    "eval": ("pufferlib.cli.eval:eval_command", "run a trained policy: episode stats, rendering, video"),
+    "sweep": ("pufferlib.cli.sweep:sweep_command", "search hyperparameters (Protein or random) over trials"),
+    "plot": ("pufferlib.cli.plot:plot_command", "draw learning curves of run directories to a PNG"),
+    "bench": ("pufferlib.cli.bench:bench_command", "time vectorization settings for an env, print the best"),
+    "check": ("pufferlib.cli.check:check_command", "check that an env keeps the PufferEnv contract (report + hints)"),
+    "new": ("pufferlib.cli.new:new_command", "write a pip-installable env plugin package (--c, --multiagent)"),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `puffer` (and `python -m pufferlib`)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: puffer COMMAND [options]\n\ncommands:")
+        for name, (_, help_text) in COMMANDS.items():
+            print(f"  {name:<10} {help_text}")
+        print("\n`puffer COMMAND --help` describes a command's options.")
+        return 0
+    name, rest = argv[0], argv[1:]
+    if name not in COMMANDS:
+        import difflib
+
+        close = difflib.get_close_matches(name, list(COMMANDS), n=3)
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        print(f"puffer: unknown command {name!r}.{hint} Commands: {', '.join(COMMANDS)}", file=sys.stderr)
+        return 2
+    module, _, func = COMMANDS[name][0].partition(":")
+    try:
+        return int(getattr(importlib.import_module(module), func)(rest) or 0)
+    except PufferError as exc:  # the message says what to fix; a traceback would only hide it
+        print(f"puffer {name}: error: {exc}", file=sys.stderr)
+        return EXIT_RUN_FAILED if isinstance(exc, RUN_FAILURES) else EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED

@@ -1,0 +1,58 @@
+"""Options shared by `puffer train`, `puffer eval` and `puffer sweep`: the env id, --config,
+--load-model-path, and one dotted flag per key of the config tree.
+
+Configuration layers, later wins: `pufferlib/data/default.toml`, the env's default
+config (its plugin's EnvSpec), `--config FILE.toml`, then dotted flags generated from the
+resulting tree (`--train.learning-rate 3e-4 --vec.num-envs 8 --env.size 11`). The merged
+config is validated up front (`pufferlib.config_check`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from pufferlib import config as cfglib
+from pufferlib.config_check import check_values
+
+
+def base_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """A parser with the env id, --config and --load-model-path."""
+    parser = argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False)
+    parser.add_argument("env_id", help="environment id, e.g. gym-CartPole-v1 (see `puffer list`)")
+    parser.add_argument("--config", help="a TOML file overlaid on the defaults")
+    parser.add_argument("--load-model-path", help="checkpoint file, run folder, or 'latest' (newest under "
+                                                  "train.data_dir) to start from")
+    return parser
+
+
+def pre_parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """The fixed options, before the config flags exist; `--help` waits for them when ENV is given."""
+    without_help = [a for a in argv if a not in ("-h", "--help")]
+    if len(without_help) == len(argv) or any(not a.startswith("-") for a in without_help):
+        return parser.parse_known_args(without_help)[0]
+    return parser.parse_known_args(argv)[0]  # `puffer train --help`: the fixed options only
+
+
+def parse_config(parser: argparse.ArgumentParser, argv: list[str], base: dict | None = None) -> tuple[dict, Any]:
+    """(config, args) from the layers described in the module docstring.
+
+    `base` replaces the default + env layers (used by --resume with the run's config).
+    Exits with status 2 and close matches on unknown flags; APIUsageError for bad values.
+    """
+    pre = pre_parse(parser, argv)
+    default = cfglib.load_default()
+    if base is None:
+        spec_config, spec_kwargs = cfglib.env_config(pre.env_id)
+        base = cfglib.merge(default, {"env": spec_kwargs}, spec_config)
+    else:  # a run's saved config; sections added since then get their defaults
+        base = cfglib.merge(default, base)
+    tree = cfglib.merge(base, cfglib.load_toml(pre.config) if pre.config else None)
+    cfglib.check_keys(tree, default)
+    dests = cfglib.add_config_flags(parser, tree)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        parser.error(cfglib.unknown_flag_error(unknown, dests))
+    config = cfglib.merge(tree, cfglib.overrides_from_args(args, dests))
+    check_values(config, default)
+    return config, args

@@ -1,0 +1,53 @@
+"""The search space of a CLI sweep: which swept-key tables of the config layers apply.
+
+Config layers as in `puffer train` (default.toml < the env's config < --config FILE <
+dotted flags such as --sweep.max-runs 40). The search space is the swept-key tables of
+the highest layer that declares any: a --config file with its own `[sweep.train.gamma]`
+tables replaces the env's and the core's default space (their settings still apply).
+"""
+
+from __future__ import annotations
+
+from pufferlib import config as cfglib
+from pufferlib.errors import APIUsageError
+from pufferlib.sweep.space import Space, param_tables
+
+
+def _nest(tables: dict[str, dict]) -> dict:
+    out: dict = {}
+    for dotted, table in tables.items():
+        node = out
+        *path, last = dotted.split(".")
+        for part in path:
+            node = node.setdefault(part, {})
+        node[last] = dict(table)
+    return out
+
+
+def _settings(sweep: dict) -> dict:
+    return {k: v for k, v in sweep.items() if not isinstance(v, dict)}
+
+
+def resolve_space(env_id: str, config: dict, config_file: str | None,
+                  keys: list[str] | None = None) -> tuple[dict, Space]:
+    """(config whose [sweep] holds only the chosen space, Space), checked against the config."""
+    known = _settings(cfglib.load_default()["sweep"])
+    for key in _settings(config.get("sweep", {})):
+        if key not in known:
+            import difflib
+
+            close = difflib.get_close_matches(key, list(known), n=3)
+            hint = f" Did you mean: {', '.join('sweep.' + c for c in close)}?" if close else ""
+            raise APIUsageError(f"Unknown sweep setting 'sweep.{key}'.{hint} A swept key is a table with a "
+                                f"distribution, e.g. [sweep.train.learning_rate].")
+    merged = param_tables(config.get("sweep", {}))
+    if keys is None:
+        layers = [cfglib.load_toml(config_file) if config_file else {}, cfglib.env_config(env_id)[0],
+                  cfglib.load_default()]
+        keys = next((list(param_tables(layer.get("sweep", {}))) for layer in layers
+                     if param_tables(layer.get("sweep", {}))), [])
+    chosen = {k: merged[k] for k in keys}
+    space = Space.from_tables(chosen, config)
+    config = dict(config)
+    config["sweep"] = {**_settings(config["sweep"]), **_nest(chosen)}
+    return config, space
