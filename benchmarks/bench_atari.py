@@ -25,9 +25,9 @@ from types import SimpleNamespace
 
 import gymnasium as gym
 import numpy as np
+from timing import race, report
 
 import pufferlib
-from timing import race, report
 
 
 def main() -> None:

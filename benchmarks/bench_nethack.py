@@ -20,9 +20,9 @@ from functools import partial
 
 import gymnasium as gym
 import numpy as np
+from timing import race, report
 
 import pufferlib
-from timing import race, report
 
 
 def main() -> None:

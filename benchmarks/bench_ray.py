@@ -19,11 +19,11 @@ import time
 
 import gymnasium as gym
 import numpy as np
+from timing import race, report
 
 import pufferlib
 import pufferlib.vector
 from pufferlib.vector.ray import connect
-from timing import race, report
 
 
 class WaitingEnv(gym.Env):

@@ -12,9 +12,9 @@ import argparse
 
 import gymnasium as gym
 import numpy as np
+from timing import rate
 
 import pufferlib.vector
-from timing import rate
 
 
 def cartpole() -> gym.Env:

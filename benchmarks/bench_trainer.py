@@ -108,7 +108,8 @@ def time_bare_ppo(iterations: int) -> float:
             for start in range(0, batch, minibatch):
                 idx = order[start:start + minibatch]
                 logits, value = policy(batch_obs[idx])
-                ratio = (torch.log_softmax(logits, -1).gather(-1, actions[idx, None]).squeeze(-1) - old_logprob[idx]).exp()
+                logprob = torch.log_softmax(logits, -1).gather(-1, actions[idx, None]).squeeze(-1)
+                ratio = (logprob - old_logprob[idx]).exp()
                 adv = advantages[idx]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 loss = torch.max(-adv * ratio, -adv * ratio.clamp(0.8, 1.2)).mean() \

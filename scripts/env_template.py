@@ -215,7 +215,7 @@ class SpacesDemo(gymnasium.Env):
 
 # ---- testing utilities -------------------------------------------------------------
 
-def check(env, **kwargs) -> "pufferlib.checker.Report":
+def check(env, **kwargs) -> pufferlib.checker.Report:
     """pufferlib.check_env on an env class, creator, instance or id; prints and returns the report."""
     report = pufferlib.check_env(env, **kwargs)
     print(report)

@@ -16,8 +16,7 @@ import sys
 import warnings
 from typing import Any
 
-from pufferlib.errors import (APIUsageError, CheckpointError, EnvNotFoundError, NonFiniteError, PufferError,
-                              WorkerError)
+from pufferlib.errors import APIUsageError, CheckpointError, EnvNotFoundError, NonFiniteError, PufferError, WorkerError
 from pufferlib.hookspecs import hookimpl
 
 _LAZY = {

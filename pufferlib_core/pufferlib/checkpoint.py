@@ -22,8 +22,9 @@ import pickle
 import tempfile
 import time
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import torch
 

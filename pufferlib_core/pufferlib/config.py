@@ -10,9 +10,10 @@ import argparse
 import copy
 import difflib
 import re
+from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from pufferlib._compat import tomllib
 from pufferlib.errors import APIUsageError
@@ -93,7 +94,8 @@ def merge(base: Mapping, *layers: Mapping | None) -> dict:
     return out
 
 
-def check_keys(config: Mapping, reference: Mapping, where: str = "", open_sections: tuple = ("env", "policy", "sweep")) -> None:
+def check_keys(config: Mapping, reference: Mapping, where: str = "",
+               open_sections: tuple = ("env", "policy", "sweep")) -> None:
     """Raise APIUsageError for keys of `config` absent from `reference`, with close matches.
 
     Sections in `open_sections` take any keys (they are keyword arguments of the env

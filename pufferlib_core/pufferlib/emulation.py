@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import copy
 import inspect
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces

@@ -36,8 +36,9 @@ vectorizers and the trainer adapt it through `pufferlib.emulation`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -76,7 +77,7 @@ class Buffers:
 
     @classmethod
     def allocate(cls, obs_space: spaces.Space, act_space: spaces.Space, num_agents: int,
-                 alloc=np.zeros) -> "Buffers":
+                 alloc=np.zeros) -> Buffers:
         """New zeroed buffers for `num_agents` rows; `alloc(shape, dtype)` may map shared memory."""
         buf = cls(
             observations=alloc((num_agents, *obs_space.shape), obs_space.dtype),
@@ -90,7 +91,7 @@ class Buffers:
         buf.masks[:] = True
         return buf
 
-    def slice(self, start: int, stop: int) -> "Buffers":
+    def slice(self, start: int, stop: int) -> Buffers:
         """Views of rows [start, stop) of every array."""
         return Buffers(*(None if (a := getattr(self, f.name)) is None else a[start:stop] for f in fields(self)))
 
@@ -100,7 +101,7 @@ class Buffers:
             setattr(target, f.name, getattr(self, f.name))
 
     @classmethod
-    def coerce(cls, buf: Any) -> "Buffers":
+    def coerce(cls, buf: Any) -> Buffers:
         """Accept a Buffers, a mapping or any object with the array attributes
         (`final_observations` optional)."""
         if isinstance(buf, cls):

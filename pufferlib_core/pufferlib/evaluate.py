@@ -49,7 +49,8 @@ def run_episodes(env_id: str, config: dict, load_model_path: str | None, episode
         torch.set_num_threads(config["train"]["cpu_threads"])
     env = _make_render_env(env_id, config, render_mode)
     try:
-        policy = normalize.wrap(make_policy(env, config, env_id=env_id), env, config["normalize"], config["train"]["gamma"])
+        policy = normalize.wrap(make_policy(env, config, env_id=env_id), env, config["normalize"],
+                                config["train"]["gamma"])
         if payload is not None:
             checkpoint.load_policy(policy, payload)
         policy.eval()

@@ -3,13 +3,13 @@ config to a vectorized env."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from pufferlib import registry
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
 from pufferlib.spec import NATIVE
-
 
 
 def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,

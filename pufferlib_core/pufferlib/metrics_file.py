@@ -15,8 +15,9 @@ import math
 import os
 import time
 import warnings
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 FILE_NAME = "metrics.jsonl"
 

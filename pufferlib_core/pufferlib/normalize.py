@@ -18,7 +18,8 @@ varies keeps a variance of 0 and is divided by sqrt(epsilon), never by zero.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import torch

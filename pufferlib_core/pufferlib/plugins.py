@@ -29,9 +29,10 @@ import os
 import types
 import typing
 import warnings
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from importlib import resources
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
@@ -249,7 +250,7 @@ def is_first_party(name: str) -> bool:
 
 # -- calling hooks ----------------------------------------------------------------------
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _promised(hook: str) -> Any:
     """The return type the hookspec of `hook` promises (NoneType: the result is not used)."""
     return typing.get_type_hints(getattr(hookspecs, hook), localns={"EnvSpec": EnvSpec}).get("return")

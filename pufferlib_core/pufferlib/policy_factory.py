@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import inspect
 import traceback
-from typing import Any, Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 from pufferlib.config import core_defaults
 from pufferlib.errors import APIUsageError, PufferError
@@ -154,7 +155,8 @@ def wrap_recurrent(env: Any, policy: Any, hidden_size: int) -> Any:
             "policy splits forward() into encode_observations(obs) -> (batch, H) and decode_actions(hidden) "
             "-> (logits, value) (see pufferlib.models.Default), or set --rnn.enabled false.")
     size = encoded_size(env, policy)
-    rebuilt_head = isinstance(getattr(policy, "head", None), models.ActionHead) and getattr(policy, "hidden_size", None) == size
+    rebuilt_head = (isinstance(getattr(policy, "head", None), models.ActionHead)
+                    and getattr(policy, "hidden_size", None) == size)
     if size != hidden_size and not rebuilt_head:
         raise APIUsageError(
             f"{name}.encode_observations gives {size} features but rnn.hidden_size={hidden_size}: its "

@@ -8,7 +8,8 @@ backend of `pufferlib.vector` returns a `VecEnv`; every policy of `pufferlib.mod
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence, runtime_checkable
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from gymnasium import spaces

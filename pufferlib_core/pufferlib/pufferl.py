@@ -18,8 +18,9 @@ import os
 import time
 import uuid
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 import torch
@@ -29,7 +30,7 @@ from pufferlib import checkpoint, normalize, ppo
 from pufferlib.config import check_keys, load_default, merge
 from pufferlib.config_check import check_values
 from pufferlib.dashboard import Dashboard
-from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError, PufferError
+from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
 from pufferlib.metrics_file import MetricsFile
 from pufferlib.rollout import Rollout
 

@@ -14,7 +14,8 @@ and entropy, summed over sub-actions.
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import torch

@@ -14,7 +14,7 @@ plugin order keeps it. Ignored ids are reported with both plugins' names.
 from __future__ import annotations
 
 import difflib
-from typing import Callable
+from collections.abc import Callable
 
 from pufferlib import plugins
 from pufferlib.errors import APIUsageError, EnvNotFoundError
@@ -141,7 +141,8 @@ def _not_found_message(env_id: str, index: dict[str, EnvSpec], owner: str | None
 
 
 def _installed(distribution: str) -> bool:
-    from importlib.metadata import PackageNotFoundError, distribution as find
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import distribution as find
 
     try:
         find(distribution)

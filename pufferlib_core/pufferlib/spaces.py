@@ -11,8 +11,9 @@ Action spaces flatten to a single MultiDiscrete (discrete leaves) or a single Bo
 from __future__ import annotations
 
 import math
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces

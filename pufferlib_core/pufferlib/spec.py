@@ -7,8 +7,9 @@ core's own env families and the registry can all use it without import cycles.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from pufferlib.errors import APIUsageError
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from gymnasium.wrappers import AtariPreprocessing, FrameStackObservation
 
-from pufferlib import APIUsageError, EnvNotFoundError
-from pufferlib.registry import spec
 from puffer_atari.env import AtariEnv
 from puffer_atari.specs import DEFAULTS
 from puffer_atari.vector import AtariVector
+from pufferlib import APIUsageError, EnvNotFoundError
+from pufferlib.registry import spec
 
 
 def reference(game_id: str, **kwargs):

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import pufferlib
-from pufferlib import APIUsageError
 from puffer_atari.vector import AtariVector, copy_seeds
+from pufferlib import APIUsageError
 
 
 def run_episodes(env, steps: int, seed: int = 0):

@@ -8,14 +8,15 @@ from gymnasium import spaces
 
 import pufferlib
 from pufferlib import cli
-from pufferlib.checker import FAIL, PASS, SKIP, WARN
+from pufferlib.checker import FAIL, PASS, SKIP
 
 OCEAN_IDS = ["ocean-squared", "ocean-bandit", "ocean-memory", "ocean-password", "ocean-stochastic",
              "ocean-multiagent", "ocean-spaces", "ocean-continuous", "ocean-cartpole", "ocean-pong",
              "ocean-breakout", "ocean-snake", "ocean-connect4", "ocean-grid"]
 #: one id per other first-party family; pettingzoo-pistonball is left out (about 90 s to check on 2 cores)
 OTHER_IDS = ["gym-CartPole-v1", "minigrid-empty-5x5", "pettingzoo-knights-archers-zombies",
-             pytest.param("atari-pong", marks=pytest.mark.slow), pytest.param("procgen-coinrun", marks=pytest.mark.slow),
+             pytest.param("atari-pong", marks=pytest.mark.slow),
+             pytest.param("procgen-coinrun", marks=pytest.mark.slow),
              pytest.param("nethack-score", marks=pytest.mark.slow)]
 
 

@@ -9,9 +9,8 @@ import pytest
 import torch
 
 import pufferlib
-from pufferlib import cli, checkpoint
+from pufferlib import checkpoint, cli
 from pufferlib.errors import CheckpointError
-
 
 
 def payload(step=1, **extra):

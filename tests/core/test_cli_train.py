@@ -11,7 +11,8 @@ from gymnasium import spaces
 
 import pufferlib
 from pufferlib import checkpoint, cli
-from pufferlib.cli.options import base_parser as _base_parser, parse_config
+from pufferlib.cli.options import base_parser as _base_parser
+from pufferlib.cli.options import parse_config
 
 TINY = ["--train.total-timesteps", "512", "--train.batch-size", "256", "--train.minibatch-size", "128",
         "--vec.num-envs", "2", "--train.update-epochs", "1"]

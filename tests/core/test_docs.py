@@ -29,8 +29,8 @@ CONTENTS = {
     "integration.md": ["Gymnasium", "PettingZoo (parallel and AEC)", "Third-party environment suites",
                        "Custom wrappers", "Space flattening and unflattening", "Registering environments",
                        "Compatibility and performance", "Debugging integration"],
-    "plugins.md": ["1. Create the package", "2. Install it and check the env", "3. Train it, then evaluate with a video",
-                   "4. Run its tests and publish a wheel"],
+    "plugins.md": ["1. Create the package", "2. Install it and check the env",
+                   "3. Train it, then evaluate with a video", "4. Run its tests and publish a wheel"],
 }
 
 DRIVER = '''
@@ -78,8 +78,8 @@ def test_guide_blocks_run(guide, tmp_path):
     (tmp_path / "blocks.json").write_text(json.dumps(blocks(DOCS / guide)))
     (tmp_path / "driver.py").write_text(DRIVER)
     python = str(Path(env["VIRTUAL_ENV"]) / "bin" / "python")
-    proc = subprocess.run([python, str(tmp_path / "driver.py"), guide, site_packages(env), str(tmp_path / "blocks.json")],
-                          cwd=work, env=env, capture_output=True, text=True, timeout=900)
+    argv = [python, str(tmp_path / "driver.py"), guide, site_packages(env), str(tmp_path / "blocks.json")]
+    proc = subprocess.run(argv, cwd=work, env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, f"{proc.stdout[-6000:]}\n{proc.stderr[-6000:]}"
     if guide == "plugins.md":  # the walkthrough ends with a trained policy's video and a wheel
         assert (work / "my-plugin" / "walk.gif").stat().st_size > 0

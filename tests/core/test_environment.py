@@ -99,7 +99,7 @@ def test_simple_style_is_detected_and_emulated():
     obs, _ = vec.reset()
     assert obs.shape == (3, 4)
     actions = np.full(3, 2)
-    for step in range(3):
+    for _step in range(3):
         obs, rewards, terminals, truncations, infos = vec.step(actions)
     np.testing.assert_array_equal(terminals, True)
     np.testing.assert_array_equal(obs, 0)  # auto-reset on the step that ended the episode

@@ -11,7 +11,8 @@ from pufferlib import models
 from pufferlib.spaces import ObsLayout
 
 
-def fake_env(obs_space, act_space=spaces.Discrete(3)):
+def fake_env(obs_space, act_space=None):
+    act_space = spaces.Discrete(3) if act_space is None else act_space
     layout = ObsLayout(obs_space)
     return SimpleNamespace(single_observation_space=layout.flat_space, single_action_space=act_space,
                            obs_layout=layout if layout.structured else None)

@@ -7,7 +7,7 @@ import torch
 from gymnasium import spaces
 
 import pufferlib
-from pufferlib import PuffeRL, models, ppo
+from pufferlib import PuffeRL, ppo
 from pufferlib.dashboard import Dashboard
 from tests.core.envs import ComeAndGo
 
@@ -346,6 +346,7 @@ def test_epochs_minibatches_grad_clip_and_lr_annealing(monkeypatch):
 def test_custom_policy_forward_returns_logits_and_value():
     """The user guide's policy (section 4): a plain module returning (logits, value)."""
     from torch import nn
+
     from pufferlib.pytorch import layer_init
 
     obs_dim, num_actions = 4, 2

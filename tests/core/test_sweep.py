@@ -298,7 +298,8 @@ def test_plot_sweep_draws_score_on_cost_front_and_each_parameter(tmp_path):
 
 def test_space_comes_from_the_highest_layer_that_declares_one(tmp_path):
     import pufferlib
-    from pufferlib.cli.options import base_parser as _base_parser, parse_config
+    from pufferlib.cli.options import base_parser as _base_parser
+    from pufferlib.cli.options import parse_config
     from pufferlib.sweep.config import resolve_space
 
     gamma = {"distribution": "logit_normal", "min": 0.9, "max": 0.99}
@@ -308,7 +309,8 @@ def test_space_comes_from_the_highest_layer_that_declares_one(tmp_path):
         parser = _base_parser("puffer sweep", "")
         config, _ = parse_config(parser, ["gym-CartPole-v1"])
         assert "train.learning_rate" in resolve_space("gym-CartPole-v1", config, None)[1].keys  # core default
-        config, _ = parse_config(_base_parser("puffer sweep", ""), ["test-sweep-env", "--sweep.train.gamma.max", "0.995"])
+        config, _ = parse_config(_base_parser("puffer sweep", ""),
+                                 ["test-sweep-env", "--sweep.train.gamma.max", "0.995"])
         config, space = resolve_space("test-sweep-env", config, None)
         assert space.keys == ["train.gamma"] and space.params[0].max == 0.995  # the plugin's space, flag applied
         assert set(config["sweep"]["train"]) == {"gamma"}

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from pufferlib import cli
-from pufferlib.cli.options import base_parser as _base_parser, parse_config
+from pufferlib.cli.options import base_parser as _base_parser
+from pufferlib.cli.options import parse_config
 
 SPACE = """
 [sweep]

@@ -9,10 +9,10 @@ import pytest
 import torch
 
 import pufferlib
-from pufferlib import APIUsageError, EnvNotFoundError
-from pufferlib.registry import spec
 from puffer_minigrid.env import decode_mission, encode_mission
 from puffer_minigrid.specs import split_gym_id
+from pufferlib import APIUsageError, EnvNotFoundError
+from pufferlib.registry import spec
 
 
 def gym_ids() -> list[str]:

@@ -10,9 +10,9 @@ import pytest
 import torch
 
 import pufferlib
+from puffer_nethack.env import OBSERVATION_KEYS, TASKS, episode_seeds, make
 from pufferlib import APIUsageError
 from pufferlib.registry import spec
-from puffer_nethack.env import OBSERVATION_KEYS, TASKS, episode_seeds, make
 
 
 def test_ids_for_the_eight_tasks():

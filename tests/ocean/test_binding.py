@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 import pufferlib
-from pufferlib.environment import Buffers
 from puffer_ocean import envs, specs
 from puffer_ocean.env import OceanEnv
+from pufferlib.environment import Buffers
 
 
 def random_actions(env, steps, seed=0):
@@ -219,7 +219,8 @@ def test_params_are_listed():
     assert issubclass(envs.Cartpole, OceanEnv)
 
 
-SHORT_GAMES = {"freeway": {"game_seconds": 60}, "enduro": {"day_length": 1000}}  # envs whose default game outlasts 1,500 random steps
+# envs whose default game outlasts 1,500 random steps
+SHORT_GAMES = {"freeway": {"game_seconds": 60}, "enduro": {"day_length": 1000}}
 
 
 @pytest.mark.parametrize("cls", ALL)
@@ -245,7 +246,7 @@ def test_workers_each_host_a_native_env_of_their_share_of_copies():
         obs, _ = vec.reset(seed=0)
         assert obs.shape == (8, 1) and (obs == 1).all()
         infos = []
-        for step in range(8):
+        for _step in range(8):
             _, rew, term, _, step_infos = vec.step(np.zeros((8, 1), np.int32))
             assert (rew == 1).all() and term.all()
             infos += step_infos

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import pufferlib
-
 from puffer_ocean import envs
 
 
@@ -259,7 +258,7 @@ def test_grid_walls_block_and_the_goal_pays():
         while prev[cur] is not None:
             path.append(moves[(cur[0] - prev[cur][0], cur[1] - prev[cur][1])])
             cur = prev[cur]
-        for i, move in enumerate(reversed(path)):
+        for _i, move in enumerate(reversed(path)):
             _, rew, term, _, _ = env.step(np.array([move]))
         assert rew[0] == 1 and term[0]
     finally:

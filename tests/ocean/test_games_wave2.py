@@ -64,7 +64,7 @@ def test_target_speed_heading_and_position_are_clamped():
 def test_target_episode_is_truncated_after_max_steps_keeping_the_final_view():
     env = make(envs.Target, max_steps=5)
     try:
-        for step in range(5):
+        for _step in range(5):
             obs, _, term, trunc, _ = env.step(np.full((8, 2), [4, 2]))
         assert trunc.all() and not term.any() and env.field("tick") == 0
         assert not np.array_equal(env.final_observations, obs)  # the new episode's view differs
@@ -117,7 +117,7 @@ def test_freeway_game_ends_after_its_time_and_cars_wrap():
         x = env.field("car_x[0]")
         env.step(np.array([0]))
         assert env.field("car_x[0]") > x  # lane 0 drives right
-        for step in range(28):
+        for _step in range(28):
             _, _, term, _, _ = env.step(np.array([0]))
             assert not term[0]
         _, _, term, _, _ = env.step(np.array([0]))  # 30 steps x 4 frames = 2 s

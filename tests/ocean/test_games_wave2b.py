@@ -86,7 +86,7 @@ def test_go_legality_captures_scoring_and_the_greedy_opponent_follow_the_rules()
     rng = np.random.default_rng(0)
     checked = {"legal": 0, "illegal": 0, "capture": 0, "atari_answer": 0, "end": 0}
     try:
-        for step in range(800):
+        for _step in range(800):
             obs = env.observations[0]
             board = [int(v) for v in obs[:n * n]]
             empty = [i for i in range(n * n) if board[i] == 0]

@@ -4,8 +4,8 @@ import gymnasium
 import numpy as np
 import pytest
 
-from pufferlib.spaces import ObsLayout
 from puffer_ocean import envs
+from pufferlib.spaces import ObsLayout
 
 
 def test_cartpole_matches_gymnasium_step_for_step():
@@ -94,7 +94,7 @@ def test_memory_rewards_recalling_the_shown_bits():
     try:
         obs, _ = env.reset(seed=0)
         bits = []
-        for t in range(3):
+        for _ in range(3):
             bits.append((obs[:, 0] > 0).astype(np.int32))
             obs, rew, _, _, _ = env.step(np.zeros(64, np.int32))
             assert not rew.any()

@@ -74,7 +74,8 @@ def write_distribution(root: Path, name: str, version: str, requires: list[str],
     """A .dist-info as pip writes it: METADATA (with Requires-Dist) and optionally an entry point."""
     info = root / f"{name.replace('-', '_')}-{version}.dist-info"
     info.mkdir()
-    lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}", *(f"Requires-Dist: {r}" for r in requires)]
+    lines = ["Metadata-Version: 2.1", f"Name: {name}", f"Version: {version}",
+             *(f"Requires-Dist: {r}" for r in requires)]
     (info / "METADATA").write_text("\n".join(lines) + "\n")
     if entry_point:
         (info / "entry_points.txt").write_text(f"[pufferlib.plugins]\n{entry_point} = {entry_point}\n")

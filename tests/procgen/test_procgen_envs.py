@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import pufferlib
-from pufferlib import APIUsageError
-from pufferlib.registry import spec
 from puffer_procgen.env import GAMES, ProcgenVector
 from puffer_procgen.specs import GAMES as LISTED_GAMES
+from pufferlib import APIUsageError
+from pufferlib.registry import spec
 
 
 def reference(num: int, seed: int, game: str = "coinrun", **kwargs):

@@ -19,8 +19,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from pufferlib.errors import APIUsageError
 from puffer_atari.specs import check_options
+from pufferlib.errors import APIUsageError
 
 
 class AtariEnv(gymnasium.Env):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from puffer_atari import specs
 from pufferlib.errors import EnvNotFoundError
 from pufferlib.hookspecs import hookimpl
-from puffer_atari import specs
 
 
 @hookimpl

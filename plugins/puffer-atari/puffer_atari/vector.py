@@ -16,11 +16,11 @@ import numpy as np
 from gymnasium import spaces
 
 import pufferlib
+from puffer_atari.specs import check_options
 from pufferlib.environment import EpisodeStats
-from pufferlib.vector.base import check_seed
 from pufferlib.errors import APIUsageError
 from pufferlib.spaces import ActionCheck
-from puffer_atari.specs import check_options
+from pufferlib.vector.base import check_seed
 
 
 def copy_seeds(seed: int, num_envs: int) -> np.ndarray:

@@ -31,7 +31,7 @@ CONFIG = {
 #: Where a run dir remembers its loggers' run ids, so that `--resume` continues the same runs.
 IDS_FILE = "loggers.json"
 
-_active: "weakref.WeakKeyDictionary[Any, list]" = weakref.WeakKeyDictionary()
+_active: weakref.WeakKeyDictionary[Any, list] = weakref.WeakKeyDictionary()
 
 
 @pufferlib.hookimpl

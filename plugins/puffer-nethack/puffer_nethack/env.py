@@ -15,8 +15,8 @@ import numpy as np
 from gymnasium.envs.registration import load_env_creator
 from gymnasium.wrappers import TimeLimit
 
-from pufferlib.errors import APIUsageError
 from puffer_nethack.specs import task_kwargs
+from pufferlib.errors import APIUsageError
 
 #: Our task names -> NLE's Gymnasium ids.
 TASKS = {

@@ -14,10 +14,10 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from puffer_ocean import _ocean
 from pufferlib.environment import PufferEnv
 from pufferlib.errors import APIUsageError
 from pufferlib.vector.base import check_seed
-from puffer_ocean import _ocean
 
 RENDER_MODES = (None, "ansi", "rgb_array")
 
@@ -91,7 +91,8 @@ class OceanEnv(PufferEnv):
     @classmethod
     def params(cls) -> dict[str, tuple[str, float, float, float]]:
         """The environment's own constructor arguments: name -> (type, default, low, high)."""
-        return {name: (kind, default, low, high) for name, kind, default, low, high in cls.native_module.params(cls.env_name)}
+        params = cls.native_module.params(cls.env_name)
+        return {name: (kind, default, low, high) for name, kind, default, low, high in params}
 
     @property
     def num_threads(self) -> int:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from pufferlib.errors import APIUsageError
-from pufferlib.spaces import ObsLayout
 from puffer_ocean import specs
 from puffer_ocean.env import OceanEnv
+from pufferlib.errors import APIUsageError
+from pufferlib.spaces import ObsLayout
 
 
 class Spaces(OceanEnv):
@@ -34,7 +34,8 @@ class Spaces(OceanEnv):
     def _observation_space(self, flat: spaces.Box) -> spaces.Box:
         layout = ObsLayout(self.dict_space)
         if layout.shape != flat.shape or layout.dtype != flat.dtype:
-            raise APIUsageError(f"ocean-spaces: the C observation {flat} does not match its layout {layout.flat_space}.")
+            raise APIUsageError(f"ocean-spaces: the C observation {flat} does not match its layout "
+                                f"{layout.flat_space}.")
         self.obs_layout = layout
         return layout.flat_space
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pufferlib.hookspecs import hookimpl
 from puffer_ocean import specs
+from pufferlib.hookspecs import hookimpl
 
 
 @hookimpl

@@ -21,7 +21,8 @@ def sweep_command(argv: list[str]) -> int:
     parser.add_argument("--resume", metavar="SWEEP_DIR", help="continue the sweep in this folder")
     parser.add_argument("--dir", metavar="SWEEP_DIR", help="folder of a new sweep (default: "
                                                           "train.data_dir/sweeps/ENV_TIME)")
-    parser.add_argument("--quiet", action="store_true", help="no live table (also off when stdout is not a terminal): one line per finished trial")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no live table (also off when stdout is not a terminal): one line per finished trial")
     from pufferlib.sweep.driver import Sweep
     from pufferlib.sweep.store import Store
 

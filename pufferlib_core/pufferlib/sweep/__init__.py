@@ -17,7 +17,8 @@ Ray tasks), `plot` (`puffer plot --sweep`). Torch is imported on first use.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from pufferlib.sweep.space import DISTRIBUTIONS, Param, Space
 

@@ -257,7 +257,7 @@ class Sweep:
             raise APIUsageError("sweep.backend = 'ray' needs Ray: pip install 'puffer-core[ray]'") from None
         # A local Ray fails to start when its agents take more than Ray's fixed wait to come
         # up (a loaded machine); the second try finds their modules in the page cache.
-        for attempt in range(1 if address else 2):
+        for _attempt in range(1 if address else 2):
             try:
                 if address:
                     ray.init(address=address, include_dashboard=False, log_to_driver=False)

@@ -39,7 +39,7 @@ class GP:
     select_points = 96
     refine_steps = 20
 
-    def fit(self, X: torch.Tensor, y: torch.Tensor, like: "GP | None" = None) -> "GP":
+    def fit(self, X: torch.Tensor, y: torch.Tensor, like: GP | None = None) -> GP:
         """Fit to points X (n, d) in [0, 1]^d and targets y (n,); `like` reuses that GP's hyperparameters."""
         X, y = X.double(), y.double()
         self.X = X

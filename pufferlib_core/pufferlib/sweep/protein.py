@@ -147,8 +147,8 @@ class Protein:
     def _candidates(self, centers: torch.Tensor, gen: torch.Generator) -> torch.Tensor:
         n_local = self.num_candidates * 3 // 4
         pick = torch.randint(len(centers), (n_local,), generator=gen)
-        width = torch.exp(torch.empty(n_local, 1, dtype=torch.float64).uniform_(math.log(0.02), math.log(self.max_width),
-                                                                                  generator=gen))
+        log_width = torch.empty(n_local, 1, dtype=torch.float64)
+        width = torch.exp(log_width.uniform_(math.log(0.02), math.log(self.max_width), generator=gen))
         local = centers[pick] + width * torch.randn(n_local, self.dim, generator=gen, dtype=torch.float64)
         uniform = torch.rand(self.num_candidates - n_local, self.dim, generator=gen, dtype=torch.float64)
         return torch.cat([local.clamp(0.0, 1.0), uniform])

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import difflib
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 from pufferlib.errors import APIUsageError
 
@@ -125,7 +126,7 @@ class Space:
         self.params = params
 
     @classmethod
-    def from_tables(cls, tables: Mapping[str, Mapping], config: Mapping) -> "Space":
+    def from_tables(cls, tables: Mapping[str, Mapping], config: Mapping) -> Space:
         """Build and check the space of `param_tables(...)` against a full config."""
         params = []
         for key, table in sorted(tables.items()):

@@ -22,7 +22,8 @@ APIUsageError; seeds are None or ints in [0, 2**32) on every backend (`check_see
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -232,7 +233,7 @@ class VecEnv:
         """Close every env; safe to call more than once."""
         raise NotImplementedError
 
-    def __enter__(self) -> "VecEnv":
+    def __enter__(self) -> VecEnv:
         return self
 
     def __exit__(self, *exc: Any) -> None:

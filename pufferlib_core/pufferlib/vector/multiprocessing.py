@@ -44,9 +44,10 @@ import signal
 import sys
 import time
 import weakref
+from collections.abc import Callable, Sequence
 from multiprocessing.reduction import ForkingPickler
 from types import SimpleNamespace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -54,8 +55,7 @@ from pufferlib.environment import Buffers
 from pufferlib.errors import APIUsageError, WorkerError
 from pufferlib.vector import _sync
 from pufferlib.vector.base import VecEnv, check_seed, probe_env
-from pufferlib.vector.shared import (HAS_SEED, SEED, SEQ, STATE, Layout, SharedBlock, SpinPolicy, WorkerSpec,
-                                     worker_main)
+from pufferlib.vector.shared import HAS_SEED, SEED, SEQ, STATE, Layout, SharedBlock, SpinPolicy, WorkerSpec, worker_main
 
 #: Seconds between liveness checks of busy workers while the main process waits.
 LIVENESS_S = 0.2

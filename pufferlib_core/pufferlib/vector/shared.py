@@ -17,11 +17,12 @@ import signal
 import sys
 import time
 import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from multiprocessing.connection import Connection
 from multiprocessing.sharedctypes import RawArray
 from types import SimpleNamespace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -47,7 +48,7 @@ class Layout:
     nbytes: int
 
     @classmethod
-    def plan(cls, obs_space: Any, act_space: Any, num_agents: int, num_workers: int) -> "Layout":
+    def plan(cls, obs_space: Any, act_space: Any, num_agents: int, num_workers: int) -> Layout:
         """Lay out the slots and the batch arrays of `num_agents` rows."""
         specs: list[tuple[tuple[int, ...], np.dtype]] = []
 
