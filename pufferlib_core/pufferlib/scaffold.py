@@ -52,7 +52,7 @@ def template_values(name: str, variant: str) -> dict[str, str]:
         "name": name, "package": package, "prefix": prefix, "env_id": f"{prefix}{'team' if multi else 'walk'}",
         "Class": base + ("Team" if multi else "Walk"), "env_name": f"{package}_walk",
         "description": "cooperative navigation in a corridor" if multi else "walk to the goal end of a corridor",
-        "backend": '"native"' if variant == "c" else "None",
+        "backend": "pufferlib.NATIVE" if variant == "c" else "None",
         "target_score": "0.8", "num_envs": "8" if variant != "c" else "64",
         "timesteps": "30_000" if multi else "20_000",
         "flags": {"python": "", "multiagent": " --multiagent", "c": " --c"}[variant],

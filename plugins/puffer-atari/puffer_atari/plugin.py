@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from puffer_atari import specs
+from pufferlib import hookimpl
 from pufferlib.errors import EnvNotFoundError
-from pufferlib.hookspecs import hookimpl
 
 
 @hookimpl

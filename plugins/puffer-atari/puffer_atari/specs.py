@@ -11,7 +11,7 @@ import numbers
 import os
 from typing import Any
 
-from pufferlib.registry import EnvSpec
+from pufferlib import NATIVE, EnvSpec
 
 PACKAGE = "puffer-atari"
 PREFIX = "atari-"
@@ -118,7 +118,7 @@ def env_specs() -> list[EnvSpec]:
             kwargs={"game": game, **DEFAULTS},
             policy=POLICY,
             config=_merge(BASE_CONFIG, GAME_CONFIGS.get(game, {})),
-            backend="native",
+            backend=NATIVE,
             package=PACKAGE,
             description=f"Atari 2600 {game.replace('_', ' ').title()} (ALE), Machado et al. protocol",
             aliases=(alias,) if alias != name else (),

@@ -17,7 +17,7 @@ from gymnasium import spaces
 
 import pufferlib
 from puffer_atari.specs import check_options
-from pufferlib.environment import EpisodeStats
+from pufferlib import EpisodeStats
 from pufferlib.errors import APIUsageError
 from pufferlib.spaces import ActionCheck
 from pufferlib.vector.base import check_seed

@@ -54,7 +54,7 @@ def pufferlib_train_start(trainer: Any) -> None:
     names = [n for n in trainer.config.get("logger", {}).get("names", []) if n in LOGGERS]
     if not names:
         return
-    from pufferlib.registry import load_object
+    from pufferlib import load_object
 
     run_dir = Path(trainer.run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -15,8 +15,8 @@ from __future__ import annotations
 import importlib.util
 import re
 
+from pufferlib import EnvSpec
 from pufferlib.errors import EnvNotFoundError
-from pufferlib.registry import EnvSpec
 
 PACKAGE = "puffer-minigrid"
 #: Gymnasium prefix -> our id prefix.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from puffer_nethack import specs
-from pufferlib.hookspecs import hookimpl
+from pufferlib import hookimpl
 
 
 @hookimpl

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pufferlib.registry import EnvSpec
+from pufferlib import EnvSpec
 
 PACKAGE = "puffer-nethack"
 PREFIX = "nethack-"

@@ -14,8 +14,8 @@ from gymnasium import spaces
 
 from puffer_ocean import specs
 from puffer_ocean.env import OceanEnv
+from pufferlib import ObsLayout
 from pufferlib.errors import APIUsageError
-from pufferlib.spaces import ObsLayout
 
 
 class Spaces(OceanEnv):

@@ -6,7 +6,7 @@ Each env ships default env kwargs and a default training config (merged over the
 
 from __future__ import annotations
 
-from pufferlib.registry import EnvSpec
+from pufferlib import NATIVE, EnvSpec
 
 PACKAGE = "puffer-ocean"
 PREFIX = "ocean-"
@@ -97,7 +97,7 @@ def env_specs() -> list[EnvSpec]:
             kwargs=dict(kwargs),
             policy="pufferlib.models:Default",
             config={key: dict(value) for key, value in config.items()},
-            backend="native",
+            backend=NATIVE,
             package=PACKAGE,
             description=description,
             aliases=(f"puffer_{name}",),

@@ -18,7 +18,7 @@ import numpy as np
 from gymnasium import spaces
 
 import pufferlib
-from pufferlib.environment import EpisodeStats
+from pufferlib import EpisodeStats
 from pufferlib.errors import APIUsageError
 from pufferlib.spaces import ActionCheck
 from pufferlib.vector.base import check_seed

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pufferlib.registry import EnvSpec
+from pufferlib import NATIVE, EnvSpec
 
 PACKAGE = "puffer-procgen"
 PREFIX = "procgen-"
@@ -27,6 +27,6 @@ def env_specs() -> list[EnvSpec]:
     """One native spec per game."""
     return [EnvSpec(id=PREFIX + game, creator="puffer_procgen.env:ProcgenVector",
                     kwargs={"env_name": game, **KWARGS}, policy="pufferlib.models:ImpalaResNet",
-                    config={k: dict(v) for k, v in CONFIG.items()}, backend="native", package=PACKAGE,
+                    config={k: dict(v) for k, v in CONFIG.items()}, backend=NATIVE, package=PACKAGE,
                     description=f"Procgen {game} (batched C++ stepping)")
             for game in GAMES]
