@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import struct
+import time
 from pathlib import Path
 
 WANDB_HEADER = 7  # b":W&B", a 2-byte magic, a 1-byte version
@@ -37,8 +38,21 @@ def wandb_records(path: Path) -> list:
     return records
 
 
-def wandb_history(run_dir: Path) -> tuple[list[dict], dict, list[str]]:
-    """(history rows, config, artifact names) of every wandb run file under `run_dir`."""
+def wandb_history(run_dir: Path, min_rows: int = 1, timeout: float = 30.0) -> tuple[list[dict], dict, list[str]]:
+    """(history rows, config, artifact names) of every wandb run file under `run_dir`.
+
+    wandb's service process writes the offline file after `run.finish()` has returned, now and
+    then: the files are read again until they hold `min_rows` rows with SPS, for `timeout` s.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        rows, config, artifacts = _wandb_history(run_dir)
+        if sum("SPS" in row for row in rows) >= min_rows or time.monotonic() > deadline:
+            return rows, config, artifacts
+        time.sleep(0.2)
+
+
+def _wandb_history(run_dir: Path) -> tuple[list[dict], dict, list[str]]:
     rows, config, artifacts = [], {}, []
     for path in sorted(run_dir.rglob("run-*.wandb")):
         for record in wandb_records(path):
