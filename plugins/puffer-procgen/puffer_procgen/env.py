@@ -18,14 +18,12 @@ import numpy as np
 from gymnasium import spaces
 
 import pufferlib
+from puffer_procgen.specs import GAMES  # the 16 games, listed once (the specs module is light)
 from pufferlib import EpisodeStats
 from pufferlib.errors import APIUsageError
 from pufferlib.spaces import ActionCheck
 from pufferlib.vector.base import check_seed
 
-#: The 16 games of the Procgen benchmark.
-GAMES = ("bigfish", "bossfight", "caveflyer", "chaser", "climber", "coinrun", "dodgeball", "fruitbot",
-         "heist", "jumper", "leaper", "maze", "miner", "ninja", "plunder", "starpilot")
 DISTRIBUTION_MODES = ("easy", "hard", "extreme", "memory", "exploration")
 
 

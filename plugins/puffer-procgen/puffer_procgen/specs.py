@@ -6,7 +6,7 @@ from pufferlib import NATIVE, EnvSpec
 
 PACKAGE = "puffer-procgen"
 PREFIX = "procgen-"
-#: The 16 games (as in puffer_procgen.env.GAMES, repeated here to keep this module light).
+#: The 16 games of the Procgen benchmark.
 GAMES = ("bigfish", "bossfight", "caveflyer", "chaser", "climber", "coinrun", "dodgeball", "fruitbot",
          "heist", "jumper", "leaper", "maze", "miner", "ninja", "plunder", "starpilot")
 #: Env defaults: the easy distribution over every level (each one is also a config key).

@@ -98,9 +98,9 @@ static void Vec_dealloc(Vec* v) {
 static int Vec_init(Vec* v, PyObject* args, PyObject* kw) {
     static char* kwlist[] = {"name", "num_envs", "kwargs", "num_threads", "log_interval", NULL};
     const char* name;
-    int num_envs, num_threads = 1, log_interval = 128;
+    int num_envs, num_threads, log_interval;  /* defaults: OceanEnv.__init__ passes every argument */
     PyObject* kwargs = NULL;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "si|Oii", kwlist, &name, &num_envs, &kwargs, &num_threads,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "siOii", kwlist, &name, &num_envs, &kwargs, &num_threads,
                                      &log_interval))
         return -1;
     if (v->def) {

@@ -78,10 +78,20 @@ static inline void draw_fill(uint8_t* px, int w, int h, uint8_t r, uint8_t g, ui
     draw_rect(px, w, h, 0, 0, w, h, r, g, b);
 }
 
-/* A palette shared by the grid-like renderers: index -> colour. */
+/* The colours every renderer draws with (r, g, b, as the three last arguments of draw_rect). */
+#define PUFFER_BG 6, 24, 24
+#define PUFFER_CYAN 0, 187, 187
+#define PUFFER_RED 187, 0, 0
+#define PUFFER_YELLOW 239, 239, 110
+#define PUFFER_BLUE 90, 90, 220
+#define PUFFER_ORANGE 230, 130, 40
+#define PUFFER_GREY 170, 170, 170
+#define PUFFER_GREEN 40, 200, 60
+
+/* The same colours by index, for the grid-like renderers (draw_tiles). */
 static const uint8_t PUFFER_PALETTE[8][3] = {
-    {6, 24, 24}, {0, 187, 187}, {187, 0, 0}, {239, 239, 110},
-    {90, 90, 220}, {230, 130, 40}, {170, 170, 170}, {40, 200, 60},
+    {PUFFER_BG}, {PUFFER_CYAN}, {PUFFER_RED}, {PUFFER_YELLOW},
+    {PUFFER_BLUE}, {PUFFER_ORANGE}, {PUFFER_GREY}, {PUFFER_GREEN},
 };
 
 /* Draw a gw x gh grid of palette indices, `tile` pixels per cell. */

@@ -61,7 +61,7 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 
 /* One column per arm: the paying arm in cyan, the last pull green (paid) or red (did not). */
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int i = 0; i < env->num_actions; i++) {
         const uint8_t* c = PUFFER_PALETTE[i == env->solution ? 1 : 6];
         draw_rect(px, w, h, 32 * i + 4, 36, 24, 24, c[0], c[1], c[2]);

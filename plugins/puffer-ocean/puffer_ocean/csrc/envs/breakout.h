@@ -195,7 +195,7 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
     static const uint8_t ROW_COLORS[BO_ROWS][3] = {
         {200, 72, 72}, {198, 108, 58}, {180, 122, 48}, {162, 162, 42}, {72, 160, 72}, {66, 72, 200}};
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int k = 0; k < BO_BRICKS; k++) {
         if (!env->bricks[k]) continue;
         int row = k / BO_COLS, col = k % BO_COLS;
@@ -203,6 +203,6 @@ static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
         draw_rect(px, w, h, col * BO_BRICK_W + 1, BO_BRICK_TOP + row * BO_BRICK_H + 1, BO_BRICK_W - 2,
                   BO_BRICK_H - 2, c[0], c[1], c[2]);
     }
-    draw_rect(px, w, h, (int)env->paddle_x, BO_PADDLE_Y, BO_PADDLE_W, BO_PADDLE_H, 0, 187, 187);
-    draw_rect(px, w, h, (int)env->ball_x, (int)env->ball_y, BO_BALL, BO_BALL, 239, 239, 110);
+    draw_rect(px, w, h, (int)env->paddle_x, BO_PADDLE_Y, BO_PADDLE_W, BO_PADDLE_H, PUFFER_CYAN);
+    draw_rect(px, w, h, (int)env->ball_x, (int)env->ball_y, BO_BALL, BO_BALL, PUFFER_YELLOW);
 }

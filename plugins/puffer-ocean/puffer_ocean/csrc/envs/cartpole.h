@@ -119,14 +119,14 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 }
 
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     double scale = w / (2 * CP_X_LIMIT);
     int cx = (int)(env->x * scale + w / 2.0), cy = (int)(h * 0.7);
-    draw_rect(px, w, h, 0, cy + 15, w, 2, 170, 170, 170);
-    draw_rect(px, w, h, cx - 25, cy - 15, 50, 30, 0, 187, 187);
+    draw_rect(px, w, h, 0, cy + 15, w, 2, PUFFER_GREY);
+    draw_rect(px, w, h, cx - 25, cy - 15, 50, 30, PUFFER_CYAN);
     double pole = 2 * CP_LENGTH * scale;
     for (int i = 0; i < (int)pole; i++) {  /* the pole, drawn as a line of 6-pixel squares */
         int px_ = cx + (int)(sin(env->theta) * i), py_ = cy - 15 - (int)(cos(env->theta) * i);
-        draw_rect(px, w, h, px_ - 3, py_ - 3, 6, 6, 239, 239, 110);
+        draw_rect(px, w, h, px_ - 3, py_ - 3, 6, 6, PUFFER_YELLOW);
     }
 }

@@ -66,11 +66,11 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 
 /* One track per dimension: the target (yellow) and the last action (cyan) on [-1, 1]. */
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int i = 0; i < env->dims; i++) {
         int tx = (int)((env->target[i] + 1.0f) * 0.5f * (float)(w - 8));
         int ax = (int)((env->last[i] + 1.0f) * 0.5f * (float)(w - 8));
-        draw_rect(px, w, h, tx, 32 * i + 4, 8, 12, 239, 239, 110);
-        draw_rect(px, w, h, ax, 32 * i + 16, 8, 12, 0, 187, 187);
+        draw_rect(px, w, h, tx, 32 * i + 4, 8, 12, PUFFER_YELLOW);
+        draw_rect(px, w, h, ax, 32 * i + 16, 8, 12, PUFFER_CYAN);
     }
 }

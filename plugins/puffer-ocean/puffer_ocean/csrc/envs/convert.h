@@ -192,7 +192,7 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
     float sx = (float)w / env->width, sy = (float)h / env->height;
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int f = 0; f < env->num_factories; f++) {
         const uint8_t* c = PUFFER_PALETTE[f % env->num_resources];
         if (f % env->num_resources == 0) c = PUFFER_PALETTE[1];

@@ -247,12 +247,12 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
     float s = 480 / (2 * DR_GX);  /* top view 480 x 480, then a side view (x, z) 480 x 160 */
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     draw_rect(px, w, h, 0, 480, w, 2, 60, 60, 60);
     int ring_px = (int)(2 * DR_RING * s);
-    draw_rect(px, w, h, (int)((env->rx + DR_GX - DR_RING) * s), (int)((DR_GY - env->ry - DR_RING) * s), ring_px, ring_px, 239, 239, 110);
+    draw_rect(px, w, h, (int)((env->rx + DR_GX - DR_RING) * s), (int)((DR_GY - env->ry - DR_RING) * s), ring_px, ring_px, PUFFER_YELLOW);
     draw_rect(px, w, h, (int)((env->rx + DR_GX - DR_RING) * s), 482 + (int)((DR_GZ - env->rz - DR_RING) * s * 0.9f), ring_px,
-              ring_px, 239, 239, 110);
-    draw_rect(px, w, h, (int)((env->x + DR_GX) * s) - 4, (int)((DR_GY - env->y) * s) - 4, 8, 8, 0, 187, 187);
-    draw_rect(px, w, h, (int)((env->x + DR_GX) * s) - 4, 482 + (int)((DR_GZ - env->z) * s * 0.9f) - 4, 8, 8, 0, 187, 187);
+              ring_px, PUFFER_YELLOW);
+    draw_rect(px, w, h, (int)((env->x + DR_GX) * s) - 4, (int)((DR_GY - env->y) * s) - 4, 8, 8, PUFFER_CYAN);
+    draw_rect(px, w, h, (int)((env->x + DR_GX) * s) - 4, 482 + (int)((DR_GZ - env->z) * s * 0.9f) - 4, 8, 8, PUFFER_CYAN);
 }

@@ -260,7 +260,7 @@ static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
         int y = (int)(bottom - depth * (bottom - horizon)), half = (int)(130 * scale) + 20;
         int x = (int)(w / 2 + env->curve * 60 * depth * depth + (env->ex[i] - 0.5f) * 2 * half);
         int cw = (int)(24 * scale) + 4;
-        draw_rect(px, w, h, x - cw / 2, y - cw / 2, cw, cw / 2 + 2, 187, 0, 0);
+        draw_rect(px, w, h, x - cw / 2, y - cw / 2, cw, cw / 2 + 2, PUFFER_RED);
     }
     int x = (int)(w / 2 + (env->px - 0.5f) * 300);
     draw_rect(px, w, h, x - 14, bottom - 10, 28, 14, env->cooldown ? 255 : 239, 239, 110);

@@ -228,7 +228,7 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
     float s = (float)w / env->width;
-    draw_fill(px, w, h, 170, 170, 170);
+    draw_fill(px, w, h, PUFFER_GREY);
     int road_top = (int)((env->road_start - FW_LANES * env->lane_size) * s);
     draw_rect(px, w, h, 0, road_top, w, (int)(FW_LANES * env->lane_size * s), 60, 60, 60);
     for (int lane = 0; lane < FW_LANES; lane++) {
@@ -240,5 +240,5 @@ static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
     }
     draw_rect(px, w, h, (int)((env->width / 4.0f - env->player_width / 2.0f) * s),
               (int)((env->chicken_y - env->player_height / 2.0f) * s), (int)(env->player_width * s),
-              (int)(env->player_height * s), 239, 239, 110);
+              (int)(env->player_height * s), PUFFER_YELLOW);
 }

@@ -290,6 +290,6 @@ static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
         if (!env->board[pos]) continue;
         int v = env->board[pos] == 1 ? 20 : 235;
         draw_rect(px, w, h, t + (pos % N) * t - 12, t + (pos / N) * t - 12, 24, 24, (uint8_t)v, (uint8_t)v, (uint8_t)v);
-        if (pos == env->last_opponent_move) draw_rect(px, w, h, t + (pos % N) * t - 3, t + (pos / N) * t - 3, 6, 6, 187, 0, 0);
+        if (pos == env->last_opponent_move) draw_rect(px, w, h, t + (pos % N) * t - 3, t + (pos / N) * t - 3, 6, 6, PUFFER_RED);
     }
 }

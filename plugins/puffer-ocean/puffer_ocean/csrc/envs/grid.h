@@ -151,5 +151,5 @@ static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
             uint8_t shade = seen ? 1 : 2;  /* outside the agent's window: darker */
             draw_rect(px, w, h, x * tile, y * tile, tile, tile, c[0] / shade, c[1] / shade, c[2] / shade);
         }
-    draw_rect(px, w, h, ax * tile + tile / 4, ay * tile + tile / 4, tile / 2, tile / 2, 0, 187, 187);
+    draw_rect(px, w, h, ax * tile + tile / 4, ay * tile + tile / 4, tile / 2, tile / 2, PUFFER_CYAN);
 }

@@ -93,7 +93,7 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 /* Top row: the episode's timeline (shown bits, delay, recall slots); bottom: the answers. */
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
     int n = env->length;
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int t = 0; t < 2 * n + env->delay; t++) {
         int idx = t < n ? (env->bits[t] ? 3 : 4) : t < n + env->delay ? 0 : 6;
         if (t == env->tick) idx = 1;

@@ -60,7 +60,7 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 
 /* One square per agent: green when its last action was the right one, red otherwise. */
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int k = 0; k < 2; k++) {
         const uint8_t* c = PUFFER_PALETTE[env->last[k] < 0 ? 6 : env->last[k] == k ? 7 : 2];
         draw_rect(px, w, h, 64 * k + 8, 8, 48, 48, c[0], c[1], c[2]);

@@ -322,7 +322,7 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
     static const uint8_t GHOST_COLORS[PM_GHOSTS][3] = {{255, 170, 220}, {230, 30, 30}, {60, 220, 230}, {250, 170, 60}};
     int t = 16;
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int y = 0; y < PM_H; y++)
         for (int x = 0; x < PM_W; x++) {
             if (PM_MAP[y][x] == '#') draw_rect(px, w, h, x * t, y * t, t, t, 40, 40, 160);
@@ -336,5 +336,5 @@ static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
         if (env->greturn[g]) draw_rect(px, w, h, env->gx[g] * t + 4, env->gy[g] * t + 4, 8, 4, 255, 255, 255);
         else draw_rect(px, w, h, env->gx[g] * t + 1, env->gy[g] * t + 1, t - 2, t - 2, c[0], c[1], c[2]);
     }
-    draw_rect(px, w, h, env->px * t + 1, env->py * t + 1, t - 2, t - 2, 239, 239, 110);
+    draw_rect(px, w, h, env->px * t + 1, env->py * t + 1, t - 2, t - 2, PUFFER_YELLOW);
 }

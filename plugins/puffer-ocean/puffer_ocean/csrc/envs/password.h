@@ -71,7 +71,7 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 /* Top row: the typed bits; bottom row: the password. */
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
     const float* obs = (const float*)env->p.observations;
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int i = 0; i < env->length; i++) {
         if (i < env->tick) {
             const uint8_t* c = PUFFER_PALETTE[obs[i] > 0 ? 3 : 4];

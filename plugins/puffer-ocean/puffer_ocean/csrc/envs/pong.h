@@ -150,11 +150,11 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 }
 
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     draw_rect(px, w, h, w / 2 - 1, 0, 2, h, 40, 60, 60);
-    draw_rect(px, w, h, 0, (int)(2 * env->opp_y), 2 * PO_PADDLE_W, 2 * PO_PADDLE_H, 187, 0, 0);
-    draw_rect(px, w, h, w - 2 * PO_PADDLE_W, (int)(2 * env->paddle_y), 2 * PO_PADDLE_W, 2 * PO_PADDLE_H, 0, 187, 187);
-    draw_rect(px, w, h, (int)(2 * env->ball_x), (int)(2 * env->ball_y), 2 * PO_BALL, 2 * PO_BALL, 239, 239, 110);
-    for (int i = 0; i < env->opp_score && i < 20; i++) draw_rect(px, w, h, 8 + 6 * i, 4, 4, 4, 187, 0, 0);
-    for (int i = 0; i < env->score && i < 20; i++) draw_rect(px, w, h, w - 12 - 6 * i, 4, 4, 4, 0, 187, 187);
+    draw_rect(px, w, h, 0, (int)(2 * env->opp_y), 2 * PO_PADDLE_W, 2 * PO_PADDLE_H, PUFFER_RED);
+    draw_rect(px, w, h, w - 2 * PO_PADDLE_W, (int)(2 * env->paddle_y), 2 * PO_PADDLE_W, 2 * PO_PADDLE_H, PUFFER_CYAN);
+    draw_rect(px, w, h, (int)(2 * env->ball_x), (int)(2 * env->ball_y), 2 * PO_BALL, 2 * PO_BALL, PUFFER_YELLOW);
+    for (int i = 0; i < env->opp_score && i < 20; i++) draw_rect(px, w, h, 8 + 6 * i, 4, 4, 4, PUFFER_RED);
+    for (int i = 0; i < env->score && i < 20; i++) draw_rect(px, w, h, w - 12 - 6 * i, 4, 4, 4, PUFFER_CYAN);
 }

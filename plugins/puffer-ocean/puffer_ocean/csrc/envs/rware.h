@@ -281,16 +281,16 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 }
 
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
-    static const uint8_t CELL_COLORS[4][3] = {{6, 24, 24}, {0, 120, 120}, {187, 0, 0}, {90, 90, 90}};
+    static const uint8_t CELL_COLORS[4][3] = {{PUFFER_BG}, {0, 120, 120}, {PUFFER_RED}, {90, 90, 90}};
     int t = 24;
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int cell = 0; cell < env->cells; cell++) {
         const uint8_t* c = CELL_COLORS[env->state[cell] & 3];
         int x = cell % env->cols * t, y = cell / env->cols * t;
         draw_rect(px, w, h, x + 1, y + 1, t - 2, t - 2, c[0], c[1], c[2]);
         int a = env->robot[cell] - 1;
         if (a < 0) continue;
-        draw_rect(px, w, h, x + 5, y + 5, t - 10, t - 10, 239, 239, 110);
+        draw_rect(px, w, h, x + 5, y + 5, t - 10, t - 10, PUFFER_YELLOW);
         draw_rect(px, w, h, x + t / 2 - 2 + RW_DX[env->dir[a]] * 7, y + t / 2 - 2 + RW_DY[env->dir[a]] * 7, 4, 4, 0, 0, 0);
     }
 }

@@ -189,11 +189,11 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
     int tile = w / env->width;
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int y = 0; y < env->height; y++)
         for (int x = 0; x < env->width; x++)
             if (env->grid[(y + SN_VIEW) * env->stride + x + SN_VIEW] == SN_FOOD)
-                draw_rect(px, w, h, x * tile, y * tile, tile, tile, 187, 0, 0);
+                draw_rect(px, w, h, x * tile, y * tile, tile, tile, PUFFER_RED);
     for (int k = 0; k < env->num_snakes; k++) {
         const Snake* s = &env->snakes[k];
         const uint8_t* c = PUFFER_PALETTE[3 + k % 5];

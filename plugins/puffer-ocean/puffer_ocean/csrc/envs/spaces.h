@@ -69,7 +69,7 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 /* The current observation as grey tiles: the 5x5 image, the flat row beside it. */
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
     const float* obs = (const float*)env->p.observations;
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int i = 0; i < 30; i++) {
         uint8_t g = (uint8_t)((obs[i] + 1.0f) * 127.5f);
         int x = i < 5 ? 224 : 32 * ((i - 5) % 5) + 8, y = i < 5 ? 32 * i + 8 : 32 * ((i - 5) / 5) + 8;

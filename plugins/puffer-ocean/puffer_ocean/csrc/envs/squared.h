@@ -7,7 +7,8 @@
  */
 #define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length)
-#define PARAMS(P) P(int, size, 11, 3, 63)
+#define SQ_MAX_SIZE 63
+#define PARAMS(P) P(int, size, 11, 3, SQ_MAX_SIZE)
 #include "../puffer.h"
 
 typedef struct {
@@ -96,7 +97,7 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
     int n = env->size;
-    uint8_t cells[63 * 63] = {0};
+    uint8_t cells[SQ_MAX_SIZE * SQ_MAX_SIZE] = {0};
     cells[env->ty * n + env->tx] = 2;
     cells[env->y * n + env->x] = 1;
     draw_tiles(px, w, h, cells, n, n, 32);

@@ -69,8 +69,8 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 
 /* A bar: the fraction of 0s so far (cyan) against the target (yellow tick). */
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     int filled = env->tick ? (w * env->zeros) / env->tick : 0;
-    draw_rect(px, w, h, 0, 16, filled, 32, 0, 187, 187);
-    draw_rect(px, w, h, w * env->p_percent / 100 - 1, 8, 3, 48, 239, 239, 110);
+    draw_rect(px, w, h, 0, 16, filled, 32, PUFFER_CYAN);
+    draw_rect(px, w, h, w * env->p_percent / 100 - 1, 8, 3, 48, PUFFER_YELLOW);
 }

@@ -156,10 +156,10 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
     float sx = (float)w / env->width, sy = (float)h / env->height;
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int g = 0; g < env->num_goals; g++)
         draw_rect(px, w, h, (int)((env->gx[g] - TG_RADIUS / 2) * sx), (int)((env->gy[g] - TG_RADIUS / 2) * sy),
-                  (int)(TG_RADIUS * sx) + 1, (int)(TG_RADIUS * sy) + 1, 239, 239, 110);
+                  (int)(TG_RADIUS * sx) + 1, (int)(TG_RADIUS * sy) + 1, PUFFER_YELLOW);
     for (int a = 0; a < env->num_agents; a++) {
         const uint8_t* c = PUFFER_PALETTE[1 + a % 7];
         draw_rect(px, w, h, (int)((env->ax[a] - 12) * sx), (int)((env->ay[a] - 12) * sy), (int)(24 * sx) + 1,

@@ -286,10 +286,10 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 }
 
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
-    static const uint8_t COLORS[9][3] = {{20, 40, 40}, {0, 187, 187}, {239, 239, 110}, {170, 80, 220}, {40, 200, 60},
-                                         {187, 0, 0}, {90, 90, 220}, {230, 130, 40}, {120, 120, 120}};
+    static const uint8_t COLORS[9][3] = {{20, 40, 40}, {PUFFER_CYAN}, {PUFFER_YELLOW}, {170, 80, 220}, {PUFFER_GREEN},
+                                         {PUFFER_RED}, {PUFFER_BLUE}, {PUFFER_ORANGE}, {120, 120, 120}};
     int t = 24, cols = env->n_cols;
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int r = 0; r < env->n_rows; r++)
         for (int c = 0; c < cols; c++) {
             const uint8_t* k = COLORS[env->grid[r * cols + c] < 9 ? env->grid[r * cols + c] : 8];

@@ -179,16 +179,16 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
 
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
     int g = env->grid_size, t = 24;
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int cell = 0; cell < g * g; cell++) {
         int x = cell % g * t, y = cell / g * t, kind = env->grid[cell];
         draw_rect(px, w, h, x + 1, y + 1, t - 2, t - 2, 18, 40, 40);
-        if (kind == TP_TRASH) draw_rect(px, w, h, x + 7, y + 7, t - 14, t - 14, 187, 0, 0);
+        if (kind == TP_TRASH) draw_rect(px, w, h, x + 7, y + 7, t - 14, t - 14, PUFFER_RED);
         else if (kind == TP_BIN) draw_rect(px, w, h, x + 3, y + 3, t - 6, t - 6, 120, 120, 120);
     }
     for (int a = 0; a < env->num_agents; a++) {
         int x = env->ax[a] * t, y = env->ay[a] * t;
-        draw_rect(px, w, h, x + 4, y + 4, t - 8, t - 8, 0, 187, 187);
-        if (env->carrying[a]) draw_rect(px, w, h, x + 9, y + 9, t - 18, t - 18, 187, 0, 0);
+        draw_rect(px, w, h, x + 4, y + 4, t - 8, t - 8, PUFFER_CYAN);
+        if (env->carrying[a]) draw_rect(px, w, h, x + 9, y + 9, t - 18, t - 18, PUFFER_RED);
     }
 }

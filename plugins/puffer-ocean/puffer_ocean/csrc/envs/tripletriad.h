@@ -216,7 +216,7 @@ static void tt_draw_card(uint8_t* px, int w, int h, int x, int y, const uint8_t*
 }
 
 static void c_render_rgb(Env* env, uint8_t* px, int w, int h) {
-    draw_fill(px, w, h, 6, 24, 24);
+    draw_fill(px, w, h, PUFFER_BG);
     for (int cell = 0; cell < 9; cell++) {
         int x = 80 + (cell % 3) * 96, y = (cell / 3) * 112;
         draw_rect(px, w, h, x + 1, y + 1, 94, 110, 30, 50, 50);
