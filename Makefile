@@ -49,7 +49,7 @@ $(STAMP): pyproject.toml $(PLUGINS) $(NODEPS)
 install: $(STAMP)
 
 test: $(STAMP) $(BUILT)
-	$(PY) -m pytest tests -q
+	$(PY) -m pytest tests -q --durations=15
 
 # A real PPO run (about 15 s on 2 cores): ends printing the score and the checkpoint path.
 train: $(STAMP) $(BUILT)

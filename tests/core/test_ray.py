@@ -30,9 +30,14 @@ LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
 pytestmark = pytest.mark.slow  # the module's Ray start takes tens of seconds
 
 
+#: Children this test process had before Ray started (e.g. multiprocessing's resource tracker,
+#: started by earlier tests): not Ray's.
+_OLDER_CHILDREN: set[int] = set()
+
+
 def ray_processes() -> list[psutil.Process]:
-    """Processes of the Ray instance this test process started (all its descendants)."""
-    return psutil.Process().children(recursive=True)
+    """Processes of the Ray instance this test process started (its descendants since then)."""
+    return [p for p in psutil.Process().children(recursive=True) if p.pid not in _OLDER_CHILDREN]
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +54,8 @@ def ray_instance():
     temp_dir = tempfile.mkdtemp(prefix="puffer-ray-", dir="/tmp")
     os.makedirs(os.path.join(temp_dir, "ray"))
     os.environ["RAY_TMPDIR"] = temp_dir
+    _OLDER_CHILDREN.clear()
+    _OLDER_CHILDREN.update(p.pid for p in psutil.Process().children(recursive=True))
     try:
         connect(num_cpus=4)
         yield ray
