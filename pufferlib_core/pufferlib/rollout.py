@@ -71,9 +71,14 @@ class Rollout:
             self.state_h = torch.zeros(rows * horizon // segment, size, device=device)
             self.state_c = torch.zeros_like(self.state_h)
         self._writes_final = bool(getattr(env, "writes_final_observations", False))
-        self.ptr = np.zeros(rows, np.int64)  # each row's next time index
+        # Where the next step of each row goes. When every recv() returns all rows (the synchronous
+        # case, `_sync`), the rows share one time index, `t`; otherwise each row has its own
+        # (`ptr`), and `stored` marks the rows whose last action was stored this batch.
+        self._sync = env.agents_per_batch == rows
+        self.t = 0
+        self.ptr = np.zeros(rows, np.int64)
         self._all_rows = np.arange(rows)
-        self.stored = np.zeros(rows, bool)  # the row's last action was stored this batch
+        self.stored = np.zeros(rows, bool)
         self.bootstrapped = np.zeros(rows, bool)
         self.steps_collected = 0
         self.held: tuple | None = None
@@ -130,10 +135,11 @@ class Rollout:
         is the case where the batch's rows share one time index, written as a slice.
         """
         self.final_values.fill_(float("nan"))
+        self.t = 0
         self.ptr[:] = 0
         self.stored[:] = False
         self.bootstrapped[:] = False
-        actor, dev = self.actor, self.device
+        actor, dev, recurrent = self.actor, self.device, self.recurrent
         while True:
             if self.held is not None:  # last batch's final observations, already accounted for
                 obs, ids, masks, starts = self.held
@@ -152,8 +158,7 @@ class Rollout:
                 starts = terminals | truncations
             rows, t, store = self._where(ids)
             obs_t = torch.from_numpy(obs) if self._numpy is not None else torch.from_numpy(obs).to(dev)
-            starts_t = torch.from_numpy(starts).to(dev)
-            state = actor.state(self._index(rows), starts_t)
+            state = actor.state(self._index(rows), torch.from_numpy(starts).to(dev)) if recurrent else None
             profile["copy"] += time.perf_counter() - clock
 
             clock = time.perf_counter()
@@ -166,16 +171,21 @@ class Rollout:
                 srows, st = (rows, t) if store is ALL_ROWS else (rows[store], t[store])
                 self._store(srows, st, store, obs=obs if self._numpy is not None else obs_t, actions=action,
                             logprobs=logprob, values=value, weights=masks, starts=starts)
-                if self.recurrent:
+                if recurrent:
                     self._store_segment_state(srows, st, store, state)
             if self._bootstrap(rows, t, value):
                 self.held = (obs.copy(), ids.copy(), np.array(masks, copy=True), np.array(starts, copy=True))
                 profile["copy"] += time.perf_counter() - clock
                 break
-            if store is not None:
+            if store is None:
+                pass
+            elif self._sync:
+                self.t += 1
+            else:
                 self.stored[srows] = True
                 self.ptr[srows] += 1
-            actor.keep_state(self._index(rows), new_state)
+            if recurrent:
+                actor.keep_state(self._index(rows), new_state)
             send = actor.to_env(action)
             now = time.perf_counter()
             profile["copy"] += now - clock
@@ -188,9 +198,8 @@ class Rollout:
         """(rows, t, store) of a batch: the storage rows of `ids` (a slice when every row came),
         their time indices (one int when they share it), and which of them still have room
         (ALL_ROWS, positions in the batch, or None)."""
-        if len(ids) == self.rows:  # every row at once: the rows stepped together since the batch began
-            t = int(self.ptr[0])
-            return ALL_ROWS, t, ALL_ROWS if t < self.horizon else None
+        if self._sync:  # every row at once: one time index, `self.t`
+            return ALL_ROWS, self.t, ALL_ROWS if self.t < self.horizon else None
         t = self.ptr[ids]
         free = t < self.horizon
         if free.all():
@@ -203,10 +212,10 @@ class Rollout:
     def _close_steps(self, ids: np.ndarray, rewards: np.ndarray, terminals: np.ndarray,
                      truncations: np.ndarray) -> None:
         """Write a recv()'s rewards and dones to the step whose action caused them (rows that stored one)."""
-        if len(ids) == self.rows:
-            if not self.stored[0]:
+        if self._sync:
+            if self.t == 0:  # nothing acted on yet in this batch (a reset's observations)
                 return
-            rows, t, sel = ALL_ROWS, int(self.ptr[0]) - 1, ALL_ROWS
+            rows, t, sel = ALL_ROWS, self.t - 1, ALL_ROWS
         else:
             prev = self.stored[ids]
             if not prev.any():
@@ -218,7 +227,8 @@ class Rollout:
         if self._writes_final:
             self._final_values(self._all_rows[rows] if isinstance(rows, slice) else rows, t,
                                terminals[sel], truncations[sel])
-        self.stored[rows] = False
+        if not self._sync:
+            self.stored[rows] = False
 
     def _final_values(self, rows: np.ndarray, t: np.ndarray | int, terminals: np.ndarray,
                       truncations: np.ndarray) -> None:
@@ -289,7 +299,11 @@ class Rollout:
         `rows` is ALL_ROWS with one int `t` in the synchronous case; otherwise storage row
         ids with their time indices, and `sel` picks their positions in the batch.
         """
-        if isinstance(rows, slice):
+        if isinstance(rows, slice):  # every row at one time index: same shapes, no reshape
+            if self._numpy is not None:
+                for name, value in values.items():
+                    self._numpy[name][:, t] = value.numpy() if isinstance(value, torch.Tensor) else value
+                return
             index: tuple = (rows, t)
             n = self.rows
         else:
