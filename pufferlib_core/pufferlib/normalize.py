@@ -31,6 +31,11 @@ from pufferlib.errors import APIUsageError
 class RunningMoments(nn.Module):
     """Count, mean and variance of a stream of (batch, *shape) tensors, merged batch by batch."""
 
+    # Buffers (registered in __init__): saved in the state dict, moved by .to().
+    count: torch.Tensor
+    mean: torch.Tensor
+    var: torch.Tensor
+
     def __init__(self, shape: tuple[int, ...] = ()):
         super().__init__()
         self.register_buffer("count", torch.zeros((), dtype=torch.float64))
