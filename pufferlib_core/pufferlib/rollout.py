@@ -52,6 +52,7 @@ class Rollout:
         self.batch_size, self.num_segments = batch_size, batch_size // segment
         self.nvec = self.actor.nvec
         obs_space, act_space = env.single_observation_space, env.single_action_space
+        assert obs_space.shape is not None, f"{obs_space!r} has no shape"  # observation spaces are Boxes
         if isinstance(act_space, spaces.Box):
             act_shape, act_dtype = tuple(act_space.shape), torch.float32
         else:
@@ -163,10 +164,15 @@ class Rollout:
             clock = now
 
             if store is not None:
-                srows, st = (rows, t) if store is ALL_ROWS else (rows[store], t[store])
+                if store is ALL_ROWS:
+                    srows, st = rows, t
+                else:  # some rows are full: _where gave row ids with their own time indices
+                    assert isinstance(rows, np.ndarray) and isinstance(t, np.ndarray)
+                    srows, st = rows[store], t[store]
                 self._store(srows, st, store, obs=obs if self._numpy is not None else obs_t, actions=action,
                             logprobs=logprob, values=value, weights=masks, starts=starts)
                 if self.recurrent:
+                    assert state is not None  # a recurrent actor has a state
                     self._store_segment_state(srows, st, store, state)
             if self._bootstrap(rows, t, value):
                 self.held = (obs.copy(), ids.copy(), np.array(masks, copy=True), np.array(starts, copy=True))
@@ -206,7 +212,9 @@ class Rollout:
         if len(ids) == self.rows:
             if not self.stored[0]:
                 return
-            rows, t, sel = ALL_ROWS, int(self.ptr[0]) - 1, ALL_ROWS
+            rows: slice | np.ndarray = ALL_ROWS
+            t: int | np.ndarray = int(self.ptr[0]) - 1
+            sel: slice | np.ndarray = ALL_ROWS
         else:
             prev = self.stored[ids]
             if not prev.any():
@@ -230,6 +238,7 @@ class Rollout:
         if not cut.any():
             return
         rows, t = rows[cut], (t[cut] if isinstance(t, np.ndarray) else np.full(int(cut.sum()), t))
+        assert hasattr(self.env, "final_observations")  # writes_final_observations: the env keeps them
         obs = torch.from_numpy(self.env.final_observations[rows]).to(self.device)
         self.final_values[torch.from_numpy(rows).to(self.device), torch.from_numpy(t).to(self.device)] = \
             self.actor.value(obs, rows)
@@ -245,9 +254,10 @@ class Rollout:
             if t % self.segment == 0:
                 view_h[:, t // self.segment], view_c[:, t // self.segment] = state
             return
+        assert isinstance(rows, np.ndarray)  # with a time index per row come their row ids
         first = t % self.segment == 0
         if first.any():
-            pos = (np.arange(len(t)) if sel is ALL_ROWS else sel)[first]
+            pos = (np.arange(len(t)) if isinstance(sel, slice) else sel)[first]  # a slice sel is ALL_ROWS
             seg_rows = torch.from_numpy(rows[first]).to(self.device)
             seg_t = torch.from_numpy(t[first] // self.segment).to(self.device)
             pick = torch.from_numpy(pos).to(self.device)
@@ -261,6 +271,7 @@ class Rollout:
                 self.bootstrapped[:] = True
                 return True
             return False
+        assert isinstance(rows, np.ndarray)  # with a time index per row come their row ids
         full = (t >= self.horizon) & ~self.bootstrapped[rows]
         if full.any():
             pos = np.flatnonzero(full)
@@ -293,6 +304,7 @@ class Rollout:
             index: tuple = (rows, t)
             n = self.rows
         else:
+            assert isinstance(t, np.ndarray)  # with row ids come their time indices
             n = len(rows)
             if (t == t[0]).all():
                 cached = self._rows(rows)

@@ -60,7 +60,10 @@ def _fmt_path(path: tuple) -> str:
 
 
 def _leaf_shape(space: spaces.Space) -> tuple[int, ...]:
-    return () if isinstance(space, spaces.Discrete) else tuple(space.shape)
+    if isinstance(space, spaces.Discrete):
+        return ()
+    assert space.shape is not None, f"{space!r} has no shape"  # leaves are Box, Discrete or MultiDiscrete
+    return tuple(space.shape)
 
 
 def _leaf_bounds(space: spaces.Space) -> tuple[np.ndarray, np.ndarray]:
@@ -72,6 +75,7 @@ def _leaf_bounds(space: spaces.Space) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(space, spaces.MultiDiscrete):
         start = np.broadcast_to(space.start, space.nvec.shape).astype(np.float64).ravel()
         return start, start + space.nvec.astype(np.float64).ravel() - 1
+    assert space.shape is not None, f"{space!r} has no shape"  # leaves are Box, Discrete or MultiDiscrete
     n = int(np.prod(space.shape))
     return np.zeros(n), np.ones(n)
 

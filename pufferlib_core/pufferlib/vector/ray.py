@@ -224,6 +224,7 @@ class Ray(VecEnv):
         buf.truncations[rows] = truncations
         buf.masks[rows] = masks
         if final is not None:
+            assert buf.final_observations is not None  # Buffers.allocate made it
             buf.final_observations[rows] = final
         return infos
 
