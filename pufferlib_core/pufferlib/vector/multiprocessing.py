@@ -248,6 +248,7 @@ class Multiprocessing(VecEnv):
             if deadline is not None:
                 left = deadline - time.monotonic()
                 if left <= 0:
+                    assert timeout is not None  # there is a deadline
                     self._raise_timeout(timeout)
                 slice_ms = min(LIVENESS_S, left) * 1000
 
