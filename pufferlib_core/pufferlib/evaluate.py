@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
 from pufferlib import checkpoint, normalize
 from pufferlib.acting import Actor
@@ -27,10 +28,11 @@ def write_video(frames: list[np.ndarray], path: str, fps: int) -> None:
     except ImportError as exc:
         raise APIUsageError(f"Writing {'GIFs' if gif else 'videos'} needs {exc.name or 'imageio'}: "
                             "pip install 'puffer-core[video]' (imageio and imageio-ffmpeg).") from None
+    images: list[ArrayLike] = list(frames)  # the element type imageio declares (list is invariant)
     if gif:
-        imageio.mimsave(path, frames, duration=1000 / fps, loop=0)
+        imageio.mimsave(path, images, duration=1000 / fps, loop=0)
     else:
-        imageio.mimsave(path, frames, fps=fps)
+        imageio.mimsave(path, images, fps=fps)
 
 
 def run_episodes(env_id: str, config: dict, load_model_path: str | None, episodes: int,

@@ -180,6 +180,7 @@ class LSTMWrapper(nn.Module):
     """
 
     is_recurrent = True
+    policy: Any  # an nn.Module with encode_observations and decode_actions (duck-typed)
 
     def __init__(self, env: Any, policy: nn.Module, input_size: int = 128, hidden_size: int = 128):
         super().__init__()

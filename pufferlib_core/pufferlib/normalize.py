@@ -80,7 +80,7 @@ class NormalizedPolicy(nn.Module):
     def __init__(self, policy: nn.Module, obs_shape: tuple[int, ...], observations: bool, rewards: bool,
                  clip: float, epsilon: float, gamma: float):
         super().__init__()
-        self.policy = policy
+        self.policy: Any = policy  # an nn.Module; forward_sequence and initial_state are duck-typed
         self.normalize_observations, self.scale_rewards = observations, rewards
         self.clip, self.epsilon, self.gamma = float(clip), float(epsilon), float(gamma)
         self.obs_moments = RunningMoments(obs_shape)
