@@ -96,7 +96,7 @@ class _Block:
         backend = "multiprocessing" if cpus > 1 and len(creators) > 1 else "serial"
         workers = max(d for d in range(1, min(cpus, len(creators)) + 1) if len(creators) % d == 0)
         # spawn: forking a process that runs Ray's threads is unsafe
-        extra = {}
+        extra: dict[str, Any] = {}
         if backend == "multiprocessing":
             extra = {"num_workers": workers, "start_method": "spawn"}
             creators = [_Cloudpickled(c) for c in creators]
