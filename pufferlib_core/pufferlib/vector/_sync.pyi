@@ -1,7 +1,7 @@
 """Types of the C extension pufferlib.vector._sync (_sync.c): worker flags in shared memory."""
 
 import numpy as np
-from typing_extensions import Buffer  # collections.abc.Buffer is 3.12+
+from typing_extensions import Buffer, final  # collections.abc.Buffer is 3.12+
 
 # Any object with the buffer protocol; numpy declares ndarray's only from Python 3.12 on.
 _Bytes = Buffer | np.ndarray
@@ -17,6 +17,7 @@ SLOT_BYTES: int
 HEADER_BYTES: int
 HAVE_FUTEX: int
 
+@final  # the C type cannot be subclassed
 class Flags:
     """Flags(buffer, num_workers): worker flags in a shared buffer."""
 

@@ -53,8 +53,8 @@ def create_env(creator: Callable, args: tuple, kwargs: dict, buf: Buffers, in_pl
     """
     if not in_place:
         env = wrap(creator(*args, **kwargs))
-        assert isinstance(env, _Emulated)  # not an in-place PufferEnv: wrap emulated it
         check_matches(env, like, index)
+        assert isinstance(env, _Emulated)  # not an in-place PufferEnv: wrap emulated it
         env.rebind(buf)
         return env
     try:
