@@ -15,7 +15,7 @@ PLUGIN_DIRS := $(patsubst %/pyproject.toml,%,$(PLUGINS))
 NODEPS := $(sort $(wildcard plugins/*/requirements-nodeps.txt))
 STAMP  := $(VENV)/.installed
 
-.PHONY: test train install clean docs
+.PHONY: test train install clean docs lint
 
 # C sources: an edit to any of them rebuilds its extension before `make test`/`make train`
 # (the install stamp follows only the pyproject.toml files). A build is skipped when the
@@ -50,6 +50,11 @@ install: $(STAMP)
 
 test: $(STAMP) $(BUILT)
 	$(PY) -m pytest tests -q --durations=15
+
+# ruff over every Python file, mypy over the core ([tool.mypy] in pyproject.toml).
+lint: $(STAMP)
+	$(PY) -m ruff check .
+	$(PY) -m mypy
 
 # A real PPO run (about 15 s on 2 cores): ends printing the score and the checkpoint path.
 train: $(STAMP) $(BUILT)

@@ -1,8 +1,10 @@
 """Standard-library modules that older supported Pythons lack: `tomllib` is `tomli` on 3.10."""
 
-try:
+import sys
+
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # Python 3.10
+else:  # Python 3.10
     import tomli as tomllib
 
 __all__ = ["tomllib"]

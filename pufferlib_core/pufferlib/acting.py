@@ -44,9 +44,10 @@ class Actor:
             self.nvec = [int(n) for n in act_space.nvec.ravel()]
         elif not (self.box or isinstance(act_space, spaces.Discrete)):
             raise APIUsageError(f"Unsupported action space {act_space}; expected Discrete, MultiDiscrete or Box.")
-        if self.box:
+        if isinstance(act_space, spaces.Box):
             self._low, self._high = act_space.low, act_space.high
         obs_space = env.single_observation_space
+        assert obs_space.shape is not None, f"{obs_space!r} has no shape"  # observation spaces are Boxes
         self._layout = getattr(env, "obs_layout", None)
         probe = torch.zeros(1, *obs_space.shape, dtype=pufferlib.pytorch.torch_dtype(obs_space.dtype))
         self._has_mask = pufferlib.pytorch.action_mask(probe, self._layout) is not None

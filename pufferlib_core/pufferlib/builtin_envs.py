@@ -55,7 +55,7 @@ def _gym_spec(name: str) -> EnvSpec:
 
         wanted = name.lower()
         matches = [k for k in registry if k.lower() == wanted
-                   or (_VERSION.match(k) and _VERSION.match(k)["name"].lower() == wanted)]
+                   or ((m := _VERSION.match(k)) is not None and m["name"].lower() == wanted)]
         if not matches:
             close = difflib.get_close_matches(name, list(registry), n=5, cutoff=0.5)
             hint = f" Did you mean: {', '.join(GYM_PREFIX + c for c in close)}?" if close else ""
@@ -68,7 +68,7 @@ def _gym_spec(name: str) -> EnvSpec:
 
 def shipped_config(env_id: str) -> dict:
     """The core's tuned default config of a family id (`pufferlib/data/envs/<id>.toml`); {} if it ships none."""
-    path = resources.files("pufferlib").joinpath("data", "envs", f"{env_id}.toml")
+    path = resources.files("pufferlib") / "data" / "envs" / f"{env_id}.toml"
     return tomllib.loads(path.read_text()) if path.is_file() else {}
 
 

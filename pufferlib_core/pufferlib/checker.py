@@ -106,6 +106,7 @@ def _sample(space: spaces.Space, n: int, rng: np.random.Generator) -> np.ndarray
         return rng.integers(space.start, space.start + space.n, (n, 1)).astype(np.int32)
     if isinstance(space, spaces.MultiDiscrete):
         return (space.start + rng.integers(0, space.nvec, (n, *space.nvec.shape))).astype(np.int32)
+    assert isinstance(space, spaces.Box), f"unsupported action space {space!r}"  # validated by the env
     low, high = np.broadcast_to(space.low, space.shape), np.broadcast_to(space.high, space.shape)
     low, high = np.where(np.isfinite(low), low, -1), np.where(np.isfinite(high), high, 1)
     return rng.uniform(low, high, (n, *space.shape)).astype(np.float32)
@@ -116,6 +117,7 @@ def _extreme(space: spaces.Space, n: int, high: bool) -> np.ndarray:
         return np.full((n, 1), space.start + (space.n - 1 if high else 0), np.int32)
     if isinstance(space, spaces.MultiDiscrete):
         return np.broadcast_to(space.start + (space.nvec - 1 if high else 0), (n, *space.nvec.shape)).astype(np.int32)
+    assert isinstance(space, spaces.Box), f"unsupported action space {space!r}"  # validated by the env
     bound = np.broadcast_to(space.high if high else space.low, space.shape)
     return np.broadcast_to(np.where(np.isfinite(bound), bound, 0), (n, *space.shape)).astype(np.float32)
 

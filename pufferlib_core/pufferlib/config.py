@@ -10,7 +10,7 @@ import argparse
 import copy
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -164,6 +164,11 @@ def _leaves(tree: Mapping, prefix: str = "") -> list[tuple[str, Any]]:
     return out
 
 
+def _flag_parser(default: Any) -> Callable[[str], Any]:
+    """The argparse `type` of a flag whose default is `default`."""
+    return lambda text: _parse_value(text, default)
+
+
 def add_config_flags(parser: argparse.ArgumentParser, config: Mapping) -> dict[str, str]:
     """Add one `--section.key-name VALUE` flag per leaf of `config`; returns dest -> dotted key."""
     dests = {}
@@ -173,7 +178,7 @@ def add_config_flags(parser: argparse.ArgumentParser, config: Mapping) -> dict[s
         flag = "--" + dotted.replace("_", "-")
         dest = "cfg__" + dotted.replace(".", "__")
         group.add_argument(flag, dest=dest, default=argparse.SUPPRESS, metavar=type(default).__name__.upper(),
-                           type=lambda text, d=default: _parse_value(text, d),
+                           type=_flag_parser(default),
                            help=f"{docs.get(dotted, '')} (default: {default})".strip().replace("%", "%%"))
         dests[dest] = dotted
     return dests

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from rich.live import Live
 
 PROFILE_KEYS = ("env", "forward", "learn", "copy", "other")
 
@@ -45,7 +48,7 @@ class Dashboard:
         self.stream = stream or sys.stdout
         self.rich = self.stream.isatty() if rich is None else rich
         self._last = 0.0
-        self._live = None
+        self._live: Live | None = None
         self._shown: dict | None = None
 
     def update(self, metrics: dict[str, Any], total_steps: int | None = None, final: bool = False) -> None:

@@ -55,11 +55,13 @@ class _Emulated(PufferEnv):
 
     writes_final_observations = True
     _obs_checks = OBS_CHECKS  # left to do, per env
+    env: Any  # the wrapped Gymnasium or PettingZoo env (set by the subclass)
 
     def _env_name(self) -> str:
         spec = getattr(self.env, "spec", None)
         name = type(getattr(self.env, "unwrapped", self.env)).__name__
-        return f"{name} ({spec.id})" if getattr(spec, "id", None) else name
+        spec_id = getattr(spec, "id", None)
+        return f"{name} ({spec_id})" if spec_id else name
 
     def _check_obs(self, obs: Any, agent: Any = None) -> None:
         """Raise APIUsageError (warn for out-of-bounds values) when `obs` does not fit the space."""
@@ -114,14 +116,16 @@ class GymnasiumPufferEnv(_Emulated):
         self._setup(self.env.observation_space, self.env.action_space, 1, buf)
         if isinstance(self.env, PufferEnv) and self.env.is_simple_style:
             self._inner, self._max_steps = self.env, None
-            self._env_step, self._env_reset = self._simple_step, self._simple_reset
+            self._env_step: Callable[..., Any] = self._simple_step
+            self._env_reset: Callable[..., Any] = self._simple_reset
             self._reset_takes_seed = "seed" in inspect.signature(self.env.reset).parameters
         else:
             self._inner, self._max_steps = _peel_gymnasium_wrappers(self.env)
             self._env_step, self._env_reset = self._inner.step, self._inner.reset
         space, layout = self.env.action_space, self.action_layout
         if isinstance(space, spaces.Discrete) and space.start == 0:
-            self._action = _first_item  # a numpy integer scalar, as gymnasium's vector envs pass
+            # a numpy integer scalar, as gymnasium's vector envs pass
+            self._action: Callable[[np.ndarray], Any] = _first_item
         else:
             self._action = _unflatten_first(layout)
         self.episode_return = 0.0

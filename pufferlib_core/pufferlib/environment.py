@@ -36,7 +36,7 @@ vectorizers and the trainer adapt it through `pufferlib.emulation`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -57,7 +57,10 @@ def action_dtype(space: spaces.Space) -> np.dtype:
 
 def action_shape(space: spaces.Space) -> tuple[int, ...]:
     """Per-agent shape of the actions array: (1,) for Discrete, else the space's shape."""
-    return (1,) if isinstance(space, spaces.Discrete) else tuple(space.shape)
+    if isinstance(space, spaces.Discrete):
+        return (1,)
+    assert space.shape is not None, f"{space!r} has no shape"  # flat spaces (MultiDiscrete, Box) have one
+    return tuple(space.shape)
 
 
 @dataclass
@@ -79,6 +82,7 @@ class Buffers:
     def allocate(cls, obs_space: spaces.Space, act_space: spaces.Space, num_agents: int,
                  alloc=np.zeros) -> Buffers:
         """New zeroed buffers for `num_agents` rows; `alloc(shape, dtype)` may map shared memory."""
+        assert obs_space.shape is not None, f"{obs_space!r} has no shape"  # observation spaces are Boxes
         buf = cls(
             observations=alloc((num_agents, *obs_space.shape), obs_space.dtype),
             rewards=alloc((num_agents,), np.float32),
@@ -93,7 +97,8 @@ class Buffers:
 
     def slice(self, start: int, stop: int) -> Buffers:
         """Views of rows [start, stop) of every array."""
-        return Buffers(*(None if (a := getattr(self, f.name)) is None else a[start:stop] for f in fields(self)))
+        arrays: list[Any] = [None if (a := getattr(self, f.name)) is None else a[start:stop] for f in fields(self)]
+        return Buffers(*arrays)
 
     def expose(self, target: Any) -> None:
         """Set the arrays as attributes of `target` (an env or a vectorizer)."""
@@ -107,7 +112,7 @@ class Buffers:
         if isinstance(buf, cls):
             return buf
         names = [f.name for f in fields(cls)]
-        get = buf.get if isinstance(buf, Mapping) else (lambda k: getattr(buf, k, None))
+        get: Callable[[str], Any] = buf.get if isinstance(buf, Mapping) else (lambda k: getattr(buf, k, None))
         missing = [k for k in names if get(k) is None and k != "final_observations"]
         if missing:
             raise APIUsageError(f"buf is missing the arrays {missing}; it needs {names[:-1]} "
@@ -154,6 +159,21 @@ class PufferEnv:
     is_simple_style: bool = False
     #: True when `step` fills `final_observations` for the agents whose episode ends (module doc).
     writes_final_observations: bool = False
+
+    # Set by the subclass before `super().__init__(buf)` (simple-style envs: by pufferlib.emulation).
+    single_observation_space: spaces.Box
+    single_action_space: spaces.Space
+    num_agents: int
+    # Set by `__init__`: the spaces of all agents together, and the arrays of `Buffers.expose`.
+    observation_space: spaces.Space
+    action_space: spaces.Space
+    observations: np.ndarray
+    rewards: np.ndarray
+    terminals: np.ndarray
+    truncations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    final_observations: np.ndarray
 
     def __init__(self, buf: Any = None):
         if not hasattr(self, "single_observation_space") and not hasattr(self, "single_action_space"):

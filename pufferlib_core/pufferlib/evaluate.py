@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from numpy.typing import ArrayLike
 
 from pufferlib import checkpoint, normalize
 from pufferlib.acting import Actor
@@ -13,6 +14,9 @@ from pufferlib.config import merge
 from pufferlib.errors import APIUsageError
 from pufferlib.factory import make_from_config
 from pufferlib.policy_factory import make_policy
+
+#: Vectorized steps `puffer eval` takes at most before it stops waiting for episodes to end.
+MAX_EVAL_STEPS = 1_000_000
 
 
 def write_video(frames: list[np.ndarray], path: str, fps: int) -> None:
@@ -27,10 +31,11 @@ def write_video(frames: list[np.ndarray], path: str, fps: int) -> None:
     except ImportError as exc:
         raise APIUsageError(f"Writing {'GIFs' if gif else 'videos'} needs {exc.name or 'imageio'}: "
                             "pip install 'puffer-core[video]' (imageio and imageio-ffmpeg).") from None
+    images: list[ArrayLike] = list(frames)  # the element type imageio declares (list is invariant)
     if gif:
-        imageio.mimsave(path, frames, duration=1000 / fps, loop=0)
+        imageio.mimsave(path, images, duration=1000 / fps, loop=0)
     else:
-        imageio.mimsave(path, frames, fps=fps)
+        imageio.mimsave(path, images, fps=fps)
 
 
 def run_episodes(env_id: str, config: dict, load_model_path: str | None, episodes: int,
@@ -97,7 +102,8 @@ def _render(env: Any, render_mode: str) -> Any:
 
 
 @torch.no_grad()
-def _play(env: Any, policy: torch.nn.Module, episodes: int, render_mode: str | None, max_steps: int = 1_000_000):
+def _play(env: Any, policy: torch.nn.Module, episodes: int, render_mode: str | None,
+          max_steps: int = MAX_EVAL_STEPS):
     """Act with `policy` (through the trainer's `Actor`) until `episodes` episodes ended."""
     actor = Actor(env, policy)
     returns, lengths, frames = [], [], []

@@ -32,6 +32,7 @@ class ActionHead(nn.Module):
             self.nvec = [int(n) for n in action_space.nvec.ravel()]
             out = sum(self.nvec)
         else:
+            assert action_space.shape is not None, f"{action_space!r} has no shape"  # a Box
             out = int(np.prod(action_space.shape))
             self.logstd = nn.Parameter(torch.zeros(1, out))
         self.actor = layer_init(nn.Linear(hidden_size, out), std=0.01)
@@ -58,7 +59,7 @@ class Default(nn.Module):
         self.hidden_size = hidden_size
         self.obs_layout = getattr(env, "obs_layout", None)
         if self.obs_layout is not None and self.obs_layout.structured:
-            self.leaf_encoders = nn.ModuleList(
+            self.leaf_encoders: nn.ModuleList | None = nn.ModuleList(
                 layer_init(nn.Linear(max(1, math.prod(leaf.shape)), hidden_size))
                 for leaf in self.obs_layout.leaves)
             encoded = hidden_size * len(self.obs_layout.leaves)
@@ -95,6 +96,8 @@ def _leaves(tree: Any) -> list[torch.Tensor]:
 
 class _ImagePolicy(nn.Module):
     """Shared parts of the image policies: (H, W, C) or (C, H, W) uint8 frames scaled to [0, 1]."""
+
+    network: nn.Module  # set by the subclass: frames -> (batch, hidden_size)
 
     def _setup(self, env: Any, channels_last: bool, hidden_size: int) -> tuple[int, int, int]:
         self.channels_last = channels_last
@@ -177,6 +180,7 @@ class LSTMWrapper(nn.Module):
     """
 
     is_recurrent = True
+    policy: Any  # an nn.Module with encode_observations and decode_actions (duck-typed)
 
     def __init__(self, env: Any, policy: nn.Module, input_size: int = 128, hidden_size: int = 128):
         super().__init__()

@@ -31,6 +31,11 @@ from pufferlib.errors import APIUsageError
 class RunningMoments(nn.Module):
     """Count, mean and variance of a stream of (batch, *shape) tensors, merged batch by batch."""
 
+    # Buffers (registered in __init__): saved in the state dict, moved by .to().
+    count: torch.Tensor
+    mean: torch.Tensor
+    var: torch.Tensor
+
     def __init__(self, shape: tuple[int, ...] = ()):
         super().__init__()
         self.register_buffer("count", torch.zeros((), dtype=torch.float64))
@@ -75,7 +80,7 @@ class NormalizedPolicy(nn.Module):
     def __init__(self, policy: nn.Module, obs_shape: tuple[int, ...], observations: bool, rewards: bool,
                  clip: float, epsilon: float, gamma: float):
         super().__init__()
-        self.policy = policy
+        self.policy: Any = policy  # an nn.Module; forward_sequence and initial_state are duck-typed
         self.normalize_observations, self.scale_rewards = observations, rewards
         self.clip, self.epsilon, self.gamma = float(clip), float(epsilon), float(gamma)
         self.obs_moments = RunningMoments(obs_shape)

@@ -49,14 +49,14 @@ DISABLE_ENV_VAR = "PUFFERLIB_DISABLE_PLUGIN_AUTOLOAD"
 CORE = "core"
 
 
-def _first_party() -> dict[str, tuple[str, tuple[str, ...]]]:
-    table = tomllib.loads(resources.files("pufferlib").joinpath("data", "first_party.toml").read_text())
+def _read_first_party() -> dict[str, tuple[str, tuple[str, ...]]]:
+    table = tomllib.loads((resources.files("pufferlib") / "data" / "first_party.toml").read_text())
     return {name: (entry["distribution"], tuple(entry["prefixes"])) for name, entry in table.items()}
 
 
 #: First-party entry-point name -> (distribution that must provide it, id prefixes it owns),
 #: from `pufferlib/data/first_party.toml`.
-FIRST_PARTY: dict[str, tuple[str, tuple[str, ...]]] = _first_party()
+FIRST_PARTY: dict[str, tuple[str, tuple[str, ...]]] = _read_first_party()
 
 
 @dataclass(frozen=True)
@@ -140,6 +140,7 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
         dist_name = dist.metadata["Name"] if dist is not None else "?"
         version = dist.version if dist is not None else "?"
         reserved = FIRST_PARTY.get(ep.name)
+        error: str | None
         if reserved is not None and not is_distribution(dist_name, reserved[0]):
             error, why = f"entry-point name {ep.name!r} is reserved for {reserved[0]}", "is skipped"
         elif pm.has_plugin(ep.name):
@@ -276,7 +277,7 @@ def conforms(value: Any, promised: Any) -> bool:
     return isinstance(value, origin or promised)
 
 
-def _type_name(promised: Any) -> str:
+def _type_name(promised: Any) -> str | None:
     return getattr(promised, "__name__", None) if not typing.get_args(promised) else str(promised).replace(
         "pufferlib.spec.", "")
 

@@ -29,8 +29,8 @@ def compute_advantages(rewards: torch.Tensor, values: torch.Tensor, terminals: t
     min(c_clip, ratio), as in V-trace. With ratio None (or all ones) this is plain GAE.
     """
     # A loop over time of small vector ops: numpy on the host is several times faster than torch.
-    def host(x: torch.Tensor | None) -> np.ndarray | None:
-        return None if x is None else x.detach().float().cpu().numpy()
+    def host(x: torch.Tensor) -> np.ndarray:
+        return x.detach().float().cpu().numpy()
 
     r, v, term, trunc, boot = map(host, (rewards, values, terminals, truncations, bootstrap))
     # V(s_t+1): the next step's value, the bootstrap after the last step; for a truncated

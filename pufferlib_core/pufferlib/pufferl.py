@@ -20,7 +20,7 @@ import uuid
 from collections import defaultdict
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -32,6 +32,7 @@ from pufferlib.config_check import check_values
 from pufferlib.dashboard import Dashboard
 from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
 from pufferlib.metrics_file import MetricsFile
+from pufferlib.protocols import RecurrentPolicy
 from pufferlib.rollout import Rollout
 
 
@@ -121,7 +122,11 @@ class PuffeRL:
 
             for param in self.policy.state_dict().values():
                 dist.broadcast(param, src=0)
-        self.forward_policy = torch.compile(self.policy) if cfg["compile"] else self.policy
+        self.forward_policy: torch.nn.Module = self.policy
+        if cfg["compile"]:
+            compiled = torch.compile(self.policy)
+            assert isinstance(compiled, torch.nn.Module)  # compiling a Module gives an OptimizedModule
+            self.forward_policy = compiled
         self.autocast = cfg["precision"] == "bfloat16" and self.device.type == "cuda"
         self.optimizers = self._make_optimizers(cfg)
         # The env keeps the seed it was made with (`puffer train` offsets it per rank).
@@ -306,12 +311,14 @@ class PuffeRL:
         with torch.autocast(self.device.type, torch.bfloat16, enabled=self.autocast):
             if self.recurrent:
                 state = (data.state_h[idx], data.state_c[idx])
-                logits, value = self.policy.forward_sequence(obs, state, seg(data.starts)[idx])
+                policy = cast(RecurrentPolicy, self.policy)  # is_recurrent: it has forward_sequence
+                logits, value = policy.forward_sequence(obs, state, seg(data.starts)[idx])
             else:
                 logits, value = self.forward_policy(obs.reshape(mb * length, *obs.shape[2:]))[:2]
             flat_actions = actions.reshape(mb * length, *actions.shape[2:])
             mask = data.action_mask(obs.reshape(mb * length, *obs.shape[2:]))
             _, new_logprob, entropy = pufferlib.pytorch.sample_logits(logits, flat_actions, data.nvec, mask)
+            assert entropy is not None  # sample_logits computes it by default
         new_logprob = new_logprob.float().view(mb, length)
         loss, stats = ppo.ppo_loss(new_logprob, entropy.float().view(mb, length), value.float().view(mb, length),
                                    old_logprob, old_value, advantages, returns, mask_weights * weights.view(-1, 1),

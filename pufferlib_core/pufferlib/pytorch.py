@@ -29,13 +29,15 @@ Logits = torch.Tensor | Sequence[torch.Tensor] | torch.distributions.Normal
 
 def layer_init(layer: nn.Module, std: float = math.sqrt(2), bias_const: float = 0.0) -> nn.Module:
     """Orthogonal weights scaled by `std` and constant biases (the usual PPO initialisation)."""
-    nn.init.orthogonal_(layer.weight, std)
-    if getattr(layer, "bias", None) is not None:
-        nn.init.constant_(layer.bias, bias_const)
+    weight, bias = layer.weight, getattr(layer, "bias", None)
+    assert isinstance(weight, torch.Tensor), f"{type(layer).__name__}.weight is not a tensor"
+    nn.init.orthogonal_(weight, std)
+    if bias is not None:
+        nn.init.constant_(bias, bias_const)
     return layer
 
 
-def clip_grad_norm_(grads: Sequence[torch.Tensor], max_norm: float) -> torch.Tensor:
+def clip_grad_norm_(grads: list[torch.Tensor] | tuple[torch.Tensor, ...], max_norm: float) -> torch.Tensor:
     """Scale `grads` in place so that their global 2-norm is at most `max_norm`; returns the norm.
 
     The same result as `torch.nn.utils.clip_grad_norm_` for gradients on one device, at a

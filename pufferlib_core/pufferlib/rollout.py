@@ -33,6 +33,10 @@ from pufferlib.acting import ALL_ROWS, Actor, RowIndex
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
 
+#: Row-id arrays whose storage index (`_rows`) is remembered; the async API hands back the same
+#: few arrays (one per env group), so a small cache holds them all.
+ROW_INDEX_CACHE = 64
+
 
 class Rollout:
     """(rows, horizon) storage for one batch, filled by `collect`."""
@@ -52,6 +56,7 @@ class Rollout:
         self.batch_size, self.num_segments = batch_size, batch_size // segment
         self.nvec = self.actor.nvec
         obs_space, act_space = env.single_observation_space, env.single_action_space
+        assert obs_space.shape is not None, f"{obs_space!r} has no shape"  # observation spaces are Boxes
         if isinstance(act_space, spaces.Box):
             act_shape, act_dtype = tuple(act_space.shape), torch.float32
         else:
@@ -168,10 +173,15 @@ class Rollout:
             clock = now
 
             if store is not None:
-                srows, st = (rows, t) if store is ALL_ROWS else (rows[store], t[store])
+                if store is ALL_ROWS:
+                    srows, st = rows, t
+                else:  # some rows are full: _where gave row ids with their own time indices
+                    assert isinstance(rows, np.ndarray) and isinstance(t, np.ndarray)
+                    srows, st = rows[store], t[store]
                 self._store(srows, st, store, obs=obs if self._numpy is not None else obs_t, actions=action,
                             logprobs=logprob, values=value, weights=masks, starts=starts)
                 if recurrent:
+                    assert state is not None  # a recurrent actor has a state
                     self._store_segment_state(srows, st, store, state)
             if self._bootstrap(rows, t, value):
                 self.held = (obs.copy(), ids.copy(), np.array(masks, copy=True), np.array(starts, copy=True))
@@ -215,7 +225,9 @@ class Rollout:
         if self._sync:
             if self.t == 0:  # nothing acted on yet in this batch (a reset's observations)
                 return
-            rows, t, sel = ALL_ROWS, self.t - 1, ALL_ROWS
+            rows: slice | np.ndarray = ALL_ROWS
+            t: int | np.ndarray = self.t - 1
+            sel: slice | np.ndarray = ALL_ROWS
         else:
             prev = self.stored[ids]
             if not prev.any():
@@ -240,6 +252,7 @@ class Rollout:
         if not cut.any():
             return
         rows, t = rows[cut], (t[cut] if isinstance(t, np.ndarray) else np.full(int(cut.sum()), t))
+        assert hasattr(self.env, "final_observations")  # writes_final_observations: the env keeps them
         obs = torch.from_numpy(self.env.final_observations[rows]).to(self.device)
         self.final_values[torch.from_numpy(rows).to(self.device), torch.from_numpy(t).to(self.device)] = \
             self.actor.value(obs, rows)
@@ -255,9 +268,10 @@ class Rollout:
             if t % self.segment == 0:
                 view_h[:, t // self.segment], view_c[:, t // self.segment] = state
             return
+        assert isinstance(rows, np.ndarray)  # with a time index per row come their row ids
         first = t % self.segment == 0
         if first.any():
-            pos = (np.arange(len(t)) if sel is ALL_ROWS else sel)[first]
+            pos = (np.arange(len(t)) if isinstance(sel, slice) else sel)[first]  # a slice sel is ALL_ROWS
             seg_rows = torch.from_numpy(rows[first]).to(self.device)
             seg_t = torch.from_numpy(t[first] // self.segment).to(self.device)
             pick = torch.from_numpy(pos).to(self.device)
@@ -271,6 +285,7 @@ class Rollout:
                 self.bootstrapped[:] = True
                 return True
             return False
+        assert isinstance(rows, np.ndarray)  # with a time index per row come their row ids
         full = (t >= self.horizon) & ~self.bootstrapped[rows]
         if full.any():
             pos = np.flatnonzero(full)
@@ -288,7 +303,7 @@ class Rollout:
             index: slice | torch.Tensor = slice(lo, hi)
         else:
             index = torch.from_numpy(ids).to(self.device)
-        if len(self._row_cache) > 64:
+        if len(self._row_cache) > ROW_INDEX_CACHE:
             self._row_cache.clear()
         self._row_cache[id(ids)] = (ids, index)
         return index
@@ -307,6 +322,7 @@ class Rollout:
             index: tuple = (rows, t)
             n = self.rows
         else:
+            assert isinstance(t, np.ndarray)  # with row ids come their time indices
             n = len(rows)
             if (t == t[0]).all():
                 cached = self._rows(rows)

@@ -92,5 +92,5 @@ def write_package(name: str, dest: str | Path = ".", variant: str = "python", fo
                 continue
             path = root / target.format(**values)
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(render(templates.joinpath(folder, template + ".tmpl").read_text(), values))
+            path.write_text(render((templates / folder / (template + ".tmpl")).read_text(), values))
     return root

@@ -60,7 +60,10 @@ def _fmt_path(path: tuple) -> str:
 
 
 def _leaf_shape(space: spaces.Space) -> tuple[int, ...]:
-    return () if isinstance(space, spaces.Discrete) else tuple(space.shape)
+    if isinstance(space, spaces.Discrete):
+        return ()
+    assert space.shape is not None, f"{space!r} has no shape"  # leaves are Box, Discrete or MultiDiscrete
+    return tuple(space.shape)
 
 
 def _leaf_bounds(space: spaces.Space) -> tuple[np.ndarray, np.ndarray]:
@@ -72,6 +75,7 @@ def _leaf_bounds(space: spaces.Space) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(space, spaces.MultiDiscrete):
         start = np.broadcast_to(space.start, space.nvec.shape).astype(np.float64).ravel()
         return start, start + space.nvec.astype(np.float64).ravel() - 1
+    assert space.shape is not None, f"{space!r} has no shape"  # leaves are Box, Discrete or MultiDiscrete
     n = int(np.prod(space.shape))
     return np.zeros(n), np.ones(n)
 
@@ -218,7 +222,7 @@ class ActionLayout:
         self._slices = []
         offset = 0
         for path, sub in leaf_spaces:
-            count = 1 if isinstance(sub, spaces.Discrete) else math.prod(sub.shape)
+            count = 1 if isinstance(sub, spaces.Discrete) else math.prod(_leaf_shape(sub))
             self._slices.append((path, sub, offset, count))
             offset += count
         self.size = offset
@@ -233,6 +237,7 @@ class ActionLayout:
                 return spaces.MultiDiscrete(self.space.nvec.ravel())
             if isinstance(self.space, spaces.MultiBinary):
                 return spaces.MultiDiscrete(np.full(math.prod(self.space.shape), 2))
+            assert isinstance(self.space, spaces.Box)  # the one other action leaf (checked in __init__)
             return spaces.Box(self.space.low.astype(np.float32).ravel(),
                               self.space.high.astype(np.float32).ravel(), dtype=np.float32)
         if self.discrete:
@@ -252,6 +257,7 @@ class ActionLayout:
     @property
     def shape(self) -> tuple[int, ...]:
         """Shape of one agent's flat action (() for Discrete)."""
+        assert self.flat_space.shape is not None  # Discrete, MultiDiscrete or Box: all have one
         return tuple(self.flat_space.shape)
 
     def unflatten(self, flat: np.ndarray) -> Any:

@@ -16,7 +16,7 @@ from pufferlib import config as cfglib
 from pufferlib.config_check import check_values
 
 
-def base_parser(prog: str, description: str) -> argparse.ArgumentParser:
+def base_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
     """A parser with the env id, --config and --load-model-path."""
     parser = argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False)
     parser.add_argument("env_id", help="environment id, e.g. gym-CartPole-v1 (see `puffer list`)")

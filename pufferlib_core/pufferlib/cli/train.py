@@ -15,6 +15,7 @@ import shlex
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,7 @@ def train_command(argv: list[str]) -> int:
 
 
 @contextlib.contextmanager
-def _interrupts():
+def _interrupts() -> Iterator[list[int]]:
     """SIGINT and SIGTERM raise KeyboardInterrupt inside the block; yields the signals received.
 
     Only handlers still at their defaults are replaced (an ignored SIGINT stays ignored),

@@ -15,12 +15,15 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pufferlib.errors import APIUsageError, PufferError
 from pufferlib.sweep import protein, runner
 from pufferlib.sweep.space import Space, apply
 from pufferlib.sweep.store import FINISHED, Store
+
+if TYPE_CHECKING:
+    from rich.live import Live
 
 
 def _cores() -> int:
@@ -55,7 +58,7 @@ class Sweep:
         self.trial_x: dict[int, list[float]] = {}
         self.reports: dict[int, list[tuple[float, float]]] = {}  # trial id -> (score, cost), raw scores
         self.best: tuple[float, int] | None = None
-        self.table = None
+        self.table: Live | None = None
         self.last_error: str | None = None
 
     # -- the loop ---------------------------------------------------------------------------
@@ -108,7 +111,7 @@ class Sweep:
         return best
 
     def _launch(self, retry: dict | None, ray: Any) -> None:
-        trials = self.store.trials()
+        trials = self._store.trials()
         if retry is not None:
             idx, values, x = retry["idx"], retry["params"], retry["x"]
         else:
@@ -120,7 +123,7 @@ class Sweep:
                 x = self.method.suggest(idx, *self._history(trials))
                 values = self.space.values(x)
         folder = self.dir / "trials" / f"trial_{len(trials) + 1:04d}"  # the id the row gets
-        trial_id = self.store.add_trial(idx, values, x, str(folder), retry["id"] if retry else None)
+        trial_id = self._store.add_trial(idx, values, x, str(folder), retry["id"] if retry else None)
         self.trial_x[trial_id], self.reports[trial_id] = x, []
         spec = runner.TrialSpec(self.env_id, self._trial_config(values), str(folder), self.settings["metric"],
                                 self.settings["cost"], float(self.settings["trial_timeout"]))
@@ -165,7 +168,7 @@ class Sweep:
                 self._finish(trial_id, "stopped", "below the score-on-cost quantile line: stopped early")
 
     def _report(self, trial_id: int, r: runner.Report) -> None:
-        self.store.add_report(trial_id, r.step, r.seconds, r.score, r.cost)
+        self._store.add_report(trial_id, r.step, r.seconds, r.score, r.cost)
         self.reports[trial_id].append((r.score, r.cost))
 
     def _should_stop(self, trial_id: int) -> bool:
@@ -178,9 +181,9 @@ class Sweep:
         del self.running[trial_id]
         last = self.reports[trial_id][-1] if self.reports[trial_id] else (None, None)
         score = last[0] if status in ("done", "stopped") else None
-        self.store.finish(trial_id, status, score, last[1], error)
+        self._store.finish(trial_id, status, score, last[1], error)
         if status == "done":
-            self._consider_best(next(t for t in self.store.trials() if t["id"] == trial_id))
+            self._consider_best(next(t for t in self._store.trials() if t["id"] == trial_id))
         if error:
             self.last_error = f"trial {trial_id} ({status}): {error}"
         if self.table is None:
@@ -193,7 +196,7 @@ class Sweep:
                 handle.kill()
             else:
                 ray.cancel(handle, force=True)
-            self.store.finish(trial_id, "interrupted", None, None, "the sweep stopped while this trial ran")
+            self._store.finish(trial_id, "interrupted", None, None, "the sweep stopped while this trial ran")
         self.running.clear()
 
     # -- what the method sees ---------------------------------------------------------------
@@ -238,11 +241,17 @@ class Sweep:
             tmp.write_text(head + runner.dump_toml(config))
             os.replace(tmp, self.dir / "best.toml")
 
+    @property
+    def _store(self) -> Store:
+        """The sweep's store; opened by `run`, before any trial is launched or read."""
+        assert self.store is not None, "Sweep.run() opens the store first"
+        return self.store
+
     def best_trial(self) -> dict | None:
         """The finished trial with the best score (None before any)."""
         if self.best is None:
             return None
-        return next(t for t in self.store.trials() if t["id"] == self.best[1])
+        return next(t for t in self._store.trials() if t["id"] == self.best[1])
 
     # -- Ray --------------------------------------------------------------------------------
     def _ray_init(self):
@@ -282,7 +291,7 @@ class Sweep:
 
     def _refresh_table(self) -> None:
         if self.table is not None:
-            trials = self.store.trials()
+            trials = self._store.trials()
             for t in trials:  # running trials show their latest report
                 if t["status"] == "running" and self.reports.get(t["id"]):
                     t["score"], t["cost"] = self.reports[t["id"]][-1]

@@ -38,6 +38,8 @@ class GP:
 
     select_points = 96
     refine_steps = 20
+    length_scale: torch.Tensor  # (d,), set by fit
+    noise: float
 
     def fit(self, X: torch.Tensor, y: torch.Tensor, like: GP | None = None) -> GP:
         """Fit to points X (n, d) in [0, 1]^d and targets y (n,); `like` reuses that GP's hyperparameters."""
@@ -65,13 +67,13 @@ class GP:
         eye = torch.eye(len(X), dtype=torch.float64)
         dist = math.sqrt(5.0) * torch.cdist(X, X)
         best = (math.inf, 0.2, 0.05)
-        for ls in LENGTH_SCALES:
-            s = dist / ls
+        for scale in LENGTH_SCALES:
+            s = dist / scale
             base = (1.0 + s + s * s / 3.0) * torch.exp(-s)
             for noise in NOISES:
                 value = _nll(base + (noise + 1e-8) * eye, z)
                 if value < best[0]:
-                    best = (value, ls, noise)
+                    best = (value, scale, noise)
         log_ls = torch.full((X.shape[1],), math.log(best[1]), dtype=torch.float64, requires_grad=True)
         log_noise = torch.tensor(math.log(best[2]), dtype=torch.float64, requires_grad=True)
         start = (log_ls.detach().clone(), log_noise.detach().clone())

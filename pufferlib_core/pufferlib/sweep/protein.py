@@ -120,7 +120,7 @@ class Protein:
             score_gp = GP().fit(X, torch.cat([y, fantasy]), like=score_gp)
 
         reports = [(s, c) for o in observations for s, c in (o.reports or [(o.score, o.cost)])]
-        owners = [i for i, o in enumerate(observations) for _ in (o.reports or [None])]
+        owners = [i for i, o in enumerate(observations) for _ in (o.reports or [(o.score, o.cost)])]
         front = pareto_front(np.array([s for s, _ in reports]), np.array([c for _, c in reports]))
         centers = torch.tensor([observations[owners[i]].x for i in front], dtype=torch.float64)
         cands = self._candidates(centers, gen)

@@ -83,7 +83,8 @@ class ReportReader:
 
     def __init__(self, folder: str | Path, metric: str, cost: str, start: float):
         self.folder, self.metric, self.cost, self.start = Path(folder), metric, cost, start
-        self._offset, self._path = 0, None
+        self._offset = 0
+        self._path: Path | None = None
         self.logged_keys: set[str] = set()
         self.nan: str | None = None
 

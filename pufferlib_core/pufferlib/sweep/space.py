@@ -106,7 +106,7 @@ def param_tables(sweep: Mapping) -> dict[str, dict]:
 
 def _lookup(config: Mapping, dotted: str) -> Any:
     node: Any = config
-    walked = []
+    walked: list[str] = []
     for part in dotted.split("."):
         if not isinstance(node, Mapping) or part not in node:
             options = [".".join(walked + [k]) for k in node] if isinstance(node, Mapping) else []

@@ -69,6 +69,7 @@ class Store:
         cur = self._tx("INSERT INTO trials (idx, params, x, status, run_dir, started, retry_of) "
                        "VALUES (?, ?, ?, 'running', ?, ?, ?)",
                        (idx, json.dumps(params), json.dumps(x), run_dir, time.time(), retry_of))
+        assert cur.lastrowid is not None  # set by the INSERT
         return int(cur.lastrowid)
 
     def add_report(self, trial_id: int, step: int, seconds: float, score: float, cost: float) -> None:
@@ -90,7 +91,8 @@ class Store:
 
     def trials(self, status: str | None = None) -> list[dict]:
         """Every trial (or those with `status`) as dicts, params and x decoded, in id order."""
-        sql, args = "SELECT * FROM trials", ()
+        args: tuple[str, ...] = ()
+        sql = "SELECT * FROM trials"
         if status:
             sql, args = sql + " WHERE status = ?", (status,)
         out = []

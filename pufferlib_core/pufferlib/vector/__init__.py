@@ -81,7 +81,8 @@ def make(env_creator_or_creators: Callable | Sequence[Callable], env_args: Any =
     if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
         raise APIUsageError(f"num_envs must be a positive int, got {num_envs!r}.")
     per_env = isinstance(env_creator_or_creators, (list, tuple))
-    creators = _per_env(list(env_creator_or_creators) if per_env else env_creator_or_creators,
+    creators = _per_env(list(env_creator_or_creators) if isinstance(env_creator_or_creators, (list, tuple))
+                        else env_creator_or_creators,
                         num_envs, per_env, None, "env creators")
     if not all(callable(c) for c in creators):
         raise APIUsageError("env_creator_or_creators must be a callable (or a list, one per env) returning an env.")

@@ -23,15 +23,17 @@ APIUsageError; seeds are None or ints in [0, 2**32) on every backend (`check_see
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from gymnasium import spaces
 
 from pufferlib import spaces as pspaces
-from pufferlib.emulation import wrap
-from pufferlib.environment import Buffers, PufferEnv
+from pufferlib.emulation import _Emulated, wrap
+from pufferlib.environment import Buffers, PufferEnv, action_shape
 from pufferlib.errors import APIUsageError
+
+if TYPE_CHECKING:
+    from pufferlib.spec import EnvSpec
 
 
 def probe_env(creator: Callable, args: tuple, kwargs: dict) -> tuple[PufferEnv, bool]:
@@ -43,14 +45,16 @@ def probe_env(creator: Callable, args: tuple, kwargs: dict) -> tuple[PufferEnv, 
 
 
 def create_env(creator: Callable, args: tuple, kwargs: dict, buf: Buffers, in_place: bool,
-               like: PufferEnv, index: int) -> PufferEnv:
-    """Create env `index` bound to `buf` and check that it matches `like` (env 0).
+               like: Any, index: int) -> PufferEnv:
+    """Create env `index` bound to `buf` and check that it matches `like` (env 0, or its spaces and
+    num_agents as attributes of any object).
 
     In-place PufferEnvs get `buf=`; other envs are emulated, checked, then moved onto `buf`.
     """
     if not in_place:
         env = wrap(creator(*args, **kwargs))
         check_matches(env, like, index)
+        assert isinstance(env, _Emulated)  # not an in-place PufferEnv: wrap emulated it
         env.rebind(buf)
         return env
     try:
@@ -120,6 +124,16 @@ class VecEnv:
     """Base of the vectorization backends; subclasses implement async_reset/send/recv/close."""
 
     closed = False
+    seed: int | None  # the seed given at creation (set by the backend)
+    spec: EnvSpec  # set by pufferlib.make on the vectorizers it makes
+    # The batch arrays, set by `_bind_batch` (Buffers.expose).
+    observations: np.ndarray
+    rewards: np.ndarray
+    terminals: np.ndarray
+    truncations: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    final_observations: np.ndarray | None
 
     def _init_spaces(self, driver: PufferEnv, num_envs: int, batch_size: int) -> None:
         self.num_envs = num_envs
@@ -137,8 +151,7 @@ class VecEnv:
         #: How to unflatten structured observations/actions (None for in-place PufferEnvs).
         self.obs_layout = getattr(driver, "obs_layout", None)
         self.action_layout = getattr(driver, "action_layout", None)
-        self._act_shape = (1,) if isinstance(self.single_action_space, spaces.Discrete) \
-            else tuple(self.single_action_space.shape)
+        self._act_shape = action_shape(self.single_action_space)
         self._act_check = pspaces.ActionCheck(self.single_action_space).check
         self._started = False  # no recv() before the first async_reset()
         self._recv_pending = False

@@ -202,7 +202,8 @@ class Multiprocessing(VecEnv):
                               envs.start, like, self._spin.spin_us, self._spin.adaptive,
                               None if self.start_method == "forkserver" else os.getpid())
             parent_conn, child_conn = ctx.Pipe()
-            proc = ctx.Process(target=worker_main, args=(spec, child_conn), daemon=True,
+            # typeshed's BaseContext (what get_context(str) returns) lacks Process; every real context has it
+            proc = ctx.Process(target=worker_main, args=(spec, child_conn), daemon=True,  # type: ignore[attr-defined]
                                name=f"pufferlib-worker-{w}")
             self._conns.append(parent_conn)
             try:
@@ -248,6 +249,7 @@ class Multiprocessing(VecEnv):
             if deadline is not None:
                 left = deadline - time.monotonic()
                 if left <= 0:
+                    assert timeout is not None  # there is a deadline
                     self._raise_timeout(timeout)
                 slice_ms = min(LIVENESS_S, left) * 1000
 

@@ -96,7 +96,7 @@ class _Block:
         backend = "multiprocessing" if cpus > 1 and len(creators) > 1 else "serial"
         workers = max(d for d in range(1, min(cpus, len(creators)) + 1) if len(creators) % d == 0)
         # spawn: forking a process that runs Ray's threads is unsafe
-        extra = {}
+        extra: dict[str, Any] = {}
         if backend == "multiprocessing":
             extra = {"num_workers": workers, "start_method": "spawn"}
             creators = [_Cloudpickled(c) for c in creators]
@@ -224,6 +224,7 @@ class Ray(VecEnv):
         buf.truncations[rows] = truncations
         buf.masks[rows] = masks
         if final is not None:
+            assert buf.final_observations is not None  # Buffers.allocate made it
             buf.final_observations[rows] = final
         return infos
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from pufferlib.environment import Buffers
+from pufferlib.emulation import _Emulated
+from pufferlib.environment import Buffers, PufferEnv
 from pufferlib.errors import APIUsageError
 from pufferlib.vector.base import VecEnv, check_seed, close_all, create_env, probe_env
 
@@ -43,10 +44,12 @@ class Serial(VecEnv):
         self._bind_batch(self.buffers)
         n = self.agents_per_env
         self.envs = []
+        env: PufferEnv
         try:
             for i in range(num_envs):
                 buf = self.buffers.slice(i * n, (i + 1) * n)
                 if i == 0 and not in_place:
+                    assert isinstance(first, _Emulated)  # not an in-place PufferEnv: probe_env emulated it
                     first.rebind(buf)
                     env = first
                 else:

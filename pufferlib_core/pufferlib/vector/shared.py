@@ -93,7 +93,7 @@ class SharedBlock:
     def array(self) -> np.ndarray:
         """The block as 64-byte aligned bytes (uint8) of this process's mapping."""
         if self._array is None:
-            raw = np.frombuffer(self._raw, np.uint8)
+            raw = np.frombuffer(memoryview(self._raw), np.uint8)  # numpy's types take no ctypes array
             start = -raw.ctypes.data % ALIGN
             self._array = raw[start:start + self.nbytes]
         return self._array
