@@ -134,6 +134,7 @@ class VecEnv:
     masks: np.ndarray
     actions: np.ndarray
     final_observations: np.ndarray | None
+    _out: Buffers | None = None  # the batch arrays of `_gather_rows`, made on first use
 
     def _init_spaces(self, driver: PufferEnv, num_envs: int, batch_size: int) -> None:
         self.num_envs = num_envs
@@ -204,6 +205,17 @@ class VecEnv:
         dest = self._group_views[rows.start // self.agents_per_batch][6]
         dest[...] = self._act_check(actions, dest.shape)
         self._recv_pending = False
+
+    def _gather_rows(self, rows: np.ndarray, infos: list) -> tuple:
+        """A recv() batch of agent rows `rows` (any order), copied into arrays the vectorizer owns
+        (reused from batch to batch): for backends whose ready rows are not one contiguous group."""
+        out = self._out
+        if out is None:
+            out = self._out = Buffers.allocate(self.single_observation_space, self.single_action_space,
+                                               self.agents_per_batch)
+        for name in ("observations", "rewards", "terminals", "truncations", "masks"):
+            np.take(getattr(self, name), rows, axis=0, out=getattr(out, name))
+        return out.observations, out.rewards, out.terminals, out.truncations, infos, rows, out.masks
 
     def _batch(self, rows: slice, infos: list):
         obs, rewards, terminals, truncations, ids, masks, _ = self._group_views[rows.start // self.agents_per_batch]

@@ -51,7 +51,6 @@ from typing import Any
 
 import numpy as np
 
-from pufferlib.environment import Buffers
 from pufferlib.errors import APIUsageError, WorkerError
 from pufferlib.vector import _sync
 from pufferlib.vector.base import VecEnv, check_seed, probe_env
@@ -180,7 +179,6 @@ class Multiprocessing(VecEnv):
         self._all_rows = slice(0, self.num_agents)
         self._all_views = tuple(getattr(self.buffers, name)[self._all_rows] for name in
                                 ("observations", "rewards", "terminals", "truncations"))
-        self._out: Buffers | None = None
         try:
             self._start_workers(env_creators, env_args, env_kwargs, in_place, layout)
             self._wait(workers, init_timeout)
@@ -353,13 +351,7 @@ class Multiprocessing(VecEnv):
     def _gather(self, held: np.ndarray, infos: list) -> tuple:
         """The batch of these workers, copied into arrays owned by the vectorizer."""
         rows = self._held_rows = self._worker_rows[held].ravel()
-        if self._out is None:
-            self._out = Buffers.allocate(self.single_observation_space, self.single_action_space,
-                                         self.agents_per_batch)
-        out = self._out
-        for name in ("observations", "rewards", "terminals", "truncations", "masks"):
-            np.take(getattr(self, name), rows, axis=0, out=getattr(out, name))
-        return out.observations, out.rewards, out.terminals, out.truncations, infos, rows, out.masks
+        return self._gather_rows(rows, infos)
 
     def send(self, actions: Any) -> None:
         self._check_open()

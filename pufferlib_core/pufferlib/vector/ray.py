@@ -155,7 +155,6 @@ class Ray(VecEnv):
         self._bind_batch(self.buffers)
         self._rows_per_worker = per_worker * self.agents_per_env
         self._workers_per_batch = batch_size // per_worker
-        self._out: Buffers | None = None
         actor_cls = ray.remote(num_cpus=cpus_per_worker, max_restarts=0)(_Block)
         self._actors: list = []
         self._pending: dict[int, Any] = {}   # worker -> future of its next result
@@ -275,13 +274,7 @@ class Ray(VecEnv):
     def _gather(self, held: list[int], infos: list) -> tuple:
         rows = np.concatenate([np.arange(w * self._rows_per_worker, (w + 1) * self._rows_per_worker)
                                for w in held])
-        if self._out is None:
-            self._out = Buffers.allocate(self.single_observation_space, self.single_action_space,
-                                         self.agents_per_batch)
-        out = self._out
-        for name in ("observations", "rewards", "terminals", "truncations", "masks"):
-            np.take(getattr(self, name), rows, axis=0, out=getattr(out, name))
-        return out.observations, out.rewards, out.terminals, out.truncations, infos, rows, out.masks
+        return self._gather_rows(rows, infos)
 
     def send(self, actions: Any) -> None:
         self._check_open()
