@@ -8,9 +8,9 @@ import sys
 
 import pytest
 
-#: Random play scores about -1,200 to -1,500; runs of the shipped config reach about -200 by this
+#: Random play scores about -1,200 to -1,500; runs of the shipped config reach -200 to -250 by this
 #: budget (see the learning table in the README). The threshold leaves room for seeds and machines.
-BUDGET, THRESHOLD = 120_000, -600.0
+BUDGET, THRESHOLD = 200_000, -700.0
 
 
 @pytest.mark.slow
