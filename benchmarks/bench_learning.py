@@ -2,12 +2,15 @@
 
 For each env id, trains `puffer train ID` with its shipped config for `--seeds` seeds (in
 subprocesses, one at a time), reads the last logged mean episode return and SPS of each
-run's metrics.jsonl, plays random actions for a few episodes, and prints one Markdown row:
+run's metrics.jsonl, plays random actions until 10 infos report it, and prints one Markdown row:
 
     | env | budget (steps) | return: median [min, max] over seeds | random play | SPS | reference |
 
     python benchmarks/bench_learning.py gym-Pendulum-v1 gym-Acrobot-v1 --seeds 3
+    python benchmarks/bench_learning.py ocean-target --metric score --seeds 1   # Ocean's README table
     python benchmarks/bench_learning.py ocean-squared --steps 2000000   # another budget
+
+`--metric` is the info key to report (`episode_return`, or an env's own such as Ocean's `score`).
 
 A row is a regression check: a changed config or trainer shows as a changed score.
 """
@@ -33,8 +36,8 @@ REFERENCES = {
 }
 
 
-def train_run(env_id: str, seed: int, steps: int | None, data_dir: Path) -> tuple[float, float]:
-    """(last mean episode return, mean SPS of the run's log steps) of one `puffer train` run."""
+def train_run(env_id: str, seed: int, steps: int | None, data_dir: Path, metric: str) -> tuple[float, float]:
+    """(last logged mean of the info `metric`, mean SPS of the run's log steps) of one `puffer train` run."""
     argv = [sys.executable, "-m", "pufferlib", "train", env_id, "--train.seed", str(seed), "--vec.seed",
             str(seed * 1000), "--train.data-dir", str(data_dir)]
     if steps:
@@ -42,13 +45,13 @@ def train_run(env_id: str, seed: int, steps: int | None, data_dir: Path) -> tupl
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
     metrics = sorted(data_dir.glob("*/metrics.jsonl"), key=lambda p: p.stat().st_mtime)[-1]
     rows = [json.loads(line) for line in metrics.read_text().splitlines()[1:] if line.strip()]
-    returns = [r["environment/episode_return"] for r in rows if "environment/episode_return" in r]
+    returns = [r[f"environment/{metric}"] for r in rows if f"environment/{metric}" in r]
     sps = [r["SPS"] for r in rows if "SPS" in r]
     return (returns[-1] if returns else float("nan")), (statistics.mean(sps) if sps else float("nan"))
 
 
-def random_play(env_id: str, episodes: int = 10) -> float:
-    """Mean episode return of uniformly random actions."""
+def random_play(env_id: str, metric: str, reports: int = 10) -> float:
+    """Mean of the info `metric` over the first `reports` infos that carry it, acting uniformly at random."""
     import pufferlib
 
     env = pufferlib.make(env_id, num_envs=1, seed=0)
@@ -56,13 +59,13 @@ def random_play(env_id: str, episodes: int = 10) -> float:
     try:
         env.reset(seed=0)
         space = env.single_action_space
-        while len(returns) < episodes:
+        while len(returns) < reports:
             actions = np.stack([space.sample() for _ in range(env.num_agents)])
             infos = env.step(actions)[4]
-            returns += [float(i["episode_return"]) for i in infos if "episode_return" in i]
+            returns += [float(i[metric]) for i in infos if metric in i]
     finally:
         env.close()
-    return float(np.mean(returns[:episodes]))
+    return float(np.mean(returns[:reports]))
 
 
 def budget(env_id: str, steps: int | None) -> int:
@@ -80,16 +83,19 @@ def main() -> None:
     parser.add_argument("env_ids", nargs="+")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=None, help="override total_timesteps")
+    parser.add_argument("--metric", default="episode_return", help="info key to report (default episode_return)")
     args = parser.parse_args()
-    print("| env | budget (steps) | return: median [min, max] | seeds | random play | SPS | reference |")
+    print(f"| env | budget (steps) | {args.metric}: median [min, max] | seeds | random play | SPS | reference |")
     print("|---|---|---|---|---|---|---|")
     for env_id in args.env_ids:
         with tempfile.TemporaryDirectory() as tmp:
-            results = [train_run(env_id, seed, args.steps, Path(tmp) / str(seed)) for seed in range(1, args.seeds + 1)]
+            results = [train_run(env_id, seed, args.steps, Path(tmp) / str(seed), args.metric)
+                       for seed in range(1, args.seeds + 1)]
         scores = [r[0] for r in results]
         sps = statistics.median(r[1] for r in results)
         print(f"| {env_id} | {budget(env_id, args.steps):,} | {statistics.median(scores):.1f} "
-              f"[{min(scores):.1f}, {max(scores):.1f}] | {len(scores)} | {random_play(env_id):.1f} | {sps:,.0f} | "
+              f"[{min(scores):.1f}, {max(scores):.1f}] | {len(scores)} | {random_play(env_id, args.metric):.1f} | "
+              f"{sps:,.0f} | "
               f"{REFERENCES.get(env_id, '')} |", flush=True)
 
 
