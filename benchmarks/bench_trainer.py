@@ -18,6 +18,10 @@ squared   (--squared, needs puffer-ocean) ocean-squared with an LSTM-128 policy,
           envs, batch 4096x64, minibatch 32768, and the reference's defaults otherwise
           (update_epochs 1, torch on all cores); the reference library's figure on this
           CPU is 41K SPS (target >= 1.5x).
+contended (--contended, needs puffer-ocean) the squared run with train.cpu_threads = 0
+          (the thread count chosen by measured speed) on the quiet machine, then beside
+          one busy process (a Python spin loop), and the ratio (target >= 0.55x); then
+          the same two runs with torch fixed on all cores, as before the tuner.
 """
 
 from __future__ import annotations
@@ -25,8 +29,11 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import subprocess
+import sys
 import tempfile
 import time
+from contextlib import contextmanager
 
 import numpy as np
 import torch
@@ -172,22 +179,50 @@ def bench_profile(steps: int) -> None:
           f"trainer overhead (copy+other) {shares['copy'] + shares['other']:.0%} (target < 15%)")
 
 
-def bench_squared(epochs: int) -> None:
+def squared_sps(epochs: int, cpu_threads: int) -> tuple[float, str]:
+    """(SPS, time shares) of ocean-squared LSTM training for `epochs` timed batches (see `squared` above)."""
     from pufferlib import models
 
     env = pufferlib.make("ocean-squared", num_envs=4096)
     policy = models.LSTMWrapper(env, models.Default(env, hidden_size=128), input_size=128, hidden_size=128)
     batch = 4096 * 64
-    # The reference's defaults for the rest: one pass over each batch, torch on every core
-    # (the native env takes under 1% of the time, so both cores go to learning).
     trainer = PuffeRL(env=env, policy=policy, device="cpu", batch_size=batch, minibatch_size=32768,
-                      bptt_horizon=64, update_epochs=1, cpu_threads=os.cpu_count() or 1, data_dir=DATA_DIR.name,
+                      bptt_horizon=64, update_epochs=1, cpu_threads=cpu_threads, data_dir=DATA_DIR.name,
                       total_timesteps=batch * (epochs + 1), checkpoint_interval=0,
                       dashboard=Dashboard(interval=1e9, rich=False, stream=io.StringIO()))
     sps, metrics = timed_training(trainer)
     shares = "  ".join(f"{k} {metrics[f'performance/{k}']:.0%}" for k in ("env", "forward", "learn", "copy", "other"))
+    return sps, shares
+
+
+def bench_squared(epochs: int) -> None:
+    # The reference's defaults for the rest: one pass over each batch, torch on every core
+    # (the native env takes under 1% of the time, so both cores go to learning).
+    sps, shares = squared_sps(epochs, os.cpu_count() or 1)
     print(f"squared   LSTM-128, 4096 envs: {sps:,.0f} SPS vs reference 41,000 -> {sps / 41000:.2f}x "
           f"(target >= 1.5x) | {shares}")
+
+
+@contextmanager
+def busy_process():
+    """One CPU-bound process beside the benchmark (a Python spin loop), stopped on exit."""
+    spinner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.5)
+        yield
+    finally:
+        spinner.kill()
+        spinner.wait()
+
+
+def bench_contended(epochs: int) -> None:
+    cores = os.cpu_count() or 1
+    for label, threads in (("tuned (cpu_threads 0)", 0), (f"fixed at {cores} threads", cores)):
+        quiet = squared_sps(epochs, threads)[0]
+        with busy_process():
+            loaded = squared_sps(epochs, threads)[0]
+        print(f"contended squared, {label}: quiet {quiet:,.0f} SPS | beside one busy process {loaded:,.0f} SPS "
+              f"-> {loaded / quiet:.2f}x (target >= 0.55x)")
 
 
 def main() -> None:
@@ -196,8 +231,14 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="alternating SB3/PuffeRL rounds (best of)")
     parser.add_argument("--squared", action="store_true", help="also run the ocean-squared LSTM benchmark")
     parser.add_argument("--squared-epochs", type=int, default=2)
+    parser.add_argument("--contended", action="store_true",
+                        help="only the ocean-squared run quiet and beside a busy process (tuned and fixed threads)")
+    parser.add_argument("--contended-epochs", type=int, default=6)
     args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.contended:
+        bench_contended(args.contended_epochs)
+        return
     bench_cartpole(args.steps, args.rounds)
     bench_profile(args.steps)
     if args.squared:

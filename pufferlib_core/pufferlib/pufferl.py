@@ -34,6 +34,7 @@ from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
 from pufferlib.metrics_file import MetricsFile
 from pufferlib.protocols import RecurrentPolicy
 from pufferlib.rollout import Rollout
+from pufferlib.threads import ThreadTuner, candidate_counts, usable_cores
 
 
 def _resolve_device(device: str) -> torch.device:
@@ -92,8 +93,11 @@ class PuffeRL:
         # Everything that can be checked is checked before anything is acquired (the process
         # group, the device, the env's reset): a bad config leaves nothing behind.
         device = _resolve_device(str(cfg["device"]))
+        self.thread_tuner: ThreadTuner | None = None  # cpu_threads = 0: chosen by measured speed
         if device.type == "cpu" and cfg["cpu_threads"] > 0:
             torch.set_num_threads(cfg["cpu_threads"])
+        elif device.type == "cpu":
+            self.thread_tuner = ThreadTuner(candidate_counts(usable_cores()))
         rank = int(os.environ.get("RANK", "0"))
         torch.manual_seed(cfg["seed"] + rank)
         np.random.seed(cfg["seed"] + rank)
@@ -259,6 +263,8 @@ class PuffeRL:
         if isinstance(self.policy, normalize.NormalizedPolicy):  # for the next batch, never during one
             self.policy.update(data.obs, data.rewards, data.terminals | data.truncations, data.weights)
         self.epoch += 1
+        if self.thread_tuner is not None:
+            self.thread_tuner.step(data.batch_size)
         if cfg["checkpoint_interval"] > 0 and self.epoch % cfg["checkpoint_interval"] == 0:
             self.save_checkpoint()
         return self.losses

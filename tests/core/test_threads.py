@@ -1,0 +1,120 @@
+"""ThreadTuner: torch's thread count follows measured speed, as the load on the machine changes."""
+
+import pytest
+import torch
+
+import pufferlib
+from pufferlib import PuffeRL
+from pufferlib.dashboard import Dashboard
+from pufferlib.threads import ThreadTuner, candidate_counts, usable_cores
+
+
+class Machine:
+    """A simulated CPU: an iteration of 1,000 steps takes `cost[(threads, busy)]` seconds."""
+
+    def __init__(self, cost):
+        self.cost, self.busy, self.now, self.threads = cost, False, 0.0, None
+        self.history = []
+
+    def set_threads(self, n):
+        self.threads = n
+
+    def clock(self):
+        return self.now
+
+    def iterate(self, tuner, n=1):
+        for _ in range(n):
+            self.now += self.cost[(self.threads, self.busy)]
+            self.history.append(self.threads)
+            tuner.step(1000)
+
+
+# Two threads are 1.6x faster on an idle machine and 3x slower beside a busy process.
+TWO_CORES = {(1, False): 1.0, (2, False): 0.625, (1, True): 1.1, (2, True): 3.3}
+
+
+def make(machine, **kw):
+    tuner = ThreadTuner([1, 2], set_threads=machine.set_threads, clock=machine.clock, **kw)
+    tuner.step(0)  # starts the clock, as the trainer's first iteration does
+    return tuner
+
+
+def test_keeps_the_faster_count_on_an_idle_machine_and_probes_rarely():
+    machine = Machine(TWO_CORES)
+    tuner = make(machine)
+    machine.iterate(tuner, 200)
+    assert tuner.current == 2
+    assert machine.history[-100:].count(1) <= 3  # probes back off to one in 32 iterations
+
+
+def test_switches_to_one_thread_when_a_busy_process_takes_a_core():
+    machine = Machine(TWO_CORES)
+    tuner = make(machine)
+    machine.iterate(tuner, 50)
+    machine.busy = True
+    machine.iterate(tuner, 3)
+    assert tuner.current == 1
+    machine.iterate(tuner, 100)
+    assert machine.history[-100:].count(2) <= 8  # only the occasional probe of two threads
+
+
+def test_returns_to_two_threads_when_the_machine_is_idle_again():
+    machine = Machine(TWO_CORES)
+    tuner = make(machine)
+    machine.busy = True
+    machine.iterate(tuner, 200)
+    machine.busy = False
+    machine.iterate(tuner, 40)  # within the longest probe interval
+    assert tuner.current == 2
+
+
+def test_loaded_throughput_beats_any_fixed_count_over_a_changing_load():
+    def total(tuner_or_count):
+        machine = Machine(TWO_CORES)
+        if isinstance(tuner_or_count, int):
+            machine.threads = tuner_or_count
+            tuner = ThreadTuner([tuner_or_count], set_threads=machine.set_threads, clock=machine.clock)
+        else:
+            tuner = make(machine)
+        for busy in (False, True, False, True):
+            machine.busy = busy
+            machine.iterate(tuner, 100)
+        return machine.now
+
+    adaptive = total("tune")
+    assert adaptive < 0.92 * min(total(1), total(2))  # 0.89 here; 0.82 if it knew the load in advance
+
+
+def test_candidate_counts():
+    assert candidate_counts(1) == [1]
+    assert candidate_counts(2) == [1, 2]
+    assert candidate_counts(6) == [1, 2, 4, 6]
+    assert 1 <= usable_cores()
+
+
+def test_bad_counts_are_refused():
+    with pytest.raises(ValueError):
+        ThreadTuner([0, 2])
+
+
+def test_cpu_threads_zero_tunes_while_training():
+    before = torch.get_num_threads()
+    env = pufferlib.make("gym-CartPole-v1", num_envs=4, seed=0)
+    try:
+        trainer = PuffeRL(env=env, device="cpu", cpu_threads=0, batch_size=256, minibatch_size=128,
+                          total_timesteps=256 * 6, checkpoint_interval=0,
+                          dashboard=Dashboard(interval=1e9, rich=False))
+        assert trainer.thread_tuner is not None
+        while not trainer.done_training():
+            trainer.evaluate()
+            trainer.train()
+        rates = trainer.thread_tuner.rates
+        assert set(rates) == set(candidate_counts(usable_cores()))
+        assert all(r is not None and r > 0 for r in rates.values())  # every count was measured
+        assert torch.get_num_threads() == trainer.thread_tuner.current
+        fixed = PuffeRL(env=env, device="cpu", cpu_threads=1, batch_size=256, minibatch_size=128,
+                        checkpoint_interval=0, dashboard=Dashboard(interval=1e9, rich=False))
+        assert fixed.thread_tuner is None and torch.get_num_threads() == 1
+    finally:
+        env.close()
+        torch.set_num_threads(before)
