@@ -70,26 +70,35 @@ class LossConfig:
 
 def ppo_loss(new_logprob: torch.Tensor, entropy: torch.Tensor, new_value: torch.Tensor,
              old_logprob: torch.Tensor, old_value: torch.Tensor, advantages: torch.Tensor,
-             returns: torch.Tensor, weights: torch.Tensor, cfg: LossConfig) -> tuple[torch.Tensor, dict]:
+             returns: torch.Tensor, weights: torch.Tensor | None, cfg: LossConfig) -> tuple[torch.Tensor, dict]:
     """The clipped PPO objective over one minibatch; returns (loss, stats).
 
     `weights` holds 0 for padded/absent agents (they add nothing to loss or statistics)
-    and, with prioritised sampling, the importance weights of the sampled segments.
+    and, with prioritised sampling, the importance weights of the sampled segments; None
+    when every entry is present with weight 1 (the same result with fewer operations).
     """
-    present = weights > 0
-    count = present.sum().clamp(min=1)
+    if weights is None:
+        def present_mean(x: torch.Tensor) -> torch.Tensor:
+            return x.mean()
 
-    def present_mean(x: torch.Tensor) -> torch.Tensor:
-        return torch.where(present, x, 0.0).sum() / count
+        weighted_mean = present_mean
+        if cfg.norm_adv:
+            advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    else:
+        present = weights > 0
+        count = present.sum().clamp(min=1)
 
-    def weighted_mean(x: torch.Tensor) -> torch.Tensor:
-        return present_mean(x * weights)
+        def present_mean(x: torch.Tensor) -> torch.Tensor:
+            return torch.where(present, x, 0.0).sum() / count
 
-    if cfg.norm_adv:  # mean and unbiased std over the present entries
-        mean = present_mean(advantages)
-        centred = torch.where(present, advantages - mean, 0.0)
-        std = (centred.square().sum() / (count - 1).clamp(min=1)).sqrt()
-        advantages = centred / (std + 1e-8)
+        def weighted_mean(x: torch.Tensor) -> torch.Tensor:
+            return present_mean(x * weights)
+
+        if cfg.norm_adv:  # mean and unbiased std over the present entries
+            mean = present_mean(advantages)
+            centred = torch.where(present, advantages - mean, 0.0)
+            std = (centred.square().sum() / (count - 1).clamp(min=1)).sqrt()
+            advantages = centred / (std + 1e-8)
 
     log_ratio = new_logprob - old_logprob
     ratio = log_ratio.exp()

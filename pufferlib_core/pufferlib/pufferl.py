@@ -238,6 +238,9 @@ class PuffeRL:
         ratio = torch.ones_like(data.values) if vtrace else None
         beta = cfg["prio_beta0"] + (1 - cfg["prio_beta0"]) * min(1.0, self.global_step / max(1, self.total_timesteps))
         per_minibatch = cfg["minibatch_size"] // self.segment
+        # Every step present with weight 1 (no padded agents, no prioritised sampling): the loss
+        # takes plain means.
+        uniform = cfg["prio_alpha"] == 0 and bool((data.weights == 1).all())
         stats: list[torch.Tensor] = []
         for epoch in range(cfg["update_epochs"]):
             if epoch == 0 or vtrace:  # V-trace advantages follow the policy's new ratios
@@ -250,9 +253,11 @@ class PuffeRL:
             for idx, weights in ppo.minibatch_segments(data.num_segments, per_minibatch, priorities,
                                                        cfg["prio_alpha"], beta):
                 idx = idx.to(self.device)
-                step_stats, new_ratio = self._update(idx, weights.to(self.device), packed[idx], cfg)
+                minibatch = packed[idx]
+                step_stats, new_logprob = self._update(idx, None if uniform else weights.to(self.device),
+                                                       minibatch, cfg)
                 if ratio is not None:
-                    data.segments(ratio)[idx] = new_ratio
+                    data.segments(ratio)[idx] = (new_logprob - minibatch[..., 0]).exp()
                 stats.append(step_stats)
         self.losses = dict(zip(ppo.LOSS_STATS, torch.stack(stats).mean(0).tolist()))
         if not all(math.isfinite(v) for v in self.losses.values()):  # the floats just read: no extra sync
@@ -304,10 +309,11 @@ class PuffeRL:
                                       data.bootstrap, cfg["gamma"], cfg["gae_lambda"], ratio,
                                       cfg["vtrace_rho_clip"], cfg["vtrace_c_clip"], data.final_values)
 
-    def _update(self, idx: torch.Tensor, weights: torch.Tensor, packed: torch.Tensor,
+    def _update(self, idx: torch.Tensor, weights: torch.Tensor | None, packed: torch.Tensor,
                 cfg: Mapping) -> tuple[torch.Tensor, torch.Tensor]:
         """One gradient step on segments `idx`; `packed` holds their (logprob, value, advantage,
-        return, mask weight) per step. Returns the `ppo.LOSS_STATS` and the new/old policy ratios."""
+        return, mask weight) per step; `weights` their importance weights, or None when every step
+        counts once. Returns the `ppo.LOSS_STATS` and the new log-probabilities (detached)."""
         data = self.rollout
         seg = data.segments
         obs, actions = seg(data.obs)[idx], seg(data.actions)[idx]
@@ -327,8 +333,8 @@ class PuffeRL:
             assert entropy is not None  # sample_logits computes it by default
         new_logprob = new_logprob.float().view(mb, length)
         loss, stats = ppo.ppo_loss(new_logprob, entropy.float().view(mb, length), value.float().view(mb, length),
-                                   old_logprob, old_value, advantages, returns, mask_weights * weights.view(-1, 1),
-                                   self.loss_config)
+                                   old_logprob, old_value, advantages, returns,
+                                   None if weights is None else mask_weights * weights.view(-1, 1), self.loss_config)
         for opt in self.optimizers:
             opt.zero_grad(set_to_none=True)
         loss.backward()
@@ -339,7 +345,7 @@ class PuffeRL:
         for opt in self.optimizers:
             opt.step()
         self.profile["learn"] += time.perf_counter() - start
-        return torch.stack([stats[key] for key in ppo.LOSS_STATS]), (new_logprob.detach() - old_logprob).exp()
+        return torch.stack([stats[key] for key in ppo.LOSS_STATS]), new_logprob.detach()
 
     def _average_gradients(self, grads: list[torch.Tensor]) -> None:
         import torch.distributed as dist

@@ -359,6 +359,11 @@ def observation_problems(obs: Any, space: spaces.Space, path: tuple = ()) -> tup
     return [], []
 
 
+#: The unsigned dtype of each integer size (a negative action is huge in its unsigned view).
+_UNSIGNED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_max = np.maximum.reduce  # the ufunc itself: a third of ndarray.max()'s cost on a small batch
+
+
 class ActionCheck:
     """Checks batches of flat actions for one Discrete, MultiDiscrete or Box space, cheaply.
 
@@ -378,6 +383,7 @@ class ActionCheck:
             self.high = space.nvec.ravel()
         else:
             self.high = None
+        self._scalar_high = int(self.high) if self.high is not None and self.high.ndim == 0 else None
         self._zeros = np.zeros(0, np.float32)  # as many zeros as the last batch had values
 
     def check(self, actions: Any, shape: tuple[int, ...]) -> np.ndarray:
@@ -419,9 +425,9 @@ class ActionCheck:
                        if kind == "f" else "") + ".")
             actions = actions.astype(np.int64)
         # Negative values become huge in the same-size unsigned view: one comparison checks both ends.
-        unsigned = actions.view(f"u{actions.dtype.itemsize}")
-        if self.high.ndim == 0:
-            bad = unsigned.max() >= self.high
+        unsigned = actions.view(_UNSIGNED[actions.dtype.itemsize])
+        if self._scalar_high is not None:
+            bad = _max(unsigned, axis=None) >= self._scalar_high
         else:
             bad = (unsigned.reshape(len(unsigned), -1) >= self.high).any()
         if bad:

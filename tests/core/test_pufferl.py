@@ -131,6 +131,20 @@ def test_masked_entries_contribute_nothing():
     assert torch.isclose(loss_a, loss_b) and torch.isclose(stats_a["approx_kl"], stats_b["approx_kl"])
 
 
+@pytest.mark.parametrize("norm_adv", [True, False])
+@pytest.mark.parametrize("vf_clip_coef", [0.0, 0.2])
+def test_loss_without_weights_equals_unit_weights(norm_adv, vf_clip_coef):
+    cfg = ppo.LossConfig(ent_coef=0.01, norm_adv=norm_adv, vf_clip_coef=vf_clip_coef)
+    inp = loss_inputs()
+    inp["new_logprob"].requires_grad_(True)
+    loss_w, stats_w = ppo.ppo_loss(cfg=cfg, **inp)
+    (grad_w,) = torch.autograd.grad(loss_w, inp["new_logprob"])
+    loss_n, stats_n = ppo.ppo_loss(cfg=cfg, **dict(inp, weights=None))
+    (grad_n,) = torch.autograd.grad(loss_n, inp["new_logprob"])
+    assert torch.isclose(loss_w, loss_n, atol=1e-6) and torch.allclose(grad_w, grad_n, atol=1e-6)
+    assert all(torch.isclose(stats_w[k], stats_n[k], atol=1e-6) for k in stats_w)
+
+
 def test_minibatches_cover_the_batch_once_and_priorities_bias_sampling():
     batches = ppo.minibatch_segments(12, 4)
     assert len(batches) == 3 and sorted(torch.cat([i for i, _ in batches]).tolist()) == list(range(12))
