@@ -89,7 +89,19 @@ def puffer_stepper(creator: Callable, num_envs: int, num_workers: int, batch_siz
         vecenv.send(actions)
         return batch
 
-    return step, vecenv.close
+    def close() -> None:
+        spin = vecenv._spin
+        if spin.waits:
+            DIAGNOSIS.append(f"{spin.waits:,} waits for workers, {spin.waited_s / spin.waits * 1e6:.0f} us each on "
+                             f"average ({spin.waited_s:.2f} s in all); {spin.spun / spin.waits:.0%} spun, and "
+                             f"{spin.paid / max(1, spin.spun):.0%} of those ended within the spin")
+        vecenv.close()
+
+    return step, close
+
+
+#: What our side's waits for workers looked like in the last comparison (see SpinPolicy).
+DIAGNOSIS: list[str] = []
 
 
 def compare(name: str, a, b, seconds: float, rounds: int, target: float) -> float:
@@ -111,6 +123,9 @@ def compare(name: str, a, b, seconds: float, rounds: int, target: float) -> floa
     verdict = "ok" if ratio >= target else "BELOW TARGET"
     print(f"{name:<8} {rates[0]:>12,.0f} {rates[1]:>12,.0f} {ratio:>8.2f}x  (target >= {target}x: {verdict})",
           flush=True)
+    if DIAGNOSIS:
+        print(f"{'':<8} ours: {DIAGNOSIS[0]}", flush=True)
+        DIAGNOSIS.clear()
     return ratio
 
 

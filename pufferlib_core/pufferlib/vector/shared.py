@@ -118,6 +118,9 @@ class SpinPolicy:
     again. `backoff` doubles with each failed spin (up to MAX_BACKOFF) and halves with each
     one that paid, so a machine where spinning mostly fails is probed rarely.
     With `adaptive=False` every wait spins `spin_us`.
+
+    It also counts, for diagnosis (`benchmarks/bench_multiprocessing.py` prints them): the
+    waits, how many spun, how many of those ended within the spin, and the seconds waited.
     """
 
     MAX_BACKOFF = 4096
@@ -128,9 +131,16 @@ class SpinPolicy:
         self.current = self.spin_us  # what the next wait spins, in microseconds
         self._skip = 0
         self._backoff = 1
+        self.waits = self.spun = self.paid = 0
+        self.waited_s = 0.0
 
     def record(self, waited_s: float) -> None:
         """Account one finished wait that lasted `waited_s` seconds."""
+        self.waits += 1
+        self.waited_s += waited_s
+        if self.current > 0:
+            self.spun += 1
+            self.paid += waited_s * 1e6 <= self.current
         if not self.adaptive or self.spin_us <= 0:
             return
         if self.current > 0:
