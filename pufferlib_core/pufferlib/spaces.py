@@ -362,6 +362,7 @@ def observation_problems(obs: Any, space: spaces.Space, path: tuple = ()) -> tup
 #: The unsigned dtype of each integer size (a negative action is huge in its unsigned view).
 _UNSIGNED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 _max = np.maximum.reduce  # the ufunc itself: a third of ndarray.max()'s cost on a small batch
+_SHORT = 64  # up to this many actions, max() of a list is cheaper than a numpy reduction
 
 
 class ActionCheck:
@@ -427,7 +428,9 @@ class ActionCheck:
         # Negative values become huge in the same-size unsigned view: one comparison checks both ends.
         unsigned = actions.view(_UNSIGNED[actions.dtype.itemsize])
         if self._scalar_high is not None:
-            bad = _max(unsigned, axis=None) >= self._scalar_high
+            # A Python max over a short list beats a numpy reduction's fixed cost.
+            largest = max(unsigned.ravel().tolist(), default=0) if unsigned.size <= _SHORT else _max(unsigned, axis=None)
+            bad = largest >= self._scalar_high
         else:
             bad = (unsigned.reshape(len(unsigned), -1) >= self.high).any()
         if bad:
