@@ -22,9 +22,8 @@ import torch
 from torch import nn
 
 from pufferlib.errors import APIUsageError
+from pufferlib.protocols import Logits
 from pufferlib.spaces import assemble
-
-Logits = torch.Tensor | Sequence[torch.Tensor] | torch.distributions.Normal
 
 
 def layer_init(layer: nn.Module, std: float = math.sqrt(2), bias_const: float = 0.0) -> nn.Module:
