@@ -22,9 +22,10 @@ from dataclasses import dataclass, fields
 from multiprocessing.connection import Connection
 from multiprocessing.sharedctypes import RawArray
 from types import SimpleNamespace
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
 
 from pufferlib.environment import Buffers
 from pufferlib.vector import _sync
@@ -48,11 +49,11 @@ class Layout:
     nbytes: int
 
     @classmethod
-    def plan(cls, obs_space: Any, act_space: Any, num_agents: int, num_workers: int) -> Layout:
+    def plan(cls, obs_space: spaces.Space, act_space: spaces.Space, num_agents: int, num_workers: int) -> Layout:
         """Lay out the slots and the batch arrays of `num_agents` rows."""
         specs: list[tuple[tuple[int, ...], np.dtype]] = []
 
-        def record(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        def record(shape: tuple[int, ...], dtype: npt.DTypeLike) -> np.ndarray:
             specs.append((tuple(shape), np.dtype(dtype)))
             return np.empty(0, dtype)
 
@@ -69,7 +70,7 @@ class Layout:
         return Buffers(**{name: np.ndarray(shape, np.dtype(dtype), buffer=buf, offset=offset)
                           for name, shape, dtype, offset in self.arrays})
 
-    def slot_field(self, buf: np.ndarray, offset: int, dtype: Any) -> np.ndarray:
+    def slot_field(self, buf: np.ndarray, offset: int, dtype: npt.DTypeLike) -> np.ndarray:
         """One field of every worker slot as a strided array (index = worker)."""
         return np.ndarray((self.num_workers,), np.dtype(dtype), buffer=buf, offset=HEADER + offset,
                           strides=(SLOT,))
