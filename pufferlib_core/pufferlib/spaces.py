@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeAlias, TypeVar, Union
+from typing import Any, TypeAlias, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -27,7 +27,7 @@ STRUCT_TYPES = (spaces.Dict, spaces.Tuple)
 T = TypeVar("T")
 #: A value nested as a Dict/Tuple space nests its leaves: a leaf value (an array, a tensor, a
 #: number), or a dict (Dict spaces) or tuple (Tuple spaces) of nested values.
-Nested: TypeAlias = Union[T, dict[Hashable, "Nested[T]"], tuple["Nested[T]", ...]]
+Nested: TypeAlias = T | dict[Hashable, "Nested[T]"] | tuple["Nested[T]", ...]
 
 
 def make_space(shape: Sequence[int] | int, low: float = -np.inf, high: float = np.inf,
