@@ -4,7 +4,7 @@ of a vectorized env, and what it needs of a policy.
 The classes are `typing.Protocol`s, checked structurally: a plugin's vectorized env or policy
 meets them by having the attributes and methods, with no base class to inherit. Every
 backend of `pufferlib.vector` returns a `VecEnv`; every policy of `pufferlib.models` is a
-`Policy`, and `models.LSTMWrapper` a `RecurrentPolicy`. Members are read-only properties
+`SplitPolicy` (a `Policy`), and `models.LSTMWrapper` a `RecurrentPolicy`. Members are read-only properties
 here, so a plain attribute of a narrower type (`spaces.Box` for `spaces.Space`) meets them.
 
 The aliases (`Env`, `EnvCreator`, `Logits`, `LSTMState`, `Batch`) are for annotations; the
@@ -44,6 +44,11 @@ Env: TypeAlias = "PufferEnv | gymnasium.Env[Any, Any] | ParallelEnv | AECEnv"
 #: What a plugin's env spec points at (`"module:attr"`) and what `pufferlib.vector.make` calls:
 #: `creator(*env_args, **env_kwargs)` (in-place PufferEnvs also get `buf=`) returns an `Env`.
 EnvCreator: TypeAlias = "Callable[..., Env]"
+
+#: What a plugin's spec names as its default policy (`"module:Class"`): called as `cls(env, **kwargs)`
+#: or `cls(observation_space, action_space, **kwargs)`, it builds a torch Module (see
+#: `pufferlib.policy_factory`).
+PolicyFactory: TypeAlias = "Callable[..., torch.nn.Module]"
 
 #: A policy's action output: logits (Discrete), a list of logits or one tensor split by `nvec`
 #: (MultiDiscrete), or a `torch.distributions.Normal` (Box).
@@ -115,6 +120,19 @@ class Policy(Protocol):
     """
 
     def __call__(self, obs: torch.Tensor) -> tuple[Logits, torch.Tensor]: ...
+
+
+@runtime_checkable
+class SplitPolicy(Policy, Protocol):
+    """A feed-forward policy in two steps, as every policy of `pufferlib.models` is, so that
+    `models.LSTMWrapper` (`rnn.enabled`) can put an LSTM between them.
+
+    `encode_observations(obs) -> (batch, hidden)`; `decode_actions(hidden) -> (logits, value)`.
+    """
+
+    def encode_observations(self, obs: torch.Tensor) -> torch.Tensor: ...
+
+    def decode_actions(self, hidden: torch.Tensor) -> tuple[Logits, torch.Tensor]: ...
 
 
 @runtime_checkable
