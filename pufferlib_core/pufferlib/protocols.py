@@ -27,10 +27,10 @@ if TYPE_CHECKING:
 
     from pufferlib.environment import PufferEnv
     from pufferlib.spaces import ObsLayout
-    from pufferlib.spec import EnvSpec
 
-#: An info dict of an env step: str keys, values of the env's choosing (numbers for the stats).
-Info: TypeAlias = dict[str, object]
+#: An info dict of an env step: str keys, values of the env's choosing (`episode_return` and
+#: `episode_length` are numbers; the trainer averages every number). `Any`: readers convert them.
+Info: TypeAlias = dict[str, Any]
 
 #: What `VecEnv.recv()` returns: (observations, rewards, terminals, truncations, infos,
 #: env_ids, masks) for `agents_per_batch` agent rows.
@@ -56,6 +56,13 @@ Logits: TypeAlias = "torch.Tensor | Sequence[torch.Tensor] | torch.distributions
 
 #: The (h, c) state of an LSTM policy, each (batch, hidden_size).
 LSTMState: TypeAlias = "tuple[torch.Tensor, torch.Tensor]"
+
+
+class SpecId(Protocol):
+    """What the trainer reads of `VecEnv.spec` (a `pufferlib.EnvSpec`): the id it records in checkpoints."""
+
+    @property
+    def id(self) -> str: ...
 
 
 @runtime_checkable
@@ -97,7 +104,7 @@ class VecEnv(EnvSpaces, Protocol):
     def final_observations(self) -> np.ndarray | None: ...
 
     @property
-    def spec(self) -> EnvSpec | None: ...
+    def spec(self) -> SpecId | None: ...
 
     def async_reset(self, seed: int | None = None) -> None:
         """Reset every env; the first `recv()` returns the initial observations."""
@@ -110,6 +117,13 @@ class VecEnv(EnvSpaces, Protocol):
 
     def close(self) -> None:
         """Release the envs (and worker processes); idempotent."""
+
+
+@runtime_checkable
+class Renderable(Protocol):
+    """A vectorized env that can render (the serial backend renders env 0; `puffer eval` uses it)."""
+
+    def render(self) -> object: ...
 
 
 @runtime_checkable
