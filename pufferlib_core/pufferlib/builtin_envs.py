@@ -18,15 +18,16 @@ from pufferlib.hookspecs import hookimpl
 from pufferlib.spec import EnvSpec
 
 if TYPE_CHECKING:
-    import gymnasium
     from pettingzoo import AECEnv, ParallelEnv
+
+    from pufferlib.protocols import GymnasiumEnv
 
 GYM_PREFIX = "gym-"
 PETTINGZOO_PREFIX = "pettingzoo-"
 _VERSION = re.compile(r"^(?P<name>.+?)[-_]v(?P<version>\d+)$")
 
 
-def make_gymnasium(gym_id: str, **kwargs: Any) -> gymnasium.Env[Any, Any]:
+def make_gymnasium(gym_id: str, **kwargs: Any) -> GymnasiumEnv:
     """`gymnasium.make(gym_id, **kwargs)` (the user's env kwargs, passed through)."""
     import gymnasium
 

@@ -110,7 +110,7 @@ def _run(checks: list[Check], name: str, fn: Callable[[], tuple[str, str] | tupl
     checks.append(Check(name, *result))
 
 
-def _sample(space: spaces.Space, n: int, rng: np.random.Generator) -> np.ndarray:
+def _sample(space: spaces.Space[object], n: int, rng: np.random.Generator) -> np.ndarray:
     if isinstance(space, spaces.Discrete):
         return rng.integers(space.start, space.start + space.n, (n, 1)).astype(np.int32)
     if isinstance(space, spaces.MultiDiscrete):
@@ -121,7 +121,7 @@ def _sample(space: spaces.Space, n: int, rng: np.random.Generator) -> np.ndarray
     return rng.uniform(low, high, (n, *space.shape)).astype(np.float32)
 
 
-def _extreme(space: spaces.Space, n: int, high: bool) -> np.ndarray:
+def _extreme(space: spaces.Space[object], n: int, high: bool) -> np.ndarray:
     if isinstance(space, spaces.Discrete):
         return np.full((n, 1), space.start + (space.n - 1 if high else 0), np.int32)
     if isinstance(space, spaces.MultiDiscrete):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import inspect
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, SupportsFloat, TypeAlias, cast
 
@@ -32,16 +32,14 @@ from pufferlib.errors import APIUsageError
 from pufferlib.spaces import ActionLayout, ObsLayout, observation_problems
 
 if TYPE_CHECKING:
-    import gymnasium
     from pettingzoo import AECEnv, ParallelEnv
 
-    from pufferlib.protocols import Env, EnvCreator
+    from pufferlib.protocols import Env, EnvCreator, GymnasiumEnv, Info
 
-#: A single-agent env that `GymnasiumPufferEnv` wraps: a Gymnasium env (generic in its
-#: observation and action types, invariantly: `Any` admits every one) or a simple-style PufferEnv.
-SingleAgentEnv: TypeAlias = "gymnasium.Env[Any, Any] | PufferEnv"
+#: A single-agent env that `GymnasiumPufferEnv` wraps: a Gymnasium env or a simple-style PufferEnv.
+SingleAgentEnv: TypeAlias = "GymnasiumEnv | PufferEnv"
 #: What a Gymnasium `step` returns: (obs, reward, terminated, truncated, info).
-StepResult: TypeAlias = "tuple[object, SupportsFloat, bool, bool, dict[str, Any]]"
+StepResult: TypeAlias = "tuple[object, SupportsFloat, bool, bool, Info]"
 
 #: Observations checked against the space per env: the first reset's and the next ones
 #: (`pufferlib.spaces.observation_problems`); later ones are written unchecked, at full speed.
@@ -93,7 +91,8 @@ class _Emulated(PufferEnv):
             warnings.warn(f"{who}: observation outside its observation_space {self.obs_layout.space}: "
                           f"{'; '.join(warns)}. (Said once per env.)", stacklevel=4)
 
-    def _setup(self, obs_space: spaces.Space, act_space: spaces.Space, num_agents: int, buf: object) -> None:
+    def _setup(self, obs_space: spaces.Space[object], act_space: spaces.Space[object], num_agents: int,
+               buf: object) -> None:
         self.obs_layout = ObsLayout(obs_space)
         self.action_layout = ActionLayout(act_space)
         self.single_observation_space = self.obs_layout.flat_space
@@ -136,14 +135,14 @@ class GymnasiumPufferEnv(_Emulated):
         if isinstance(self.env, PufferEnv) and self.env.is_simple_style:
             self._inner, self._max_steps = self.env, None
             # Its step(action) -> (obs, reward, done, info), unlike PufferEnv.step (pufferlib.environment).
-            self._simple_env_step = cast("Callable[[object], tuple[object, SupportsFloat, bool, dict[str, Any]]]",
+            self._simple_env_step = cast("Callable[[object], tuple[object, SupportsFloat, bool, Info]]",
                                          self.env.step)
             self._env_step: Callable[[object], StepResult] = self._simple_step
-            self._env_reset: Callable[..., tuple[object, dict[str, Any]]] = self._simple_reset
+            self._env_reset: Callable[..., tuple[object, Info]] = self._simple_reset
             self._reset_takes_seed = "seed" in inspect.signature(self.env.reset).parameters
         else:
             # Not a simple-style PufferEnv: an env with Gymnasium's API (a gymnasium.Env or alike).
-            inner, self._max_steps = _peel_gymnasium_wrappers(cast("gymnasium.Env[Any, Any]", self.env))
+            inner, self._max_steps = _peel_gymnasium_wrappers(cast("GymnasiumEnv", self.env))
             self._inner, self._env_step, self._env_reset = inner, inner.step, inner.reset
         space, layout = self.env.action_space, self.action_layout
         if isinstance(space, spaces.Discrete) and space.start == 0:
@@ -158,7 +157,7 @@ class GymnasiumPufferEnv(_Emulated):
         obs, reward, done, info = self._simple_env_step(action)
         return obs, reward, done, False, info
 
-    def _simple_reset(self, seed: int | None = None) -> tuple[object, dict[str, Any]]:
+    def _simple_reset(self, seed: int | None = None) -> tuple[object, Info]:
         obs = self.env.reset(seed=seed) if self._reset_takes_seed and seed is not None else self.env.reset()
         return obs, {}
 
@@ -229,7 +228,7 @@ def _unflatten_first(layout: ActionLayout) -> Callable[[np.ndarray], object]:
     return lambda actions: layout.unflatten(actions[0])
 
 
-def _peel_gymnasium_wrappers(env: gymnasium.Env[Any, Any]) -> tuple[gymnasium.Env[Any, Any], int | None]:
+def _peel_gymnasium_wrappers(env: GymnasiumEnv) -> tuple[GymnasiumEnv, int | None]:
     """Skip the outer TimeLimit/OrderEnforcing/PassiveEnvChecker layers; return (env, step limit)."""
     from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker, TimeLimit
 
@@ -271,7 +270,7 @@ class PettingZooPufferEnv(_Emulated):
         self._seen = np.zeros(self.num_agents, bool)
         self.episode_length = 0
 
-    def _write_obs(self, obs: dict) -> None:
+    def _write_obs(self, obs: dict[Hashable, object]) -> None:
         if self._obs_checks > 0:
             self._obs_checks -= 1
             self._check_agents(obs, "observations")
@@ -288,7 +287,7 @@ class PettingZooPufferEnv(_Emulated):
             self._check_agents(obs, "observations")
             raise
 
-    def _check_agents(self, per_agent: dict, what: str) -> None:
+    def _check_agents(self, per_agent: Mapping[Hashable, object], what: str) -> None:
         """APIUsageError naming the agents of `per_agent` that are not in possible_agents."""
         unknown = [agent for agent in per_agent if agent not in self._slot]
         if unknown:
@@ -372,7 +371,7 @@ def _as_parallel(env: Env) -> ParallelEnv:
     return env
 
 
-def _shared_space(env: ParallelEnv, agents: list[Hashable], attr: str) -> spaces.Space:
+def _shared_space(env: ParallelEnv, agents: list[Hashable], attr: str) -> spaces.Space[object]:
     spaces_by_agent = {agent: getattr(env, attr)(agent) for agent in agents}
     first = spaces_by_agent[agents[0]]
     differ = [a for a, s in spaces_by_agent.items() if s != first]
@@ -418,7 +417,7 @@ def creator_from_instance(env: Env) -> EnvCreator:
     if spec is not None and not isinstance(env, PufferEnv):
         import gymnasium
 
-        def make_from_spec(**kwargs: Any) -> gymnasium.Env[Any, Any]:  # passed through to the env
+        def make_from_spec(**kwargs: Any) -> GymnasiumEnv:  # passed through to the env
             return gymnasium.make(spec, **kwargs)
 
         return make_from_spec

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 class ActionHead(nn.Module):
     """Actor and critic heads for a Discrete, MultiDiscrete or Box action space."""
 
-    def __init__(self, action_space: spaces.Space, hidden_size: int):
+    def __init__(self, action_space: spaces.Space[object], hidden_size: int):
         super().__init__()
         self.nvec: list[int] | None = None
         self.continuous = isinstance(action_space, spaces.Box)

@@ -53,7 +53,7 @@ def _name(cls: object) -> str:
     return f"{getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', repr(cls))}"
 
 
-def _parameters(cls: Callable) -> tuple[list[str], bool]:
+def _parameters(cls: Callable[..., object]) -> tuple[list[str], bool]:
     """(names of the keyword-capable parameters after the env ones, takes **kwargs)."""
     try:
         params = list(inspect.signature(cls).parameters.values())

@@ -36,10 +36,13 @@ Info: TypeAlias = dict[str, Any]
 #: env_ids, masks) for `agents_per_batch` agent rows.
 Batch: TypeAlias = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Info], np.ndarray, np.ndarray]
 
+#: Any Gymnasium env. `gymnasium.Env` is generic in its observation and action types,
+#: invariantly: `Any` there is what admits every env.
+GymnasiumEnv: TypeAlias = "gymnasium.Env[Any, Any]"
+
 #: An env that `pufferlib.vector` and `pufferlib.emulate` take: an in-place or simple-style
-#: PufferEnv, a Gymnasium env, or a PettingZoo env (parallel or AEC). Gymnasium's `Env` is
-#: generic in its observation and action types, invariantly: `Any` there admits every env.
-Env: TypeAlias = "PufferEnv | gymnasium.Env[Any, Any] | ParallelEnv | AECEnv"
+#: PufferEnv, a Gymnasium env, or a PettingZoo env (parallel or AEC).
+Env: TypeAlias = "PufferEnv | GymnasiumEnv | ParallelEnv | AECEnv"
 
 #: What a plugin's env spec points at (`"module:attr"`) and what `pufferlib.vector.make` calls:
 #: `creator(*env_args, **env_kwargs)` (in-place PufferEnvs also get `buf=`) returns an `Env`.
@@ -71,10 +74,10 @@ class EnvSpaces(Protocol):
     agent, and the layout of structured (Dict/Tuple) observations, None when they are flat."""
 
     @property
-    def single_observation_space(self) -> spaces.Space: ...
+    def single_observation_space(self) -> spaces.Space[object]: ...
 
     @property
-    def single_action_space(self) -> spaces.Space: ...
+    def single_action_space(self) -> spaces.Space[object]: ...
 
     @property
     def obs_layout(self) -> ObsLayout | None: ...

@@ -45,6 +45,7 @@ import sys
 import time
 import weakref
 from collections.abc import Sequence
+from multiprocessing.connection import Connection
 from multiprocessing.reduction import ForkingPickler
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
@@ -163,7 +164,7 @@ class Multiprocessing(VecEnv):
         buf = self._block.array
         self._flags = _sync.Flags(buf, workers)
         self._procs: list[mp.process.BaseProcess] = []
-        self._conns: list = []
+        self._conns: list[Connection] = []
         self._finalizer = weakref.finalize(self, _shutdown, self._flags, self._procs, self._conns)
         self.buffers = layout.buffers(buf)
         self.buffers.masks[:] = True  # as Buffers.allocate does; emulated envs mask absent agents
@@ -395,7 +396,7 @@ def _signal_name(number: int) -> str:
         return str(number)
 
 
-def _shutdown(flags: _sync.Flags, procs: list, conns: list) -> None:
+def _shutdown(flags: _sync.Flags, procs: list[mp.process.BaseProcess], conns: list[Connection]) -> None:
     """Ask every worker to close, then terminate stragglers and reap them."""
     try:
         for w in range(len(procs)):
