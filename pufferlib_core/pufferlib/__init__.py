@@ -33,6 +33,11 @@ _LAZY = {
     "make_from_config": "pufferlib.factory",
     "PuffeRL": "pufferlib.pufferl",
     "check_env": "pufferlib.checker",
+    # The typed contracts at the plugin seam (see pufferlib.protocols).
+    "VecEnv": "pufferlib.protocols",
+    "Policy": "pufferlib.protocols",
+    "RecurrentPolicy": "pufferlib.protocols",
+    "EnvCreator": "pufferlib.protocols",
 }
 
 
@@ -85,7 +90,7 @@ def _warn_about_conflicting_distributions() -> None:
 _warn_about_conflicting_distributions()
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> Any:  # Any: a lazily imported name is any of the module's objects
     module = _LAZY.get(name)
     if module is None:
         try:

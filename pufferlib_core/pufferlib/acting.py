@@ -48,7 +48,7 @@ class Actor:
             self._low, self._high = act_space.low, act_space.high
         obs_space = env.single_observation_space
         assert obs_space.shape is not None, f"{obs_space!r} has no shape"  # observation spaces are Boxes
-        self._layout = getattr(env, "obs_layout", None)
+        self._layout = env.obs_layout
         probe = torch.zeros(1, *obs_space.shape, dtype=pufferlib.pytorch.torch_dtype(obs_space.dtype))
         self._has_mask = pufferlib.pytorch.action_mask(probe, self._layout) is not None
         if self.recurrent:

@@ -10,26 +10,31 @@ import difflib
 import functools
 import re
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pufferlib._compat import tomllib
 from pufferlib.errors import APIUsageError, EnvNotFoundError
 from pufferlib.hookspecs import hookimpl
 from pufferlib.spec import EnvSpec
 
+if TYPE_CHECKING:
+    from pettingzoo import AECEnv, ParallelEnv
+
+    from pufferlib.protocols import GymnasiumEnv
+
 GYM_PREFIX = "gym-"
 PETTINGZOO_PREFIX = "pettingzoo-"
 _VERSION = re.compile(r"^(?P<name>.+?)[-_]v(?P<version>\d+)$")
 
 
-def make_gymnasium(gym_id: str, **kwargs: Any) -> Any:
-    """`gymnasium.make(gym_id, **kwargs)`."""
+def make_gymnasium(gym_id: str, **kwargs: Any) -> GymnasiumEnv:
+    """`gymnasium.make(gym_id, **kwargs)` (the user's env kwargs, passed through)."""
     import gymnasium
 
     return gymnasium.make(gym_id, **kwargs)
 
 
-def make_pettingzoo(registry_id: str, **kwargs: Any) -> Any:
+def make_pettingzoo(registry_id: str, **kwargs: object) -> ParallelEnv | AECEnv:
     """`pettingzoo.make` of a registry id: the parallel env, else the AEC env."""
     import pettingzoo
 

@@ -20,12 +20,18 @@ import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 
 from pufferlib.errors import APIUsageError
+from pufferlib.protocols import Renderable
+
+if TYPE_CHECKING:
+    from pufferlib.protocols import Env, EnvCreator
+    from pufferlib.vector.base import VecEnv
 
 PASS, FAIL, WARN, SKIP = "pass", "FAIL", "warn", "skip"
 
@@ -74,18 +80,21 @@ class Report:
         return "\n".join(lines)
 
 
-def _vectorize(target: Any, num_envs: int, seed: int, **kwargs: Any) -> tuple[Any, Callable | None, str]:
-    """(vectorized env, a maker of another copy or None, a name for the report)."""
+def _vectorize(target: str | Env | EnvCreator | VecEnv, num_envs: int, seed: int,
+               **kwargs: Any) -> tuple[VecEnv, Callable[..., VecEnv] | None, str]:
+    """(vectorized env, a maker of another copy or None, a name for the report); `kwargs` are the env's."""
     import pufferlib
 
     if isinstance(target, str):
-        def maker(**extra: Any) -> Any:
+        def maker(**extra: Any) -> VecEnv:
             return pufferlib.make(target, num_envs=num_envs, backend="serial", seed=seed, **{**kwargs, **extra})
         return maker(), maker, target
-    if hasattr(target, "recv") and hasattr(target, "single_observation_space"):
+    from pufferlib.vector.base import VecEnv
+
+    if isinstance(target, VecEnv):
         return target, None, type(target).__name__
     if isinstance(target, type) or (callable(target) and not hasattr(target, "step")):
-        def maker(**extra: Any) -> Any:
+        def maker(**extra: Any) -> VecEnv:
             creator = functools.partial(target, **kwargs, **extra) if (kwargs or extra) else target
             return pufferlib.emulate(creator, num_envs=num_envs, backend="serial", seed=seed)
         return maker(), maker, getattr(target, "__name__", repr(target))
@@ -101,7 +110,7 @@ def _run(checks: list[Check], name: str, fn: Callable[[], tuple[str, str] | tupl
     checks.append(Check(name, *result))
 
 
-def _sample(space: spaces.Space, n: int, rng: np.random.Generator) -> np.ndarray:
+def _sample(space: spaces.Space[object], n: int, rng: np.random.Generator) -> np.ndarray:
     if isinstance(space, spaces.Discrete):
         return rng.integers(space.start, space.start + space.n, (n, 1)).astype(np.int32)
     if isinstance(space, spaces.MultiDiscrete):
@@ -112,7 +121,7 @@ def _sample(space: spaces.Space, n: int, rng: np.random.Generator) -> np.ndarray
     return rng.uniform(low, high, (n, *space.shape)).astype(np.float32)
 
 
-def _extreme(space: spaces.Space, n: int, high: bool) -> np.ndarray:
+def _extreme(space: spaces.Space[object], n: int, high: bool) -> np.ndarray:
     if isinstance(space, spaces.Discrete):
         return np.full((n, 1), space.start + (space.n - 1 if high else 0), np.int32)
     if isinstance(space, spaces.MultiDiscrete):
@@ -122,23 +131,32 @@ def _extreme(space: spaces.Space, n: int, high: bool) -> np.ndarray:
     return np.broadcast_to(np.where(np.isfinite(bound), bound, 0), (n, *space.shape)).astype(np.float32)
 
 
-def render_modes(env: Any) -> list[str] | None:
-    """The render modes an env (or the env under a vector/emulation wrapper) declares, or None."""
+def render_modes(env: object) -> list[str] | None:
+    """The render modes an env (or the env under a vector/emulation wrapper) declares, or None.
+
+    Any object: the chain of wrappers (`driver_env`, `env`, ...) and where the modes are
+    declared differ between Gymnasium, PettingZoo and PufferEnvs, so each link is probed.
+    """
     seen = set()
     while env is not None and id(env) not in seen:
         seen.add(id(env))
         modes = getattr(env, "metadata", None)
         if isinstance(modes, dict) and modes.get("render_modes"):
             return [str(m) for m in modes["render_modes"]]
-        if getattr(env, "render_modes", None):
-            return [str(m) for m in env.render_modes if m]
+        declared = getattr(env, "render_modes", None)
+        if declared:
+            return [str(m) for m in declared if m]
         env = next((getattr(env, a) for a in ("driver_env", "env", "_inner", "unwrapped")
                     if getattr(env, a, None) is not None and getattr(env, a) is not env), None)
     return None
 
 
-def check_env(env: Any, num_envs: int = 2, steps: int = 512, seed: int = 0, **env_kwargs: Any) -> Report:
-    """Run the contract checks on `env` (see the module docstring); returns a `Report`."""
+def check_env(env: str | Env | EnvCreator | VecEnv, num_envs: int = 2, steps: int = 512, seed: int = 0,
+              **env_kwargs: Any) -> Report:
+    """Run the contract checks on `env` (see the module docstring); returns a `Report`.
+
+    `env`: an id, an env, an env class or creator, or a vectorized env; `env_kwargs` go to the env.
+    """
     try:
         vec, maker, name = _vectorize(env, num_envs, seed, **env_kwargs)
     except Exception as exc:
@@ -155,7 +173,7 @@ def check_env(env: Any, num_envs: int = 2, steps: int = 512, seed: int = 0, **en
     return report
 
 
-def _check_vector(report: Report, vec: Any, maker: Callable | None, steps: int, seed: int) -> None:
+def _check_vector(report: Report, vec: VecEnv, maker: Callable[..., VecEnv] | None, steps: int, seed: int) -> None:
     checks = report.checks
     obs_space, act_space = vec.single_observation_space, vec.single_action_space
     rows = int(vec.num_agents)
@@ -179,10 +197,11 @@ def _check_vector(report: Report, vec: Any, maker: Callable | None, steps: int, 
     def check_buffers():
         obs, infos = vec.reset(seed=seed)
         state["obs"] = np.array(obs)
-        want = {"observations": ((rows, *obs_space.shape), obs_space.dtype), "rewards": ((rows,), np.float32),
-                "terminals": ((rows,), np.bool_), "truncations": ((rows,), np.bool_), "masks": ((rows,), np.bool_)}
+        want: dict[str, tuple[tuple[int, ...], npt.DTypeLike]] = {
+            "observations": ((rows, *obs_space.shape), obs_space.dtype), "rewards": ((rows,), np.float32),
+            "terminals": ((rows,), np.bool_), "truncations": ((rows,), np.bool_), "masks": ((rows,), np.bool_)}
         problems = []
-        arrays = {"observations": obs}
+        arrays: dict[str, np.ndarray | None] = {"observations": obs}
         arrays.update({k: getattr(vec, k, None) for k in ("rewards", "terminals", "truncations", "masks")})
         for key, (shape, dtype) in want.items():
             arr = arrays[key]
@@ -221,12 +240,12 @@ def _check_vector(report: Report, vec: Any, maker: Callable | None, steps: int, 
         start = time.perf_counter()
         for _ in range(steps):
             obs, rewards, terminals, truncations, infos = vec.step(_sample(act_space, rows, rng))
-            masks_any |= bool(np.asarray(getattr(vec, "masks", np.ones(1, bool))).any())
+            masks_any |= bool(vec.masks.any())
             done = np.asarray(terminals) | np.asarray(truncations)
             ended += int(done.sum())
             infos_seen += [i for i in infos if isinstance(i, dict)]
-            if done.any() and getattr(vec, "writes_final_observations", False):
-                final = np.asarray(vec.final_observations)[done]
+            if done.any() and vec.writes_final_observations and vec.final_observations is not None:
+                final = vec.final_observations[done]
                 final_ok &= all(obs_space.contains(row) for row in final)
             if not np.isfinite(rewards).all():
                 raise APIUsageError("a reward is NaN or infinite")
@@ -244,7 +263,7 @@ def _check_vector(report: Report, vec: Any, maker: Callable | None, steps: int, 
     _run(checks, "masks", check_masks)
 
     def check_final():
-        if not getattr(vec, "writes_final_observations", False):
+        if not vec.writes_final_observations:
             return WARN, "the env does not keep final observations", ("set writes_final_observations = True and "
                                                                       "copy the last obs into final_observations")
         if not state["ended"]:
@@ -309,6 +328,7 @@ def _check_vector(report: Report, vec: Any, maker: Callable | None, steps: int, 
                     "give the creator a render_mode=None parameter and pass it to the env"
             try:
                 other.reset(seed=seed)
+                assert isinstance(other, Renderable)  # maker builds the serial backend, which renders env 0
                 frame = other.render()
             finally:
                 other.close()

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import TYPE_CHECKING, Any, TextIO
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
     from rich.live import Live
@@ -12,7 +13,7 @@ if TYPE_CHECKING:
 PROFILE_KEYS = ("env", "forward", "learn", "copy", "other")
 
 
-def _fmt(value: Any) -> str:
+def _fmt(value: object) -> str:
     if isinstance(value, float):
         if value != value:  # nan
             return "-"
@@ -20,7 +21,7 @@ def _fmt(value: Any) -> str:
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
-def summary_line(metrics: dict[str, Any]) -> str:
+def summary_line(metrics: Mapping[str, float]) -> str:
     """One plain line: progress, speed, score, losses, time shares."""
     parts = [f"epoch {metrics.get('epoch', 0)}", f"steps {_fmt(metrics.get('global_step', 0))}",
              f"SPS {_fmt(metrics.get('SPS', 0.0))}"]
@@ -49,9 +50,9 @@ class Dashboard:
         self.rich = self.stream.isatty() if rich is None else rich
         self._last = 0.0
         self._live: Live | None = None
-        self._shown: dict | None = None
+        self._shown: Mapping[str, float] | None = None
 
-    def update(self, metrics: dict[str, Any], total_steps: int | None = None, final: bool = False) -> None:
+    def update(self, metrics: Mapping[str, float], total_steps: int | None = None, final: bool = False) -> None:
         """Show `metrics` if `interval` seconds passed since the last update (or `final`)."""
         now = time.monotonic()
         if (not final and now - self._last < self.interval) or (final and metrics is self._shown):
@@ -68,7 +69,7 @@ class Dashboard:
             self._live.start()
         self._live.update(self._render(metrics, total_steps), refresh=True)
 
-    def _render(self, metrics: dict[str, Any], total_steps: int | None):
+    def _render(self, metrics: Mapping[str, float], total_steps: int | None):
         from rich.table import Table
 
         table = Table(title=self.title, show_header=False, expand=False)

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import copy
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Hashable, Mapping
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any, SupportsFloat, TypeAlias, cast
 
 import numpy as np
 from gymnasium import spaces
@@ -31,6 +31,16 @@ from pufferlib.environment import Buffers, PufferEnv
 from pufferlib.errors import APIUsageError
 from pufferlib.spaces import ActionLayout, ObsLayout, observation_problems
 
+if TYPE_CHECKING:
+    from pettingzoo import AECEnv, ParallelEnv
+
+    from pufferlib.protocols import Env, EnvCreator, GymnasiumEnv, Info
+
+#: A single-agent env that `GymnasiumPufferEnv` wraps: a Gymnasium env or a simple-style PufferEnv.
+SingleAgentEnv: TypeAlias = "GymnasiumEnv | PufferEnv"
+#: What a Gymnasium `step` returns: (obs, reward, terminated, truncated, info).
+StepResult: TypeAlias = "tuple[object, SupportsFloat, bool, bool, Info]"
+
 #: Observations checked against the space per env: the first reset's and the next ones
 #: (`pufferlib.spaces.observation_problems`); later ones are written unchecked, at full speed.
 OBS_CHECKS = 8
@@ -38,7 +48,8 @@ OBS_CHECKS = 8
 _WARNED: set[str] = set()
 
 
-def _instantiate(env_or_creator: Any, env_args: tuple, env_kwargs: dict | None) -> Any:
+def _instantiate(env_or_creator: Env | EnvCreator | None, env_args: tuple[object, ...],
+                 env_kwargs: dict[str, object] | None) -> Env:
     if callable(env_or_creator) and not _is_env_instance(env_or_creator):
         return env_or_creator(*env_args, **(env_kwargs or {}))
     if env_args or env_kwargs:
@@ -46,7 +57,7 @@ def _instantiate(env_or_creator: Any, env_args: tuple, env_kwargs: dict | None) 
     return env_or_creator
 
 
-def _is_env_instance(obj: Any) -> bool:
+def _is_env_instance(obj: object) -> bool:
     return not isinstance(obj, type) and (hasattr(obj, "step") and hasattr(obj, "reset"))
 
 
@@ -55,7 +66,9 @@ class _Emulated(PufferEnv):
 
     writes_final_observations = True
     _obs_checks = OBS_CHECKS  # left to do, per env
-    env: Any  # the wrapped Gymnasium or PettingZoo env (set by the subclass)
+    env: SingleAgentEnv | ParallelEnv  # the wrapped env (set by the subclass)
+    obs_layout: ObsLayout  # set by _setup
+    action_layout: ActionLayout
 
     def _env_name(self) -> str:
         spec = getattr(self.env, "spec", None)
@@ -63,7 +76,7 @@ class _Emulated(PufferEnv):
         spec_id = getattr(spec, "id", None)
         return f"{name} ({spec_id})" if spec_id else name
 
-    def _check_obs(self, obs: Any, agent: Any = None) -> None:
+    def _check_obs(self, obs: object, agent: Hashable | None = None) -> None:
         """Raise APIUsageError (warn for out-of-bounds values) when `obs` does not fit the space."""
         errors, warns = observation_problems(obs, self.obs_layout.space)
         who = self._env_name() + (f" agent {agent!r}" if agent is not None else "")
@@ -78,7 +91,8 @@ class _Emulated(PufferEnv):
             warnings.warn(f"{who}: observation outside its observation_space {self.obs_layout.space}: "
                           f"{'; '.join(warns)}. (Said once per env.)", stacklevel=4)
 
-    def _setup(self, obs_space, act_space, num_agents: int, buf: Any) -> None:
+    def _setup(self, obs_space: spaces.Space[object], act_space: spaces.Space[object], num_agents: int,
+               buf: object) -> None:
         self.obs_layout = ObsLayout(obs_space)
         self.action_layout = ActionLayout(act_space)
         self.single_observation_space = self.obs_layout.flat_space
@@ -90,7 +104,7 @@ class _Emulated(PufferEnv):
         super()._bind(buf)
         self._obs_views = [self.obs_layout.leaf_views(row) for row in self.observations]
 
-    def rebind(self, buf: Any) -> None:
+    def rebind(self, buf: object) -> None:
         """Move this env onto another set of arrays (a vectorizer's batch slice)."""
         self._bind(Buffers.coerce(buf))
 
@@ -106,36 +120,44 @@ class GymnasiumPufferEnv(_Emulated):
     they are. `self.env` stays the env as given (for attributes and `close`).
     """
 
-    def __init__(self, env: Any = None, env_args: tuple = (), env_kwargs: dict | None = None,
-                 buf: Any = None, *, env_creator: Callable | None = None):
+    env: SingleAgentEnv
+
+    def __init__(self, env: SingleAgentEnv | EnvCreator | None = None, env_args: tuple[object, ...] = (),
+                 env_kwargs: dict[str, object] | None = None, buf: object = None, *,
+                 env_creator: EnvCreator | None = None):
         self.env = _instantiate(env if env is not None else env_creator, env_args, env_kwargs)
         for attr in ("observation_space", "action_space"):
             if getattr(self.env, attr, None) is None:
                 raise APIUsageError(f"{type(self.env).__name__} has no {attr}; set it in __init__.")
         self.render_mode = getattr(self.env, "render_mode", None)
         self._setup(self.env.observation_space, self.env.action_space, 1, buf)
+        self._inner: SingleAgentEnv
         if isinstance(self.env, PufferEnv) and self.env.is_simple_style:
             self._inner, self._max_steps = self.env, None
-            self._env_step: Callable[..., Any] = self._simple_step
-            self._env_reset: Callable[..., Any] = self._simple_reset
+            # Its step(action) -> (obs, reward, done, info), unlike PufferEnv.step (pufferlib.environment).
+            self._simple_env_step = cast("Callable[[object], tuple[object, SupportsFloat, bool, Info]]",
+                                         self.env.step)
+            self._env_step: Callable[[object], StepResult] = self._simple_step
+            self._env_reset: Callable[..., tuple[object, Info]] = self._simple_reset
             self._reset_takes_seed = "seed" in inspect.signature(self.env.reset).parameters
         else:
-            self._inner, self._max_steps = _peel_gymnasium_wrappers(self.env)
-            self._env_step, self._env_reset = self._inner.step, self._inner.reset
+            # Not a simple-style PufferEnv: an env with Gymnasium's API (a gymnasium.Env or alike).
+            inner, self._max_steps = _peel_gymnasium_wrappers(cast("GymnasiumEnv", self.env))
+            self._inner, self._env_step, self._env_reset = inner, inner.step, inner.reset
         space, layout = self.env.action_space, self.action_layout
         if isinstance(space, spaces.Discrete) and space.start == 0:
             # a numpy integer scalar, as gymnasium's vector envs pass
-            self._action: Callable[[np.ndarray], Any] = _first_item
+            self._action: Callable[[np.ndarray], object] = _first_item
         else:
             self._action = _unflatten_first(layout)
         self.episode_return = 0.0
         self.episode_length = 0
 
-    def _simple_step(self, action: Any) -> tuple:
-        obs, reward, done, info = self.env.step(action)
+    def _simple_step(self, action: object) -> StepResult:
+        obs, reward, done, info = self._simple_env_step(action)
         return obs, reward, done, False, info
 
-    def _simple_reset(self, seed: int | None = None) -> tuple[Any, dict]:
+    def _simple_reset(self, seed: int | None = None) -> tuple[object, Info]:
         obs = self.env.reset(seed=seed) if self._reset_takes_seed and seed is not None else self.env.reset()
         return obs, {}
 
@@ -150,7 +172,7 @@ class GymnasiumPufferEnv(_Emulated):
             self._write_final = partial(self.final_observations[0].__setitem__, Ellipsis)
         self._write = self._checked_write if self._obs_checks > 0 else self._fast_write
 
-    def _checked_write(self, obs: Any) -> None:
+    def _checked_write(self, obs: object) -> None:
         """`_write` for the first OBS_CHECKS observations: check, then write."""
         self._check_obs(obs)
         self._obs_checks -= 1
@@ -170,7 +192,7 @@ class GymnasiumPufferEnv(_Emulated):
 
     def step(self, actions: np.ndarray):
         obs, reward, terminal, truncated, info = self._env_step(self._action(actions))
-        self.episode_return += reward
+        self.episode_return += float(reward)
         self.episode_length += 1
         if self.episode_length == self._max_steps:
             truncated = True
@@ -189,7 +211,7 @@ class GymnasiumPufferEnv(_Emulated):
         self._write(obs)
         return self.observations, self.rewards, self.terminals, self.truncations, []
 
-    def render(self) -> Any:
+    def render(self) -> object:
         return self._inner.render()
 
     def close(self) -> None:
@@ -198,15 +220,15 @@ class GymnasiumPufferEnv(_Emulated):
             close()
 
 
-def _first_item(actions: np.ndarray) -> Any:
+def _first_item(actions: np.ndarray) -> object:
     return actions[0, 0]
 
 
-def _unflatten_first(layout: ActionLayout) -> Callable[[np.ndarray], Any]:
+def _unflatten_first(layout: ActionLayout) -> Callable[[np.ndarray], object]:
     return lambda actions: layout.unflatten(actions[0])
 
 
-def _peel_gymnasium_wrappers(env: Any) -> tuple[Any, int | None]:
+def _peel_gymnasium_wrappers(env: GymnasiumEnv) -> tuple[GymnasiumEnv, int | None]:
     """Skip the outer TimeLimit/OrderEnforcing/PassiveEnvChecker layers; return (env, step limit)."""
     from gymnasium.wrappers import OrderEnforcing, PassiveEnvChecker, TimeLimit
 
@@ -229,8 +251,11 @@ class PettingZooPufferEnv(_Emulated):
     previous transition). All agents must share one observation and one action space.
     """
 
-    def __init__(self, env: Any = None, env_args: tuple = (), env_kwargs: dict | None = None,
-                 buf: Any = None, *, env_creator: Callable | None = None):
+    env: ParallelEnv
+
+    def __init__(self, env: ParallelEnv | AECEnv | EnvCreator | None = None, env_args: tuple[object, ...] = (),
+                 env_kwargs: dict[str, object] | None = None, buf: object = None, *,
+                 env_creator: EnvCreator | None = None):
         env = _instantiate(env if env is not None else env_creator, env_args, env_kwargs)
         self.env = _as_parallel(env)
         self.possible_agents = list(self.env.possible_agents)
@@ -245,7 +270,7 @@ class PettingZooPufferEnv(_Emulated):
         self._seen = np.zeros(self.num_agents, bool)
         self.episode_length = 0
 
-    def _write_obs(self, obs: dict) -> None:
+    def _write_obs(self, obs: dict[Hashable, object]) -> None:
         if self._obs_checks > 0:
             self._obs_checks -= 1
             self._check_agents(obs, "observations")
@@ -262,7 +287,7 @@ class PettingZooPufferEnv(_Emulated):
             self._check_agents(obs, "observations")
             raise
 
-    def _check_agents(self, per_agent: dict, what: str) -> None:
+    def _check_agents(self, per_agent: Mapping[Hashable, object], what: str) -> None:
         """APIUsageError naming the agents of `per_agent` that are not in possible_agents."""
         unknown = [agent for agent in per_agent if agent not in self._slot]
         if unknown:
@@ -326,14 +351,14 @@ class PettingZooPufferEnv(_Emulated):
             self.episode_length = 0
         return self.observations, self.rewards, self.terminals, self.truncations, infos
 
-    def render(self) -> Any:
+    def render(self) -> object:
         return self.env.render()
 
     def close(self) -> None:
         self.env.close()
 
 
-def _as_parallel(env: Any) -> Any:
+def _as_parallel(env: Env) -> ParallelEnv:
     from pettingzoo.utils.env import AECEnv
 
     if isinstance(env, AECEnv):
@@ -346,7 +371,7 @@ def _as_parallel(env: Any) -> Any:
     return env
 
 
-def _shared_space(env: Any, agents: list, attr: str):
+def _shared_space(env: ParallelEnv, agents: list[Hashable], attr: str) -> spaces.Space[object]:
     spaces_by_agent = {agent: getattr(env, attr)(agent) for agent in agents}
     first = spaces_by_agent[agents[0]]
     differ = [a for a, s in spaces_by_agent.items() if s != first]
@@ -358,7 +383,7 @@ def _shared_space(env: Any, agents: list, attr: str):
     return first
 
 
-def is_pettingzoo_env(env: Any) -> bool:
+def is_pettingzoo_env(env: object) -> bool:
     """True for PettingZoo parallel or AEC env instances."""
     try:
         from pettingzoo.utils.env import AECEnv, ParallelEnv
@@ -370,7 +395,7 @@ def is_pettingzoo_env(env: Any) -> bool:
     return hasattr(env, "possible_agents") and callable(getattr(env, "observation_space", None))
 
 
-def wrap(env: Any, buf: Any = None) -> PufferEnv:
+def wrap(env: Env, buf: object = None) -> PufferEnv:
     """Return `env` as an in-place PufferEnv bound to `buf`, wrapping it if needed."""
     if isinstance(env, PufferEnv) and not env.is_simple_style:
         if buf is not None:
@@ -386,13 +411,13 @@ def wrap(env: Any, buf: Any = None) -> PufferEnv:
         f"Cannot emulate {type(env).__name__}: expected a PufferEnv, a Gymnasium env or a PettingZoo env.")
 
 
-def creator_from_instance(env: Any) -> Callable[[], Any]:
+def creator_from_instance(env: Env) -> EnvCreator:
     """A creator that makes fresh copies of an env instance (from its spec when it has one)."""
     spec = getattr(env, "spec", None)
     if spec is not None and not isinstance(env, PufferEnv):
         import gymnasium
 
-        def make_from_spec(**kwargs):
+        def make_from_spec(**kwargs: Any) -> GymnasiumEnv:  # passed through to the env
             return gymnasium.make(spec, **kwargs)
 
         return make_from_spec

@@ -38,13 +38,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
 
 from pufferlib import spaces as pspaces
 from pufferlib.errors import APIUsageError
+
+if TYPE_CHECKING:
+    from pufferlib.spaces import ActionLayout, ObsLayout
 
 OBS_SPACES = (spaces.Box,)
 ACTION_SPACES = (spaces.Discrete, spaces.MultiDiscrete, spaces.Box)
@@ -97,21 +100,24 @@ class Buffers:
 
     def slice(self, start: int, stop: int) -> Buffers:
         """Views of rows [start, stop) of every array."""
-        arrays: list[Any] = [None if (a := getattr(self, f.name)) is None else a[start:stop] for f in fields(self)]
-        return Buffers(*arrays)
+        final = self.final_observations
+        return Buffers(self.observations[start:stop], self.rewards[start:stop], self.terminals[start:stop],
+                       self.truncations[start:stop], self.masks[start:stop], self.actions[start:stop],
+                       None if final is None else final[start:stop])
 
-    def expose(self, target: Any) -> None:
+    def expose(self, target: object) -> None:
         """Set the arrays as attributes of `target` (an env or a vectorizer)."""
         for f in fields(self):
             setattr(target, f.name, getattr(self, f.name))
 
     @classmethod
-    def coerce(cls, buf: Any) -> Buffers:
+    def coerce(cls, buf: object) -> Buffers:
         """Accept a Buffers, a mapping or any object with the array attributes
         (`final_observations` optional)."""
         if isinstance(buf, cls):
             return buf
         names = [f.name for f in fields(cls)]
+        # The values are the caller's, unchecked here: `PufferEnv._bind` checks each array's type and shape.
         get: Callable[[str], Any] = buf.get if isinstance(buf, Mapping) else (lambda k: getattr(buf, k, None))
         missing = [k for k in names if get(k) is None and k != "final_observations"]
         if missing:
@@ -159,6 +165,10 @@ class PufferEnv:
     is_simple_style: bool = False
     #: True when `step` fills `final_observations` for the agents whose episode ends (module doc).
     writes_final_observations: bool = False
+    #: How structured (Dict/Tuple) observations and actions map onto the flat rows; None for an
+    #: in-place env (its spaces are flat). Set by the emulation wrappers (`pufferlib.emulation`).
+    obs_layout: ObsLayout | None = None
+    action_layout: ActionLayout | None = None
 
     # Set by the subclass before `super().__init__(buf)` (simple-style envs: by pufferlib.emulation).
     single_observation_space: spaces.Box
@@ -175,7 +185,8 @@ class PufferEnv:
     actions: np.ndarray
     final_observations: np.ndarray
 
-    def __init__(self, buf: Any = None):
+    def __init__(self, buf: object = None):
+        """Bind the arrays: `buf` is None (allocate them) or what `Buffers.coerce` takes."""
         if not hasattr(self, "single_observation_space") and not hasattr(self, "single_action_space"):
             if buf is not None:
                 raise APIUsageError(
@@ -257,8 +268,8 @@ class PufferEnv:
         """Advance one step; return (observations, rewards, terminals, truncations, infos)."""
         raise NotImplementedError
 
-    def render(self) -> Any:
-        """Render the env (what depends on `render_mode`); None when it cannot render."""
+    def render(self) -> object:
+        """Render the env (what depends on `render_mode`: an RGB array, text, ...); None when it cannot."""
         return None
 
     def close(self) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import torch
 from numpy.typing import ArrayLike
@@ -14,6 +12,7 @@ from pufferlib.config import merge
 from pufferlib.errors import APIUsageError
 from pufferlib.factory import make_from_config
 from pufferlib.policy_factory import make_policy
+from pufferlib.protocols import Renderable, VecEnv
 
 #: Vectorized steps `puffer eval` takes at most before it stops waiting for episodes to end.
 MAX_EVAL_STEPS = 1_000_000
@@ -39,7 +38,7 @@ def write_video(frames: list[np.ndarray], path: str, fps: int) -> None:
 
 
 def run_episodes(env_id: str, config: dict, load_model_path: str | None, episodes: int,
-                 render_mode: str | None = None, video_path: str | None = None, fps: int = 30) -> dict[str, Any]:
+                 render_mode: str | None = None, video_path: str | None = None, fps: int = 30) -> dict[str, float]:
     """Play `episodes` episodes with the policy (a checkpoint's, or an untrained one).
 
     With a checkpoint, its policy and rnn settings are used so the weights fit. Returns
@@ -70,7 +69,7 @@ def run_episodes(env_id: str, config: dict, load_model_path: str | None, episode
             "max_return": float(np.max(returns)), "mean_length": float(np.mean(lengths))}
 
 
-def _make_render_env(env_id: str, config: dict, render_mode: str | None) -> Any:
+def _make_render_env(env_id: str, config: dict, render_mode: str | None) -> VecEnv:
     """The env of `run_episodes`; APIUsageError naming the modes the env has when it lacks `render_mode`."""
     from pufferlib.checker import render_modes
     if not render_mode:
@@ -90,7 +89,7 @@ def _make_render_env(env_id: str, config: dict, render_mode: str | None) -> Any:
     return env
 
 
-def _render(env: Any, render_mode: str) -> Any:
+def _render(env: Renderable, render_mode: str) -> object:
     try:
         return env.render()
     except NotImplementedError as exc:
@@ -102,11 +101,13 @@ def _render(env: Any, render_mode: str) -> Any:
 
 
 @torch.no_grad()
-def _play(env: Any, policy: torch.nn.Module, episodes: int, render_mode: str | None,
-          max_steps: int = MAX_EVAL_STEPS):
+def _play(env: VecEnv, policy: torch.nn.Module, episodes: int, render_mode: str | None,
+          max_steps: int = MAX_EVAL_STEPS) -> tuple[list[float], list[float], list[np.ndarray]]:
     """Act with `policy` (through the trainer's `Actor`) until `episodes` episodes ended."""
     actor = Actor(env, policy)
-    returns, lengths, frames = [], [], []
+    returns: list[float] = []
+    lengths: list[float] = []
+    frames: list[np.ndarray] = []
     env.async_reset()
     for _ in range(max_steps):
         obs, _, terminals, truncations, infos, ids, _ = env.recv()
@@ -121,7 +122,7 @@ def _play(env: Any, policy: torch.nn.Module, episodes: int, render_mode: str | N
                                         actor.state(rows, torch.from_numpy(terminals | truncations)))
         actor.keep_state(rows, state)
         env.send(actor.to_env(action))
-        if render_mode and hasattr(env, "render"):
+        if render_mode and isinstance(env, Renderable):
             frame = _render(env, render_mode)
             if render_mode == "ansi" and frame is not None:
                 print(frame)

@@ -3,20 +3,23 @@ config to a vectorized env."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from pufferlib import registry
 from pufferlib.errors import APIUsageError
-from pufferlib.protocols import VecEnv
 from pufferlib.spec import NATIVE
+
+if TYPE_CHECKING:
+    from pufferlib.protocols import Env, EnvCreator
+    from pufferlib.vector.base import VecEnv
 
 
 def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,
          envs_per_worker: int | None = None, batch_size: int | None = None,
          backend: str | type | None = None, seed: int | None = 0, zero_copy: bool | None = None,
          start_method: str | None = None, timeout: float | None = None, init_timeout: float | None = None,
-         **env_kwargs: Any):
+         **env_kwargs: object) -> VecEnv:
     """Make a vectorized env from a registered id, a family id or a 'module:Callable' id.
 
     `env_kwargs` override the spec's default env kwargs. The backend defaults to the
@@ -45,7 +48,7 @@ def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,
     if backend is None:
         backend = spec.backend or ("multiprocessing" if (num_workers or 1) > 1 else "serial")
 
-    vecenv = vector.make(spec.load_creator(), env_kwargs=kwargs, backend=backend, num_envs=num_envs,
+    vecenv = vector.make(spec.load_creator(), env_args=(), env_kwargs=kwargs, backend=backend, num_envs=num_envs,
                          num_workers=num_workers, envs_per_worker=envs_per_worker,
                          batch_size=batch_size, seed=seed, **options)
     vecenv.spec = spec
@@ -54,7 +57,10 @@ def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,
 
 def make_from_config(env_id: str, config: Mapping[str, Any], rank: int = 0, **env_overrides: Any) -> VecEnv:
     """The vectorized env of a trainer config (its `vec` and `env` sections); `rank` offsets the
-    seeds under torchrun; `env_overrides` override env kwargs (e.g. render_mode)."""
+    seeds under torchrun; `env_overrides` override env kwargs (e.g. render_mode).
+
+    `config` holds TOML values and `env_overrides` the user's env kwargs: both are passed through.
+    """
     vec = config["vec"]
     if vec["backend"] == "ray":
         from pufferlib.vector.ray import connect
@@ -68,12 +74,12 @@ def make_from_config(env_id: str, config: Mapping[str, Any], rank: int = 0, **en
 
 def _make_native(spec: registry.EnvSpec, kwargs: dict, num_envs: int, num_workers: int | None,
                  seed: int | None, batch_size: int | None = None, envs_per_worker: int | None = None,
-                 options: dict | None = None):
+                 options: dict[str, Any] | None = None) -> VecEnv:
     """A native env steps all its copies in one C loop: one env object per process.
 
     Without workers, one env holds all `num_envs` copies; with `num_workers=W`, each of W
     worker processes hosts one env of `num_envs / W` copies. Arguments that this layout
-    cannot honour are errors, never silently dropped.
+    cannot honour are errors, never silently dropped. `options`: the backend's, passed through.
     """
     from pufferlib import vector
 
@@ -107,17 +113,17 @@ def _make_native(spec: registry.EnvSpec, kwargs: dict, num_envs: int, num_worker
     return vecenv
 
 
-def emulate(env_or_creator: Any, num_envs: int = 1, **vec_kwargs: Any):
+def emulate(env_or_creator: Env | EnvCreator, num_envs: int = 1, **vec_kwargs: Any) -> VecEnv:
     """Vectorize an env instance, an env class or a creator (Gymnasium, PettingZoo or PufferEnv).
 
     An instance is never shared between copies: a Gymnasium env is re-made from its
     spec, other instances are deep-copied (pass a class or creator when they cannot be).
-    `vec_kwargs` go to `pufferlib.vector.make` (backend, seed, batch_size, ...).
+    `vec_kwargs` go to `pufferlib.vector.make` as they are (backend, seed, batch_size, ...).
     """
     from pufferlib import vector
     from pufferlib.emulation import creator_from_instance
 
-    creator: Callable
+    creator: EnvCreator
     if isinstance(env_or_creator, type) or not _looks_like_env(env_or_creator):
         if not callable(env_or_creator):
             raise APIUsageError(f"Cannot emulate {env_or_creator!r}: pass an env, an env class or a creator.")
@@ -130,5 +136,5 @@ def emulate(env_or_creator: Any, num_envs: int = 1, **vec_kwargs: Any):
     return vector.make(creator, num_envs=num_envs, **vec_kwargs)
 
 
-def _looks_like_env(obj: Any) -> bool:
+def _looks_like_env(obj: object) -> bool:
     return hasattr(obj, "step") and hasattr(obj, "reset") and not isinstance(obj, type)

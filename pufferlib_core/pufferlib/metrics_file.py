@@ -17,12 +17,11 @@ import time
 import warnings
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 FILE_NAME = "metrics.jsonl"
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     """JSON-safe: numpy/torch scalars as Python numbers, NaN/inf as None, other objects as text."""
     if hasattr(value, "item"):
         value = value.item()
@@ -44,7 +43,7 @@ class MetricsFile:
             self._file.write(json.dumps({"config": config, "env_id": env_id}, default=_plain) + "\n")
             self._file.flush()
 
-    def write(self, step: int, metrics: Mapping[str, Any]) -> None:
+    def write(self, step: int, metrics: Mapping[str, object]) -> None:
         """Append the metrics of one log step."""
         row = {"step": int(step), "time": time.time(), **{k: _plain(v) for k, v in metrics.items()}}
         self._file.write(json.dumps(row) + "\n")

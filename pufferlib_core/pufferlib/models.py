@@ -8,7 +8,7 @@ so that `LSTMWrapper` can put a recurrent core between them.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import torch
@@ -16,13 +16,18 @@ from gymnasium import spaces
 from torch import nn
 
 import pufferlib.pytorch
+from pufferlib.errors import APIUsageError
 from pufferlib.pytorch import layer_init
+
+if TYPE_CHECKING:
+    from pufferlib.protocols import EnvSpaces, Logits, LSTMState, SplitPolicy
+    from pufferlib.spaces import Nested
 
 
 class ActionHead(nn.Module):
     """Actor and critic heads for a Discrete, MultiDiscrete or Box action space."""
 
-    def __init__(self, action_space: spaces.Space, hidden_size: int):
+    def __init__(self, action_space: spaces.Space[object], hidden_size: int):
         super().__init__()
         self.nvec: list[int] | None = None
         self.continuous = isinstance(action_space, spaces.Box)
@@ -38,7 +43,7 @@ class ActionHead(nn.Module):
         self.actor = layer_init(nn.Linear(hidden_size, out), std=0.01)
         self.critic = layer_init(nn.Linear(hidden_size, 1), std=1.0)
 
-    def forward(self, hidden: torch.Tensor):
+    def forward(self, hidden: torch.Tensor) -> tuple[Logits, torch.Tensor]:
         logits = self.actor(hidden)
         value = self.critic(hidden)
         if self.continuous:
@@ -54,10 +59,10 @@ class Default(nn.Module):
     `hidden_size`: width of the encoder output and of the actor/critic input.
     """
 
-    def __init__(self, env: Any, hidden_size: int = 128):
+    def __init__(self, env: EnvSpaces, hidden_size: int = 128):
         super().__init__()
         self.hidden_size = hidden_size
-        self.obs_layout = getattr(env, "obs_layout", None)
+        self.obs_layout = env.obs_layout
         if self.obs_layout is not None and self.obs_layout.structured:
             self.leaf_encoders: nn.ModuleList | None = nn.ModuleList(
                 layer_init(nn.Linear(max(1, math.prod(leaf.shape)), hidden_size))
@@ -65,7 +70,9 @@ class Default(nn.Module):
             encoded = hidden_size * len(self.obs_layout.leaves)
         else:
             self.leaf_encoders = None
-            encoded = int(np.prod(env.single_observation_space.shape))
+            shape = env.single_observation_space.shape
+            assert shape is not None, "observation spaces are Boxes"
+            encoded = int(np.prod(shape))
         self.encoder = nn.Sequential(layer_init(nn.Linear(encoded, hidden_size)), nn.ReLU())
         self.head = ActionHead(env.single_action_space, hidden_size)
 
@@ -86,7 +93,7 @@ class Default(nn.Module):
         return self.decode_actions(self.encode_observations(obs))
 
 
-def _leaves(tree: Any) -> list[torch.Tensor]:
+def _leaves(tree: Nested[torch.Tensor]) -> list[torch.Tensor]:
     if isinstance(tree, dict):
         return [x for v in tree.values() for x in _leaves(v)]
     if isinstance(tree, tuple):
@@ -99,12 +106,15 @@ class _ImagePolicy(nn.Module):
 
     network: nn.Module  # set by the subclass: frames -> (batch, hidden_size)
 
-    def _setup(self, env: Any, channels_last: bool, hidden_size: int) -> tuple[int, int, int]:
+    def _setup(self, env: EnvSpaces, channels_last: bool, hidden_size: int) -> tuple[int, int, int]:
         self.channels_last = channels_last
         self.hidden_size = hidden_size
         shape = env.single_observation_space.shape
+        if shape is None or len(shape) != 3:
+            raise APIUsageError(f"{type(self).__name__} takes image frames, (H, W, C) with channels_last else "
+                                f"(C, H, W); this env's observations have shape {shape}. Use models.Default.")
         self.head = ActionHead(env.single_action_space, hidden_size)
-        return (shape[2], shape[0], shape[1]) if channels_last else tuple(shape)
+        return (shape[2], shape[0], shape[1]) if channels_last else (shape[0], shape[1], shape[2])
 
     def _frames(self, obs: torch.Tensor) -> torch.Tensor:
         x = obs.float() / 255.0
@@ -125,7 +135,7 @@ class _ImagePolicy(nn.Module):
 class Convolutional(_ImagePolicy):
     """The Nature-DQN CNN (Atari). `channels_last`: frames are (H, W, C) rather than (C, H, W)."""
 
-    def __init__(self, env: Any, hidden_size: int = 512, channels_last: bool = False):
+    def __init__(self, env: EnvSpaces, hidden_size: int = 512, channels_last: bool = False):
         super().__init__()
         c, h, w = self._setup(env, channels_last, hidden_size)
         convs = nn.Sequential(
@@ -152,7 +162,7 @@ class ImpalaResNet(_ImagePolicy):
     `cnn_width`: channels of the first stage (then x2, x2); `hidden_size`: the MLP width.
     """
 
-    def __init__(self, env: Any, cnn_width: int = 16, hidden_size: int = 256, channels_last: bool = True):
+    def __init__(self, env: EnvSpaces, cnn_width: int = 16, hidden_size: int = 256, channels_last: bool = True):
         super().__init__()
         frame = self._setup(env, channels_last, hidden_size)
         layers: list[nn.Module] = []
@@ -180,11 +190,12 @@ class LSTMWrapper(nn.Module):
     """
 
     is_recurrent = True
-    policy: Any  # an nn.Module with encode_observations and decode_actions (duck-typed)
+    policy: SplitPolicy  # an nn.Module (registered as a submodule)
 
-    def __init__(self, env: Any, policy: nn.Module, input_size: int = 128, hidden_size: int = 128):
+    def __init__(self, env: EnvSpaces, policy: nn.Module, input_size: int = 128, hidden_size: int = 128):
         super().__init__()
-        self.policy = policy
+        # A module with encode_observations and decode_actions: policy_factory.wrap_recurrent checks it.
+        self.policy = cast("SplitPolicy", policy)
         self.hidden_size = hidden_size
         self.lstm = nn.LSTM(input_size, hidden_size, batch_first=True)
         for name, param in self.lstm.named_parameters():
@@ -201,7 +212,7 @@ class LSTMWrapper(nn.Module):
         zeros = torch.zeros(batch, self.hidden_size, device=device)
         return zeros, zeros.clone()
 
-    def forward(self, obs: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor] | None = None):
+    def forward(self, obs: torch.Tensor, state: LSTMState | None = None) -> tuple[Logits, torch.Tensor, LSTMState]:
         if state is None:
             state = self.initial_state(obs.shape[0], obs.device)
         hidden = self.policy.encode_observations(obs)
@@ -210,8 +221,8 @@ class LSTMWrapper(nn.Module):
         logits, value = self.policy.decode_actions(out.squeeze(1))
         return logits, value, (h.squeeze(0), c.squeeze(0))
 
-    def forward_sequence(self, obs: torch.Tensor, state: tuple[torch.Tensor, torch.Tensor],
-                         starts: torch.Tensor):
+    def forward_sequence(self, obs: torch.Tensor, state: LSTMState,
+                         starts: torch.Tensor) -> tuple[Logits, torch.Tensor]:
         """Logits and values of (batch, time, *obs_shape) sequences, flattened to batch*time rows.
 
         `state`: (h, c) before each sequence's first step; `starts` (batch, time) marks

@@ -19,13 +19,16 @@ varies keeps a variance of 0 and is divided by sqrt(epsilon), never by zero.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import torch
 from torch import nn
 
 from pufferlib.errors import APIUsageError
+
+if TYPE_CHECKING:
+    from pufferlib.protocols import EnvSpaces, Logits, LSTMState, RecurrentPolicy
 
 
 class RunningMoments(nn.Module):
@@ -80,7 +83,7 @@ class NormalizedPolicy(nn.Module):
     def __init__(self, policy: nn.Module, obs_shape: tuple[int, ...], observations: bool, rewards: bool,
                  clip: float, epsilon: float, gamma: float):
         super().__init__()
-        self.policy: Any = policy  # an nn.Module; forward_sequence and initial_state are duck-typed
+        self.policy = policy  # forward_sequence and initial_state: a RecurrentPolicy's, when is_recurrent
         self.normalize_observations, self.scale_rewards = observations, rewards
         self.clip, self.epsilon, self.gamma = float(clip), float(epsilon), float(gamma)
         self.obs_moments = RunningMoments(obs_shape)
@@ -98,16 +101,19 @@ class NormalizedPolicy(nn.Module):
         std = (self.obs_moments.var.to(torch.float32) + self.epsilon).sqrt()
         return ((obs.float() - mean) / std).clamp(-self.clip, self.clip)
 
-    def forward(self, obs: torch.Tensor, *args: Any) -> Any:
-        return self.policy(self.normalize(obs), *args)
+    def forward(self, obs: torch.Tensor, *state: LSTMState) -> tuple[Logits, torch.Tensor] | \
+            tuple[Logits, torch.Tensor, LSTMState]:
+        """The wrapped policy on normalized observations (with the LSTM state of a recurrent one)."""
+        return self.policy(self.normalize(obs), *state)
 
-    def forward_sequence(self, obs: torch.Tensor, state: Any, starts: torch.Tensor) -> Any:
+    def forward_sequence(self, obs: torch.Tensor, state: LSTMState,
+                         starts: torch.Tensor) -> tuple[Logits, torch.Tensor]:
         """The wrapped recurrent policy's `forward_sequence` on normalized observations."""
-        return self.policy.forward_sequence(self.normalize(obs), state, starts)
+        return cast("RecurrentPolicy", self.policy).forward_sequence(self.normalize(obs), state, starts)
 
-    def initial_state(self, *args: Any, **kwargs: Any) -> Any:
+    def initial_state(self, batch: int, device: torch.device | str = "cpu") -> LSTMState:
         """The wrapped recurrent policy's zero state."""
-        return self.policy.initial_state(*args, **kwargs)
+        return cast("RecurrentPolicy", self.policy).initial_state(batch, device)
 
     def reward_scale(self) -> float:
         """The factor rewards are multiplied by for training (1 when reward scaling is off)."""
@@ -138,18 +144,22 @@ class NormalizedPolicy(nn.Module):
             self.return_moments.update(returns, weights)
 
 
-def wrap(policy: nn.Module, env: Any, settings: Mapping[str, Any], gamma: float) -> nn.Module:
-    """`policy` with the `[normalize]` settings applied: itself when both options are off."""
+def wrap(policy: nn.Module, env: EnvSpaces, settings: Mapping[str, Any], gamma: float) -> nn.Module:
+    """`policy` with the `[normalize]` settings applied: itself when both options are off.
+
+    `settings`: the `[normalize]` section of a trainer config, as read from TOML.
+    """
     if not (settings["observations"] or settings["rewards"]):
         return policy
     if isinstance(policy, NormalizedPolicy):
         raise APIUsageError("The policy is already a NormalizedPolicy; pass the inner policy.")
     space = env.single_observation_space
-    layout = getattr(env, "obs_layout", None)
-    if settings["observations"] and (layout is not None and getattr(layout, "structured", False)
+    layout = env.obs_layout
+    if settings["observations"] and (layout is not None and layout.structured
                                      or not np.issubdtype(space.dtype, np.number)):
         raise APIUsageError(f"normalize.observations needs a numeric Box observation space; {space} is structured "
                             "or not numeric. Normalize inside your policy instead, or set normalize.observations "
                             "= false.")
+    assert space.shape is not None, "observation spaces are Boxes"
     return NormalizedPolicy(policy, tuple(space.shape), bool(settings["observations"]), bool(settings["rewards"]),
                             settings["clip"], settings["epsilon"], gamma)

@@ -25,30 +25,35 @@ from __future__ import annotations
 import inspect
 import traceback
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from pufferlib.config import core_defaults
 from pufferlib.errors import APIUsageError, PufferError
 
+if TYPE_CHECKING:
+    import torch
+
+    from pufferlib.protocols import EnvSpaces, PolicyFactory, SplitPolicy
+
 RECURRENT_METHODS = ("encode_observations", "decode_actions")
 
 
-def core_policy_defaults() -> dict[str, Any]:
+def core_policy_defaults() -> dict[str, object]:
     """The `[policy]` section of the core's default.toml."""
     return dict(core_defaults().get("policy", {}))
 
 
-def explicit_keys(policy_config: Mapping[str, Any]) -> set[str]:
+def explicit_keys(policy_config: Mapping[str, object]) -> set[str]:
     """Keys of a merged `[policy]` section that were not left at the core's defaults."""
     defaults = core_policy_defaults()
     return {k for k, v in policy_config.items() if k not in defaults or defaults[k] != v}
 
 
-def _name(cls: Any) -> str:
+def _name(cls: object) -> str:
     return f"{getattr(cls, '__module__', '?')}.{getattr(cls, '__qualname__', repr(cls))}"
 
 
-def _parameters(cls: Callable) -> tuple[list[str], bool]:
+def _parameters(cls: Callable[..., object]) -> tuple[list[str], bool]:
     """(names of the keyword-capable parameters after the env ones, takes **kwargs)."""
     try:
         params = list(inspect.signature(cls).parameters.values())
@@ -63,7 +68,8 @@ def _takes_spaces(names: list[str]) -> bool:
     return names[:2] == ["observation_space", "action_space"]
 
 
-def policy_kwargs(cls: Callable, policy_config: Mapping[str, Any], explicit: Iterable[str] | None = None) -> dict:
+def policy_kwargs(cls: PolicyFactory, policy_config: Mapping[str, object],
+                  explicit: Iterable[str] | None = None) -> dict[str, object]:
     """The `[policy]` keys `cls` accepts; APIUsageError for an explicit key it does not.
 
     `explicit`: keys set by the user or a plugin (default: those differing from the core's
@@ -88,7 +94,7 @@ def policy_kwargs(cls: Callable, policy_config: Mapping[str, Any], explicit: Ite
     return {k: v for k, v in policy_config.items() if k in accepted}
 
 
-def resolve_policy_class(policy: str | Callable | None, env_id: str | None = None) -> Callable:
+def resolve_policy_class(policy: str | PolicyFactory | None, env_id: str | None = None) -> PolicyFactory:
     """A policy class from a 'module:attr' string, a class, or None (the env's default, else models.Default)."""
     from pufferlib import models, registry
 
@@ -111,7 +117,7 @@ def resolve_policy_class(policy: str | Callable | None, env_id: str | None = Non
     return policy
 
 
-def _construct(cls: Callable, env: Any, kwargs: dict) -> Any:
+def _construct(cls: PolicyFactory, env: EnvSpaces, kwargs: dict[str, object]) -> torch.nn.Module:
     names, _ = _parameters(cls)
     args = (env.single_observation_space, env.single_action_space) if _takes_spaces(names) else (env,)
     try:
@@ -125,7 +131,7 @@ def _construct(cls: Callable, env: Any, kwargs: dict) -> Any:
                             "class takes the vectorized env (or observation_space, action_space) first.") from exc
 
 
-def encoded_size(env: Any, policy: Any) -> int:
+def encoded_size(env: EnvSpaces, policy: SplitPolicy) -> int:
     """H of `policy.encode_observations`: `policy.hidden_size`, else measured on one zero observation."""
     size = getattr(policy, "hidden_size", None)
     if isinstance(size, int):
@@ -134,6 +140,7 @@ def encoded_size(env: Any, policy: Any) -> int:
     import torch
 
     space = env.single_observation_space
+    assert space.shape is not None, "observation spaces are Boxes"
     obs = torch.from_numpy(np.zeros((1, *space.shape), dtype=space.dtype))
     with torch.no_grad():
         hidden = policy.encode_observations(obs)
@@ -143,7 +150,7 @@ def encoded_size(env: Any, policy: Any) -> int:
     return int(hidden.shape[1])
 
 
-def wrap_recurrent(env: Any, policy: Any, hidden_size: int) -> Any:
+def wrap_recurrent(env: EnvSpaces, policy: torch.nn.Module, hidden_size: int) -> torch.nn.Module:
     """`models.LSTMWrapper(env, policy, ...)` after checking the policy meets its needs."""
     from pufferlib import models
 
@@ -154,7 +161,7 @@ def wrap_recurrent(env: Any, policy: Any, hidden_size: int) -> Any:
             f"rnn.enabled wraps the policy in an LSTM, but {name} lacks {', '.join(missing)}. A recurrent "
             "policy splits forward() into encode_observations(obs) -> (batch, H) and decode_actions(hidden) "
             "-> (logits, value) (see pufferlib.models.Default), or set --rnn.enabled false.")
-    size = encoded_size(env, policy)
+    size = encoded_size(env, cast("SplitPolicy", policy))  # it has both methods (checked above)
     rebuilt_head = (isinstance(getattr(policy, "head", None), models.ActionHead)
                     and getattr(policy, "hidden_size", None) == size)
     if size != hidden_size and not rebuilt_head:
@@ -165,7 +172,7 @@ def wrap_recurrent(env: Any, policy: Any, hidden_size: int) -> Any:
     return models.LSTMWrapper(env, policy, input_size=size, hidden_size=hidden_size)
 
 
-def check_policy(policy: Any) -> None:
+def check_policy(policy: object) -> None:
     """APIUsageError unless `policy` is a torch Module the trainer can run (recurrent ones included)."""
     import torch
 
@@ -179,10 +186,13 @@ def check_policy(policy: Any) -> None:
                                 "feed-forward policy in pufferlib.models.LSTMWrapper instead.")
 
 
-def make_policy(env: Any, config: Mapping[str, Any], policy: str | Callable | None = None,
-                env_id: str | None = None, explicit: Iterable[str] | None = None) -> Any:
+def make_policy(env: EnvSpaces, config: Mapping[str, Any], policy: str | PolicyFactory | None = None,
+                env_id: str | None = None, explicit: Iterable[str] | None = None) -> torch.nn.Module:
     """The policy of a config: `policy` (or the env's default, else models.Default) built with
-    the `[policy]` keys it accepts, LSTM-wrapped when `rnn.enabled`. See the module docstring."""
+    the `[policy]` keys it accepts, LSTM-wrapped when `rnn.enabled`. See the module docstring.
+
+    `config` is a trainer config as read from TOML (its `policy` and `rnn` sections are used).
+    """
     cls = resolve_policy_class(policy, env_id)
     kwargs = policy_kwargs(cls, config.get("policy", {}), explicit)
     built = _construct(cls, env, kwargs)

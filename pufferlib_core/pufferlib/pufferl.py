@@ -32,7 +32,7 @@ from pufferlib.config_check import check_values
 from pufferlib.dashboard import Dashboard
 from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
 from pufferlib.metrics_file import MetricsFile
-from pufferlib.protocols import RecurrentPolicy
+from pufferlib.protocols import RecurrentPolicy, VecEnv
 from pufferlib.rollout import Rollout
 from pufferlib.threads import ThreadTuner, candidate_counts, usable_cores
 
@@ -74,9 +74,9 @@ class PuffeRL:
     across ranks, and rank 0 logs and saves.
     """
 
-    def __init__(self, config: Mapping | None = None, env: Any = None, policy: torch.nn.Module | None = None, *,
-                 env_id: str | None = None, run_dir: str | Path | None = None, dashboard: Dashboard | None = None,
-                 **train_overrides: Any):
+    def __init__(self, config: Mapping | None = None, env: VecEnv | None = None,
+                 policy: torch.nn.Module | None = None, *, env_id: str | None = None,
+                 run_dir: str | Path | None = None, dashboard: Dashboard | None = None, **train_overrides: object):
         if env is None:
             raise APIUsageError("PuffeRL needs a vectorized env: PuffeRL(env=pufferlib.make('gym-CartPole-v1'), ...)")
         default = load_default()
@@ -88,7 +88,7 @@ class PuffeRL:
         self.config = merge(default, config)
         check_values(self.config, default)
         cfg = self.config["train"]
-        self.env, self.env_id = env, env_id or getattr(getattr(env, "spec", None), "id", None)
+        self.env, self.env_id = env, env_id or (env.spec.id if env.spec is not None else None)
 
         # Everything that can be checked is checked before anything is acquired (the process
         # group, the device, the env's reset): a bad config leaves nothing behind.
@@ -142,7 +142,7 @@ class PuffeRL:
         # Where checkpoints, metrics.jsonl (and logger plugins' files) go; created on first use.
         self.run_dir = Path(run_dir) if run_dir else self._default_run_dir()
         self._metrics_file: MetricsFile | None = None
-        self._unlogged: list[dict[str, Any]] = []  # mean_and_log() results not yet in a log step
+        self._unlogged: list[dict[str, float]] = []  # mean_and_log() results not yet in a log step
         self._logged_time = -float("inf")  # the first mean_and_log() is a log step
         self.last_checkpoint: str | None = None
         self.diverged: str | None = None  # why training stopped on non-finite values (no saves after that)
@@ -191,7 +191,7 @@ class PuffeRL:
             return [torch.optim.Muon(matrices, lr=cfg["learning_rate"]), torch.optim.Adam(rest, **adam)]
         raise APIUsageError(f"Unknown optimizer {cfg['optimizer']!r}; choose 'adam' or 'muon'.")
 
-    def _hook(self, name: str, **kwargs: Any) -> None:
+    def _hook(self, name: str, **kwargs: object) -> None:
         if self.rank != 0:
             return
         from pufferlib.plugins import call_hook
@@ -359,7 +359,7 @@ class PuffeRL:
             offset += g.numel()
 
     # -- logging and checkpoints ---------------------------------------------------------
-    def mean_and_log(self) -> dict[str, Any]:
+    def mean_and_log(self) -> dict[str, float]:
         """Aggregate the stats since the last call, show them, call the log hooks, return them.
 
         Keys: SPS, global_step, epoch, `environment/<info key>` (means of the env infos,
@@ -370,7 +370,7 @@ class PuffeRL:
         """
         now = time.perf_counter()
         elapsed = max(now - self._log_time, 1e-9)
-        metrics: dict[str, Any] = {"SPS": (self.global_step - self._log_step) / elapsed,
+        metrics: dict[str, float] = {"SPS": (self.global_step - self._log_step) / elapsed,
                                    "global_step": self.global_step, "epoch": self.epoch}
         for key, values in self.rollout.pop_infos().items():
             metrics[f"environment/{key}"] = float(np.mean(values))
@@ -401,7 +401,7 @@ class PuffeRL:
         self._logged_time = time.perf_counter()
         if not rows:
             return
-        merged: dict[str, Any] = {}
+        merged: dict[str, float] = {}
         for key in rows[-1]:
             values = [row[key] for row in rows if key in row]
             numeric = all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in values)
@@ -412,7 +412,7 @@ class PuffeRL:
         self._metrics_file.write(self.global_step, merged)
         self._hook("pufferlib_train_log", trainer=self, step=self.global_step, metrics=merged)
 
-    def _all_reduce_mean(self, metrics: dict[str, Any]) -> dict[str, Any]:
+    def _all_reduce_mean(self, metrics: dict[str, float]) -> dict[str, float]:
         """Metrics averaged over the ranks that have them (SPS summed); ranks may differ in keys."""
         import torch.distributed as dist
 
@@ -475,7 +475,7 @@ class PuffeRL:
             self._log_step = self.global_step
         return payload
 
-    def close(self) -> dict[str, Any]:
+    def close(self) -> dict[str, float]:
         """Stop the dashboard, call the end hook, close the env (and the process group this
         trainer created under torchrun); returns the last metrics."""
         metrics = self.last_metrics

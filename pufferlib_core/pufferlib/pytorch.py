@@ -15,16 +15,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
 import torch
 from torch import nn
 
 from pufferlib.errors import APIUsageError
+from pufferlib.protocols import Logits
 from pufferlib.spaces import assemble
 
-Logits = torch.Tensor | Sequence[torch.Tensor] | torch.distributions.Normal
+if TYPE_CHECKING:
+    from pufferlib.spaces import Leaf, Nested, ObsLayout
 
 
 def layer_init(layer: nn.Module, std: float = math.sqrt(2), bias_const: float = 0.0) -> nn.Module:
@@ -50,12 +53,12 @@ def clip_grad_norm_(grads: list[torch.Tensor] | tuple[torch.Tensor, ...], max_no
     return total
 
 
-def torch_dtype(dtype: Any) -> torch.dtype:
-    """The torch dtype of a numpy dtype (e.g. np.float32 -> torch.float32)."""
+def torch_dtype(dtype: npt.DTypeLike | None) -> torch.dtype:
+    """The torch dtype of a numpy dtype (e.g. np.float32 -> torch.float32; None, as numpy: float64)."""
     return torch.from_numpy(np.zeros(0, dtype=np.dtype(dtype))).dtype
 
 
-def unflatten(flat: torch.Tensor, layout: Any) -> Any:
+def unflatten(flat: torch.Tensor, layout: ObsLayout | None) -> Nested[torch.Tensor]:
     """The structured observation of `flat` (batch..., row) as a dict/tuple of tensor views.
 
     `layout` is the vecenv's `obs_layout` (a `pufferlib.spaces.ObsLayout`); with None, or a
@@ -71,13 +74,13 @@ def unflatten(flat: torch.Tensor, layout: Any) -> Any:
     return assemble(layout.space, (), values)
 
 
-def _leaf(flat: torch.Tensor, leaf: Any, raw: bool) -> torch.Tensor:
+def _leaf(flat: torch.Tensor, leaf: Leaf, raw: bool) -> torch.Tensor:
     """One leaf's columns of `flat`, viewed with the leaf's dtype when the row is raw bytes."""
     part = flat[..., leaf.offset:leaf.offset + leaf.length]
     return part.view(torch_dtype(leaf.dtype)) if raw else part
 
 
-def action_mask(flat: torch.Tensor, layout: Any) -> torch.Tensor | None:
+def action_mask(flat: torch.Tensor, layout: ObsLayout | None) -> torch.Tensor | None:
     """The `action_mask` entry of dict observations as a (batch, n) bool tensor, or None.
 
     Envs that allow only some actions put a top-level "action_mask" key (1 = allowed)

@@ -75,7 +75,7 @@ class Rollout:
             size = self.actor.h.shape[1]
             self.state_h = torch.zeros(rows * horizon // segment, size, device=device)
             self.state_c = torch.zeros_like(self.state_h)
-        self._writes_final = bool(getattr(env, "writes_final_observations", False))
+        self._writes_final = env.writes_final_observations
         # Where the next step of each row goes. When every recv() returns all rows (the synchronous
         # case, `_sync`), the rows share one time index, `t`; otherwise each row has its own
         # (`ptr`), and `stored` marks the rows whose last action was stored this batch.
@@ -252,8 +252,9 @@ class Rollout:
         if not cut.any():
             return
         rows, t = rows[cut], (t[cut] if isinstance(t, np.ndarray) else np.full(int(cut.sum()), t))
-        assert hasattr(self.env, "final_observations")  # writes_final_observations: the env keeps them
-        obs = torch.from_numpy(self.env.final_observations[rows]).to(self.device)
+        final = self.env.final_observations
+        assert final is not None  # writes_final_observations: the env keeps them
+        obs = torch.from_numpy(final[rows]).to(self.device)
         self.final_values[torch.from_numpy(rows).to(self.device), torch.from_numpy(t).to(self.device)] = \
             self.actor.value(obs, rows)
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias, TypeVar
 
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 
 from pufferlib.errors import APIUsageError
@@ -23,13 +24,18 @@ from pufferlib.errors import APIUsageError
 LEAF_TYPES = (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)
 STRUCT_TYPES = (spaces.Dict, spaces.Tuple)
 
+T = TypeVar("T")
+#: A value nested as a Dict/Tuple space nests its leaves: a leaf value (an array, a tensor, a
+#: number), or a dict (Dict spaces) or tuple (Tuple spaces) of nested values.
+Nested: TypeAlias = T | dict[Hashable, "Nested[T]"] | tuple["Nested[T]", ...]
+
 
 def make_space(shape: Sequence[int] | int, low: float = -np.inf, high: float = np.inf,
-               dtype: Any = np.float32) -> spaces.Box:
+               dtype: npt.DTypeLike = np.float32) -> spaces.Box:
     """A Box observation/action space of `shape` (float32 by default)."""
     if isinstance(shape, int):
         shape = (shape,)
-    return spaces.Box(low=low, high=high, shape=tuple(shape), dtype=dtype)
+    return spaces.Box(low=low, high=high, shape=tuple(shape), dtype=np.dtype(dtype))
 
 
 def make_discrete(n: int) -> spaces.Discrete:
@@ -162,11 +168,11 @@ class ObsLayout:
         return [(leaf.path, leaf.view(row, self.raw)) for leaf in self.leaves]
 
     @staticmethod
-    def write(obs: Any, views: list[tuple[tuple, np.ndarray]]) -> None:
+    def write(obs: object, views: list[tuple[tuple, np.ndarray]]) -> None:
         """Copy one structured observation into the leaf views of its row."""
         try:
             for path, view in views:
-                value = obs
+                value: Any = obs  # indexed as the space nests it; what does not fit raises below
                 for key in path:
                     value = value[key]
                 view[...] = value
@@ -174,13 +180,13 @@ class ObsLayout:
             raise APIUsageError(f"The observation does not match its space: {_fmt_path(path)} cannot be read "
                                 f"({type(exc).__name__}: {exc}).") from exc
 
-    def flatten(self, obs: Any) -> np.ndarray:
+    def flatten(self, obs: object) -> np.ndarray:
         """A new flat row holding `obs` (tests and tools; envs use `write`)."""
         row = np.zeros(self.shape, self.dtype)
         self.write(obs, self.leaf_views(row))
         return row
 
-    def unflatten(self, flat: np.ndarray) -> Any:
+    def unflatten(self, flat: np.ndarray) -> Nested[np.ndarray]:
         """The nested observation (dict/tuple of arrays) as views of `flat` (..., *shape)."""
         if not self.structured:
             return flat.reshape(flat.shape[:flat.ndim - len(self.shape)] + self.leaves[0].shape)
@@ -188,7 +194,7 @@ class ObsLayout:
         return assemble(self.space, (), values)
 
 
-def assemble(space: spaces.Space, path: tuple, values: dict) -> Any:
+def assemble(space: spaces.Space, path: tuple, values: Mapping[tuple, T]) -> Nested[T]:
     """Rebuild the nested container of `space` from leaf values keyed by path."""
     if isinstance(space, spaces.Dict):
         return {key: assemble(sub, path + (key,), values) for key, sub in space.spaces.items()}
@@ -260,7 +266,7 @@ class ActionLayout:
         assert self.flat_space.shape is not None  # Discrete, MultiDiscrete or Box: all have one
         return tuple(self.flat_space.shape)
 
-    def unflatten(self, flat: np.ndarray) -> Any:
+    def unflatten(self, flat: np.ndarray) -> Nested[np.ndarray | np.integer]:
         """The env's action for one agent from its flat action row."""
         if not self.structured:
             return self._leaf_action(self.space, flat, 0, None)
@@ -268,7 +274,7 @@ class ActionLayout:
         return assemble(self.space, (), values)
 
     @staticmethod
-    def _leaf_action(space: spaces.Space, flat: np.ndarray, offset: int, count: int | None) -> Any:
+    def _leaf_action(space: spaces.Space, flat: np.ndarray, offset: int, count: int | None) -> np.ndarray | np.integer:
         part = flat if count is None else flat[offset:offset + count]
         if isinstance(space, spaces.Discrete):
             return np.int64(part.reshape(-1)[0]) + space.start
@@ -276,11 +282,11 @@ class ActionLayout:
             return part.reshape(space.shape).astype(space.dtype) + space.start
         return part.reshape(space.shape).astype(space.dtype)
 
-    def flatten(self, action: Any) -> np.ndarray:
+    def flatten(self, action: object) -> np.ndarray:
         """The flat action row of one env action (inverse of `unflatten`)."""
         row = np.zeros(self.size, self.dtype)
         for path, sub, off, count in self._slices:
-            value = action
+            value: Any = action  # indexed as the space nests it
             for key in path:
                 value = value[key]
             value = np.asarray(value)
@@ -290,7 +296,7 @@ class ActionLayout:
         return row.reshape(self.shape)
 
 
-def observation_problems(obs: Any, space: spaces.Space, path: tuple = ()) -> tuple[list[str], list[str]]:
+def observation_problems(obs: object, space: spaces.Space, path: tuple = ()) -> tuple[list[str], list[str]]:
     """What is wrong with one observation `obs` for `space`: (errors, warnings).
 
     Errors: what would be written wrongly without a word (a wrong shape that numpy would
@@ -387,7 +393,7 @@ class ActionCheck:
         self._scalar_high = int(self.high) if self.high is not None and self.high.ndim == 0 else None
         self._zeros = np.zeros(0, np.float32)  # as many zeros as the last batch had values
 
-    def check(self, actions: Any, shape: tuple[int, ...]) -> np.ndarray:
+    def check(self, actions: npt.ArrayLike, shape: tuple[int, ...]) -> np.ndarray:
         """`actions` as an array of `shape`, or APIUsageError saying what is wrong."""
         if type(actions) is not np.ndarray:
             actions = np.asarray(actions)

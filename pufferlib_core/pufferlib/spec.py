@@ -7,15 +7,21 @@ core's own env families and the registry can all use it without import cycles.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pufferlib.errors import APIUsageError
 
+if TYPE_CHECKING:
+    from pufferlib.protocols import EnvCreator, PolicyFactory
+
 
 def load_object(path: str) -> Any:
-    """Import `"package.module:attr"` (attr may be dotted) and return the attribute."""
+    """Import `"package.module:attr"` (attr may be dotted) and return the attribute.
+
+    Any attribute of any module: its type is what the caller named (`Any`, so that the caller
+    can call it without a cast; `EnvSpec` types its creator and policy).
+    """
     module_name, sep, attr = path.partition(":")
     if not sep or not module_name or not attr:
         raise APIUsageError(f"{path!r} is not of the form 'package.module:attr'.")
@@ -45,19 +51,19 @@ class EnvSpec:
     """
 
     id: str
-    creator: str | Callable
+    creator: str | EnvCreator
     kwargs: dict = field(default_factory=dict)
-    policy: str | Callable | None = None
+    policy: str | PolicyFactory | None = None
     config: dict = field(default_factory=dict)
     backend: str | None = None
     package: str | None = None
     description: str = ""
     aliases: tuple[str, ...] = ()
 
-    def load_creator(self) -> Callable:
+    def load_creator(self) -> EnvCreator:
         """The creator callable (imports its module on first use)."""
         return load_object(self.creator) if isinstance(self.creator, str) else self.creator
 
-    def load_policy(self) -> Callable | None:
+    def load_policy(self) -> PolicyFactory | None:
         """The default policy class, or None."""
         return load_object(self.policy) if isinstance(self.policy, str) else self.policy

@@ -10,7 +10,6 @@ config is validated up front (`pufferlib.config_check`).
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from pufferlib import config as cfglib
 from pufferlib.config_check import check_values
@@ -34,7 +33,8 @@ def pre_parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Name
     return parser.parse_known_args(argv)[0]  # `puffer train --help`: the fixed options only
 
 
-def parse_config(parser: argparse.ArgumentParser, argv: list[str], base: dict | None = None) -> tuple[dict, Any]:
+def parse_config(parser: argparse.ArgumentParser, argv: list[str],
+                 base: dict | None = None) -> tuple[dict, argparse.Namespace]:
     """(config, args) from the layers described in the module docstring.
 
     `base` replaces the default + env layers (used by --resume with the run's config).

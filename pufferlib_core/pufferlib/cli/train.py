@@ -17,12 +17,15 @@ import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from pufferlib.cli.options import base_parser, parse_config, pre_parse
 from pufferlib.errors import APIUsageError
 from pufferlib.factory import make_from_config
 from pufferlib.policy_factory import make_policy
+
+if TYPE_CHECKING:
+    from pufferlib.pufferl import PuffeRL
 
 
 def _check_loggers(names: list[str]) -> list[str]:
@@ -90,7 +93,7 @@ def _interrupts() -> Iterator[list[int]]:
             signal.signal(sig, old)
 
 
-def _save_on_interrupt(trainer: Any, env_id: str, signum: int) -> None:
+def _save_on_interrupt(trainer: PuffeRL, env_id: str, signum: int) -> None:
     """Save what was trained since the last checkpoint and say how to resume (rank 0)."""
     name = signal.Signals(signum).name
     if trainer.rank != 0:
@@ -98,6 +101,7 @@ def _save_on_interrupt(trainer: Any, env_id: str, signum: int) -> None:
     where = f"at step {trainer.global_step:,} (epoch {trainer.epoch})"
     if trainer.global_step > trainer.saved_step:
         path = trainer.save_checkpoint()
+        assert path is not None  # rank 0 (checked above) writes one
         print(f"puffer train: interrupted by {name} {where}; saved checkpoint {path}", file=sys.stderr)
     elif trainer.last_checkpoint:
         path = trainer.last_checkpoint

@@ -7,8 +7,8 @@ APIs shared by every backend.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -16,6 +16,10 @@ from pufferlib.errors import APIUsageError
 from pufferlib.vector.base import VecEnv, check_seed
 from pufferlib.vector.gymnasium_compat import to_gymnasium
 from pufferlib.vector.serial import Serial
+
+if TYPE_CHECKING:
+    from pufferlib.protocols import EnvCreator
+    from pufferlib.vector.sb3 import SB3VecEnv
 
 #: Backend name -> "module:class"; imported on first use.
 BACKENDS = {
@@ -40,8 +44,11 @@ def _resolve_backend(backend: str | type) -> type:
         raise APIUsageError(f"The {key!r} backend is not available in this build of pufferlib.") from exc
 
 
-def _per_env(value: Any, num_envs: int, per_env: bool, default: Any, name: str) -> list:
-    """One entry per env: `value` is per-env when creators were given per env and it is a list."""
+def _per_env(value: Any, num_envs: int, per_env: bool, default: Any, name: str) -> list[Any]:
+    """One entry per env: `value` is per-env when creators were given per env and it is a list.
+
+    `value` is one entry for every env or a list of them, which only the caller's types tell apart.
+    """
     if per_env and isinstance(value, list):
         if len(value) != num_envs:
             raise APIUsageError(f"Got {len(value)} {name} for num_envs={num_envs}; give one or {num_envs}.")
@@ -49,7 +56,7 @@ def _per_env(value: Any, num_envs: int, per_env: bool, default: Any, name: str) 
     return [default if value is None else value] * num_envs
 
 
-def check_counts(**counts: Any) -> None:
+def check_counts(**counts: object) -> None:
     """APIUsageError unless each of `counts` (num_envs=..., num_workers=...) is None or an int >= 1."""
     for name, value in counts.items():
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
@@ -57,10 +64,12 @@ def check_counts(**counts: Any) -> None:
                                 f"{' (a ' + type(value).__name__ + ')' if not isinstance(value, int) else ''}.")
 
 
-def make(env_creator_or_creators: Callable | Sequence[Callable], env_args: Any = None,
-         env_kwargs: Any = None, backend: str | type = "serial", num_envs: int = 1,
+def make(env_creator_or_creators: EnvCreator | Sequence[EnvCreator],
+         env_args: Sequence[object] | Sequence[Sequence[object]] | None = None,
+         env_kwargs: Mapping[str, object] | Sequence[Mapping[str, object]] | None = None,
+         backend: str | type = "serial", num_envs: int = 1,
          seed: int | None = 0, batch_size: int | None = None, num_workers: int | None = None,
-         envs_per_worker: int | None = None, **backend_kwargs: Any) -> VecEnv:
+         envs_per_worker: int | None = None, **backend_kwargs: object) -> VecEnv:
     """Create `num_envs` envs with the given backend and return the vectorized env.
 
     `env_creator_or_creators`: a callable returning an env (a PufferEnv, a Gymnasium env
@@ -96,7 +105,7 @@ def make(env_creator_or_creators: Callable | Sequence[Callable], env_args: Any =
                num_workers=num_workers, envs_per_worker=envs_per_worker, **backend_kwargs)
 
 
-def to_sb3(vecenv: VecEnv) -> Any:
+def to_sb3(vecenv: VecEnv) -> SB3VecEnv:
     """`vecenv` as a Stable-Baselines3 VecEnv (needs stable-baselines3; see pufferlib.vector.sb3)."""
     from pufferlib.vector.sb3 import to_sb3 as convert
 

@@ -12,9 +12,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pufferlib.errors import PufferError
+
+if TYPE_CHECKING:
+    from pufferlib.protocols import EnvCreator
+    from pufferlib.vector.base import VecEnv
 
 
 def candidates(num_envs: int, native: bool = False, cores: int | None = None) -> list[dict]:
@@ -29,7 +33,7 @@ def candidates(num_envs: int, native: bool = False, cores: int | None = None) ->
     return options
 
 
-def measure(vecenv: Any, seconds: float) -> float:
+def measure(vecenv: VecEnv, seconds: float) -> float:
     """Agent steps per second of `vecenv` under random actions (async API, any batch size)."""
     vecenv.action_space.seed(0)
     actions = [vecenv.action_space.sample() for _ in range(16)]
@@ -46,8 +50,8 @@ def measure(vecenv: Any, seconds: float) -> float:
     return steps * rows / (time.perf_counter() - start)
 
 
-def autotune(env: str | Callable, num_envs: int | None = None, seconds: float = 1.0,
-             print_fn: Callable[[str], Any] = print) -> dict:
+def autotune(env: str | EnvCreator, num_envs: int | None = None, seconds: float = 1.0,
+             print_fn: Callable[[str], object] = print) -> dict[str, object]:
     """Time the candidate settings for `env`; print a table and return the fastest settings.
 
     `num_envs` defaults to twice the number of cores. Settings that fail (for example an
@@ -64,10 +68,10 @@ def autotune(env: str | Callable, num_envs: int | None = None, seconds: float = 
 
         native = registry.spec(env).backend == NATIVE
 
-        def make(**kwargs: Any) -> Any:
+        def make(**kwargs: Any) -> VecEnv:  # the settings of a candidate, passed through
             return pufferlib.make(env, num_envs=num_envs, **kwargs)
     else:
-        def make(**kwargs: Any) -> Any:
+        def make(**kwargs: Any) -> VecEnv:
             return pufferlib.vector.make(env, num_envs=num_envs, **kwargs)
 
     name = env if isinstance(env, str) else getattr(env, "__name__", repr(env))

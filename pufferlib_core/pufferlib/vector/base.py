@@ -22,10 +22,12 @@ APIUsageError; seeds are None or ints in [0, 2**32) on every backend (`check_see
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
 
 from pufferlib import spaces as pspaces
 from pufferlib.emulation import _Emulated, wrap
@@ -33,10 +35,12 @@ from pufferlib.environment import Buffers, PufferEnv, action_shape
 from pufferlib.errors import APIUsageError
 
 if TYPE_CHECKING:
+    from pufferlib.protocols import Batch, EnvCreator, Info
+    from pufferlib.spaces import ActionLayout, ObsLayout
     from pufferlib.spec import EnvSpec
 
 
-def probe_env(creator: Callable, args: tuple, kwargs: dict) -> tuple[PufferEnv, bool]:
+def probe_env(creator: EnvCreator, args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[PufferEnv, bool]:
     """Create one env to learn the spaces; returns (env as PufferEnv, whether it is an in-place PufferEnv)."""
     env = creator(*args, **kwargs)
     if isinstance(env, PufferEnv) and not env.is_simple_style:
@@ -44,10 +48,10 @@ def probe_env(creator: Callable, args: tuple, kwargs: dict) -> tuple[PufferEnv, 
     return wrap(env), False
 
 
-def create_env(creator: Callable, args: tuple, kwargs: dict, buf: Buffers, in_place: bool,
-               like: Any, index: int) -> PufferEnv:
-    """Create env `index` bound to `buf` and check that it matches `like` (env 0, or its spaces and
-    num_agents as attributes of any object).
+def create_env(creator: EnvCreator, args: tuple[object, ...], kwargs: dict[str, object], buf: Buffers,
+               in_place: bool, like: EnvShape, index: int) -> PufferEnv:
+    """Create env `index` bound to `buf` and check that it matches `like` (env 0, or any object with
+    its spaces and num_agents).
 
     In-place PufferEnvs get `buf=`; other envs are emulated, checked, then moved onto `buf`.
     """
@@ -58,22 +62,42 @@ def create_env(creator: Callable, args: tuple, kwargs: dict, buf: Buffers, in_pl
         env.rebind(buf)
         return env
     try:
-        env = creator(*args, buf=buf, **kwargs)
+        made = creator(*args, buf=buf, **kwargs)
     except TypeError as exc:
         if "buf" not in str(exc):
             raise
         raise APIUsageError(
             f"{getattr(creator, '__name__', creator)} makes a PufferEnv but does not accept buf=; "
             "give its __init__ a `buf=None` parameter and pass it to super().__init__(buf).") from exc
-    check_matches(env, like, index)
-    return env
+    if not isinstance(made, PufferEnv):
+        raise APIUsageError(f"Env {index} is a {type(made).__name__}, but env 0 is an in-place PufferEnv; "
+                            "every env creator must make the same kind of env.")
+    check_matches(made, like, index)
+    return made
+
+
+class EnvShape(Protocol):
+    """What all vectorized envs must share with env 0: the spaces of one agent and the agent count."""
+
+    @property
+    def single_observation_space(self) -> spaces.Space[object]: ...
+
+    @property
+    def single_action_space(self) -> spaces.Space[object]: ...
+
+    @property
+    def num_agents(self) -> int: ...
+
+
+class Closable(Protocol):
+    def close(self) -> None: ...
 
 
 #: Seeds are ints in [0, SEED_LIMIT) or None (what numpy and C envs accept alike).
 SEED_LIMIT = 2**32
 
 
-def check_seed(seed: Any) -> int | None:
+def check_seed(seed: object) -> int | None:
     """`seed` as an int, or None; APIUsageError unless it is None or an int in [0, 2**32).
 
     Every backend checks seeds here, so a bad seed fails the same way everywhere instead of
@@ -88,7 +112,7 @@ def check_seed(seed: Any) -> int | None:
     return int(seed)
 
 
-def close_all(envs: Any, what: str = "env") -> None:
+def close_all(envs: Sequence[Closable], what: str = "env") -> None:
     """Close every env, even when some fail; then raise the first failure (others are chained notes)."""
     errors: list[BaseException] = []
     for i, env in enumerate(envs):
@@ -108,7 +132,7 @@ def _note(exc: BaseException, text: str) -> None:
         exc.add_note(text)
 
 
-def check_matches(env: PufferEnv, like: PufferEnv, index: int) -> None:
+def check_matches(env: PufferEnv, like: EnvShape, index: int) -> None:
     """Raise unless `env` has the spaces and agent count of `like`."""
     if (env.single_observation_space != like.single_observation_space
             or env.single_action_space != like.single_action_space
@@ -125,7 +149,10 @@ class VecEnv:
 
     closed = False
     seed: int | None  # the seed given at creation (set by the backend)
-    spec: EnvSpec  # set by pufferlib.make on the vectorizers it makes
+    spec: EnvSpec | None = None  # set by pufferlib.make on the vectorizers it makes
+    driver_env: PufferEnv  # env 0 (or a probe of it): its render_mode, attributes and layouts
+    obs_layout: ObsLayout | None
+    action_layout: ActionLayout | None
     # The batch arrays, set by `_bind_batch` (Buffers.expose).
     observations: np.ndarray
     rewards: np.ndarray
@@ -148,10 +175,10 @@ class VecEnv:
         self.action_space = pspaces.joint_space(self.single_action_space, self.agents_per_batch)
         #: Whether the envs keep the last observation of an episode in `final_observations`
         #: (see `pufferlib.environment`): rows `env_ids` of a recv() hold it where done.
-        self.writes_final_observations = bool(getattr(driver, "writes_final_observations", False))
+        self.writes_final_observations = bool(driver.writes_final_observations)
         #: How to unflatten structured observations/actions (None for in-place PufferEnvs).
-        self.obs_layout = getattr(driver, "obs_layout", None)
-        self.action_layout = getattr(driver, "action_layout", None)
+        self.obs_layout = driver.obs_layout
+        self.action_layout = driver.action_layout
         self._act_shape = action_shape(self.single_action_space)
         self._act_check = pspaces.ActionCheck(self.single_action_space).check
         self._started = False  # no recv() before the first async_reset()
@@ -175,7 +202,7 @@ class VecEnv:
         if self.closed:
             raise APIUsageError("This vectorized env is closed; create a new one.")
 
-    def _reset_seed(self, seed: Any) -> int | None:
+    def _reset_seed(self, seed: object) -> int | None:
         """The seed of an async_reset(seed): checked, or the one given at creation when None."""
         self._check_open()
         self._started = True
@@ -199,14 +226,14 @@ class VecEnv:
             raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
         return self._last_group
 
-    def _write_actions(self, rows: slice, actions: Any) -> None:
+    def _write_actions(self, rows: slice, actions: npt.ArrayLike) -> None:
         """Validate `actions` for the batch-aligned rows `rows`, copy them into the buffer and
         mark the batch as sent (nothing changes when they are rejected)."""
         dest = self._group_views[rows.start // self.agents_per_batch][6]
         dest[...] = self._act_check(actions, dest.shape)
         self._recv_pending = False
 
-    def _gather_rows(self, rows: np.ndarray, infos: list) -> tuple:
+    def _gather_rows(self, rows: np.ndarray, infos: list[Info]) -> Batch:
         """A recv() batch of agent rows `rows` (any order), copied into arrays the vectorizer owns
         (reused from batch to batch): for backends whose ready rows are not one contiguous group."""
         out = self._out
@@ -217,7 +244,7 @@ class VecEnv:
             np.take(getattr(self, name), rows, axis=0, out=getattr(out, name))
         return out.observations, out.rewards, out.terminals, out.truncations, infos, rows, out.masks
 
-    def _batch(self, rows: slice, infos: list):
+    def _batch(self, rows: slice, infos: list[Info]) -> Batch:
         obs, rewards, terminals, truncations, ids, masks, _ = self._group_views[rows.start // self.agents_per_batch]
         return obs, rewards, terminals, truncations, infos, ids, masks
 
@@ -227,7 +254,7 @@ class VecEnv:
                 f"{what}() is the synchronous API and needs batch_size == num_envs "
                 f"({self.batch_size} != {self.num_envs}); use async_reset()/recv()/send().")
 
-    def reset(self, seed: int | None = None):
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, list[Info]]:
         """Reset every env; return (observations, infos)."""
         self._require_sync("reset")
         self._recv_pending = False
@@ -235,7 +262,7 @@ class VecEnv:
         obs, _, _, _, infos, _, _ = self.recv()
         return obs, infos
 
-    def step(self, actions: Any):
+    def step(self, actions: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Info]]:
         """Step every env; return (observations, rewards, terminals, truncations, infos)."""
         self._require_sync("step")
         self.send(actions)
@@ -246,11 +273,11 @@ class VecEnv:
         """Reset every env; env i gets `seed + i` (`seed` defaults to the one given at creation)."""
         raise NotImplementedError
 
-    def send(self, actions: Any) -> None:
+    def send(self, actions: npt.ArrayLike) -> None:
         """Act for the rows of the last `recv()`."""
         raise NotImplementedError
 
-    def recv(self):
+    def recv(self) -> Batch:
         """The next ready batch: (obs, rewards, terminals, truncations, infos, env_ids, masks)."""
         raise NotImplementedError
 
@@ -261,5 +288,5 @@ class VecEnv:
     def __enter__(self) -> VecEnv:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

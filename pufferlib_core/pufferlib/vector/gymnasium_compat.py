@@ -34,13 +34,17 @@ vectorized envs (`batch_size == num_envs`) can be wrapped.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from pufferlib.errors import APIUsageError
+
+if TYPE_CHECKING:
+    from pufferlib.vector.base import VecEnv as PufferVecEnv
 
 
 class GymnasiumVecEnv(VectorEnv):
@@ -48,7 +52,7 @@ class GymnasiumVecEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, vecenv: Any):
+    def __init__(self, vecenv: PufferVecEnv):
         if vecenv.agents_per_env != 1:
             raise APIUsageError(
                 f"to_gymnasium() needs single-agent envs; this one has {vecenv.agents_per_env} agents per "
@@ -63,7 +67,7 @@ class GymnasiumVecEnv(VectorEnv):
         self.single_action_space = vecenv.single_action_space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.render_mode = getattr(getattr(vecenv, "driver_env", None), "render_mode", None)
+        self.render_mode = vecenv.driver_env.render_mode
         self._episode_start = np.full(self.num_envs, time.perf_counter())
 
     def reset(self, *, seed: int | list[int] | None = None, options: dict | None = None):
@@ -78,7 +82,7 @@ class GymnasiumVecEnv(VectorEnv):
         self._episode_start[:] = time.perf_counter()
         return obs.copy(), self._vector_infos(infos, np.ones(self.num_envs, bool))
 
-    def step(self, actions: Any):
+    def step(self, actions: npt.ArrayLike):
         """Step every env; return (observations, rewards, terminations, truncations, infos)."""
         obs, rewards, terminals, truncations, infos = self.vecenv.step(actions)
         done = terminals | truncations
@@ -89,10 +93,11 @@ class GymnasiumVecEnv(VectorEnv):
             ended = {key: value for key, value in vector_infos.items() if key != "pufferlib_infos"}
             if ended:
                 vector_infos["final_info"], vector_infos["_final_info"] = ended, done.copy()
-            if self.vecenv.writes_final_observations:
+            final_obs = self.vecenv.final_observations
+            if self.vecenv.writes_final_observations and final_obs is not None:
                 final = np.full(self.num_envs, None, dtype=object)
                 for i in np.flatnonzero(done):
-                    final[i] = self.vecenv.final_observations[i].copy()
+                    final[i] = final_obs[i].copy()
                 vector_infos["final_obs"], vector_infos["_final_obs"] = final, done.copy()
         return obs.copy(), rewards.astype(np.float64), terminals.copy(), truncations.copy(), vector_infos
 
@@ -130,15 +135,15 @@ class GymnasiumVecEnv(VectorEnv):
             out = self._add_info(out, info, int(env))
         return out
 
-    def render(self) -> Any:
+    def render(self) -> Any:  # gymnasium's signature (a tuple of frames); this returns env 0's frame
         """Render env 0 when the backend can (the serial backend)."""
         render = getattr(self.vecenv, "render", None)
         return render() if render is not None else None
 
-    def close_extras(self, **kwargs: Any) -> None:
+    def close_extras(self, **kwargs: object) -> None:
         self.vecenv.close()
 
 
-def to_gymnasium(vecenv: Any) -> VectorEnv:
+def to_gymnasium(vecenv: PufferVecEnv) -> VectorEnv:
     """Wrap a synchronous, single-agent vectorized env as a `gymnasium.vector.VectorEnv`."""
     return GymnasiumVecEnv(vecenv)

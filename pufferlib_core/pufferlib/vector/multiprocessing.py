@@ -44,17 +44,22 @@ import signal
 import sys
 import time
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from multiprocessing.connection import Connection
 from multiprocessing.reduction import ForkingPickler
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import numpy.typing as npt
 
 from pufferlib.errors import APIUsageError, WorkerError
 from pufferlib.vector import _sync
 from pufferlib.vector.base import VecEnv, check_seed, probe_env
 from pufferlib.vector.shared import HAS_SEED, SEED, SEQ, STATE, Layout, SharedBlock, SpinPolicy, WorkerSpec, worker_main
+
+if TYPE_CHECKING:
+    from pufferlib.protocols import Batch, EnvCreator, Info
 
 #: Seconds between liveness checks of busy workers while the main process waits.
 LIVENESS_S = 0.2
@@ -128,8 +133,8 @@ class Multiprocessing(VecEnv):
     None: forever). Workers end by themselves when the main process dies, stuck or not.
     """
 
-    def __init__(self, env_creators: Sequence[Callable], env_args: Sequence[tuple],
-                 env_kwargs: Sequence[dict], num_envs: int, batch_size: int | None = None,
+    def __init__(self, env_creators: Sequence[EnvCreator], env_args: Sequence[tuple[object, ...]],
+                 env_kwargs: Sequence[dict[str, object]], num_envs: int, batch_size: int | None = None,
                  seed: int | None = 0, num_workers: int | None = None,
                  envs_per_worker: int | None = None, zero_copy: bool = True,
                  start_method: str | None = None, spin_us: float | None = None,
@@ -159,7 +164,7 @@ class Multiprocessing(VecEnv):
         buf = self._block.array
         self._flags = _sync.Flags(buf, workers)
         self._procs: list[mp.process.BaseProcess] = []
-        self._conns: list = []
+        self._conns: list[Connection] = []
         self._finalizer = weakref.finalize(self, _shutdown, self._flags, self._procs, self._conns)
         self.buffers = layout.buffers(buf)
         self.buffers.masks[:] = True  # as Buffers.allocate does; emulated envs mask absent agents
@@ -252,7 +257,8 @@ class Multiprocessing(VecEnv):
                 slice_ms = min(LIVENESS_S, left) * 1000
 
     def _read(self, w: int) -> Any:
-        """The next message of worker `w` (it is being written right now)."""
+        """The next message of worker `w` (it is being written right now): its infos (a list of dicts)
+        or its error text (a str), as its state flag says; unpickled, so typed by that flag alone."""
         conn, proc = self._conns[w], self._procs[w]
         while not conn.poll(LIVENESS_S):
             if not proc.is_alive() and not conn.poll(0):
@@ -262,9 +268,9 @@ class Multiprocessing(VecEnv):
         except (EOFError, OSError):
             self._raise_dead(w)
 
-    def _take_infos(self, workers: np.ndarray) -> list:
+    def _take_infos(self, workers: np.ndarray) -> list[Info]:
         """Receive the infos that these workers (just finished) announced."""
-        infos: list = []
+        infos: list[Info] = []
         for w in workers:
             if self._states[w] == _sync.READY_INFOS:
                 infos.extend(self._read(int(w)))
@@ -315,7 +321,7 @@ class Multiprocessing(VecEnv):
         self._flags.send_many(self._pending, _sync.RESET)
         self._recv_pending = False
 
-    def recv(self):
+    def recv(self) -> Batch:
         self._check_open()
         if self._recv_pending:
             raise APIUsageError("recv() was called twice without send(); send actions for the last batch first.")
@@ -348,12 +354,12 @@ class Multiprocessing(VecEnv):
         return (self.observations[rows], self.rewards[rows], self.terminals[rows],
                 self.truncations[rows], infos, self._all_ids[rows], self.masks[rows])
 
-    def _gather(self, held: np.ndarray, infos: list) -> tuple:
+    def _gather(self, held: np.ndarray, infos: list[Info]) -> Batch:
         """The batch of these workers, copied into arrays owned by the vectorizer."""
         rows = self._held_rows = self._worker_rows[held].ravel()
         return self._gather_rows(rows, infos)
 
-    def send(self, actions: Any) -> None:
+    def send(self, actions: npt.ArrayLike) -> None:
         self._check_open()
         if not self._recv_pending:
             raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
@@ -375,7 +381,7 @@ class Multiprocessing(VecEnv):
         self._finalizer()
 
 
-def _check_timeout(name: str, value: Any) -> float | None:
+def _check_timeout(name: str, value: object) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
@@ -390,7 +396,7 @@ def _signal_name(number: int) -> str:
         return str(number)
 
 
-def _shutdown(flags: _sync.Flags, procs: list, conns: list) -> None:
+def _shutdown(flags: _sync.Flags, procs: list[mp.process.BaseProcess], conns: list[Connection]) -> None:
     """Ask every worker to close, then terminate stragglers and reap them."""
     try:
         for w in range(len(procs)):

@@ -22,22 +22,34 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
+import numpy.typing as npt
 
 from pufferlib.environment import Buffers
 from pufferlib.errors import APIUsageError, WorkerError
 from pufferlib.vector.base import VecEnv, probe_env
 from pufferlib.vector.multiprocessing import resolve_layout
 
+if TYPE_CHECKING:
+    from ray import ObjectRef
+
+    from pufferlib.protocols import Batch, Env, EnvCreator, Info
+
+#: What a block returns per reset/step: (obs, rewards, terminals, truncations, masks,
+#: final observations or None, infos).
+BlockResult: TypeAlias = ("tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, "
+                          "list[Info]]")
+
 #: Ray reads this when imported: "0" makes a local instance use 127.0.0.1 as its node address.
 _LOCAL_ONLY_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 INSTALL_HINT = "pip install 'puffer-core[ray]'"
 
 
-def _ray() -> Any:
+def _ray() -> ModuleType:
     try:
         import ray
     except ModuleNotFoundError as exc:
@@ -76,12 +88,12 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> None:
 class _Cloudpickled:
     """A creator carried as cloudpickle bytes, so that spawned processes can unpickle lambdas."""
 
-    def __init__(self, fn: Callable):
+    def __init__(self, fn: EnvCreator):
         from ray import cloudpickle
 
         self.blob = cloudpickle.dumps(fn)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Env:
         from ray import cloudpickle
 
         return cloudpickle.loads(self.blob)(*args, **kwargs)
@@ -90,18 +102,19 @@ class _Cloudpickled:
 class _Block:
     """One actor's block of envs (Ray turns this class into an actor class)."""
 
-    def __init__(self, creators, args, kwargs, seed_offset, cpus):
+    def __init__(self, creators: Sequence[EnvCreator], args: Sequence[tuple[object, ...]],
+                 kwargs: Sequence[dict[str, object]], seed_offset: int, cpus: int):
         from pufferlib import vector
 
-        backend = "multiprocessing" if cpus > 1 and len(creators) > 1 else "serial"
-        workers = max(d for d in range(1, min(cpus, len(creators)) + 1) if len(creators) % d == 0)
-        # spawn: forking a process that runs Ray's threads is unsafe
-        extra: dict[str, Any] = {}
-        if backend == "multiprocessing":
-            extra = {"num_workers": workers, "start_method": "spawn"}
-            creators = [_Cloudpickled(c) for c in creators]
-        self.vec = vector.make(list(creators), list(args), list(kwargs), backend=backend,
-                               num_envs=len(creators), **extra)
+        if cpus > 1 and len(creators) > 1:
+            workers = max(d for d in range(1, min(cpus, len(creators)) + 1) if len(creators) % d == 0)
+            # spawn: forking a process that runs Ray's threads is unsafe
+            self.vec = vector.make([_Cloudpickled(c) for c in creators], list(args), list(kwargs),
+                                   backend="multiprocessing", num_envs=len(creators), num_workers=workers,
+                                   start_method="spawn")
+        else:
+            self.vec = vector.make(list(creators), list(args), list(kwargs), backend="serial",
+                                   num_envs=len(creators))
         self.offset = seed_offset
 
     def where(self) -> str:
@@ -112,16 +125,16 @@ class _Block:
     def pid(self) -> int:
         return os.getpid()
 
-    def _result(self) -> tuple:
+    def _result(self) -> BlockResult:
         obs, rewards, terminals, truncations, infos, _, masks = self.vec.recv()
-        final = getattr(self.vec, "final_observations", None) if self.vec.writes_final_observations else None
+        final = self.vec.final_observations if self.vec.writes_final_observations else None
         return obs, rewards, terminals, truncations, masks, final, infos
 
-    def reset(self, seed):
+    def reset(self, seed: int | None) -> BlockResult:
         self.vec.async_reset(None if seed is None else seed + self.offset)
         return self._result()
 
-    def step(self, actions):
+    def step(self, actions: np.ndarray) -> BlockResult:
         self.vec.send(actions)
         return self._result()
 
@@ -137,11 +150,11 @@ class Ray(VecEnv):
     block before it counts as lost.
     """
 
-    def __init__(self, env_creators: Sequence[Callable], env_args: Sequence[tuple],
-                 env_kwargs: Sequence[dict], num_envs: int, batch_size: int | None = None,
+    def __init__(self, env_creators: Sequence[EnvCreator], env_args: Sequence[tuple[object, ...]],
+                 env_kwargs: Sequence[dict[str, object]], num_envs: int, batch_size: int | None = None,
                  seed: int | None = 0, num_workers: int | None = None,
                  envs_per_worker: int | None = None, cpus_per_worker: int = 1,
-                 address: str | None = None, timeout_s: float = 300.0, **unused: Any):
+                 address: str | None = None, timeout_s: float = 300.0, **unused: object):
         ray = _ray()
         workers, per_worker, batch_size = resolve_layout(num_envs, num_workers, envs_per_worker, batch_size)
         connect(address)
@@ -157,7 +170,7 @@ class Ray(VecEnv):
         self._workers_per_batch = batch_size // per_worker
         actor_cls = ray.remote(num_cpus=cpus_per_worker, max_restarts=0)(_Block)
         self._actors: list = []
-        self._pending: dict[int, Any] = {}   # worker -> future of its next result
+        self._pending: dict[int, ObjectRef[BlockResult]] = {}   # worker -> future of its next result
         self._held: list[int] = []
         try:
             for w in range(workers):
@@ -212,7 +225,7 @@ class Ray(VecEnv):
                                   "The vectorized env is closed; create a new one.") from None
         return out
 
-    def _store(self, w: int, result: tuple) -> list:
+    def _store(self, w: int, result: BlockResult) -> list[Info]:
         """Copy actor w's block into the driver's buffers; return its infos."""
         obs, rewards, terminals, truncations, masks, final, infos = result
         rows = slice(w * self._rows_per_worker, (w + 1) * self._rows_per_worker)
@@ -241,7 +254,7 @@ class Ray(VecEnv):
         self._pending = {w: actor.reset.remote(seed) for w, actor in enumerate(self._actors)}
         self._recv_pending = False
 
-    def recv(self):
+    def recv(self) -> Batch:
         self._check_open()
         if self._recv_pending:
             raise APIUsageError("recv() was called twice without send(); send actions for the last batch first.")
@@ -271,12 +284,12 @@ class Ray(VecEnv):
                     self.truncations[rows], infos, ids, self.masks[rows])
         return self._gather(held, infos)
 
-    def _gather(self, held: list[int], infos: list) -> tuple:
+    def _gather(self, held: list[int], infos: list[Info]) -> Batch:
         rows = np.concatenate([np.arange(w * self._rows_per_worker, (w + 1) * self._rows_per_worker)
                                for w in held])
         return self._gather_rows(rows, infos)
 
-    def send(self, actions: Any) -> None:
+    def send(self, actions: npt.ArrayLike) -> None:
         self._check_open()
         if not self._recv_pending:
             raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")

@@ -19,11 +19,16 @@ truncated episodes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from pufferlib.errors import APIUsageError
+
+if TYPE_CHECKING:
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
+
+    from pufferlib.vector.base import VecEnv as PufferVecEnv
 
 try:
     from stable_baselines3.common.vec_env import VecEnv as _SB3VecEnv
@@ -34,15 +39,15 @@ except ImportError as exc:  # pragma: no cover - exercised only without SB3
 class SB3VecEnv(_SB3VecEnv):
     """Adapter from our `VecEnv` to Stable-Baselines3's `VecEnv` (see `to_sb3`)."""
 
-    def __init__(self, vecenv: Any):
+    def __init__(self, vecenv: PufferVecEnv):
         if vecenv.agents_per_env != 1 or vecenv.batch_size != vecenv.num_envs:
             raise APIUsageError(
                 "to_sb3() needs single-agent envs in a synchronous vectorized env (batch_size == num_envs); "
                 f"got {vecenv.agents_per_env} agents per env and batch_size={vecenv.batch_size} for "
                 f"num_envs={vecenv.num_envs}.")
         self.vecenv = vecenv
-        self.driver_env = getattr(vecenv, "driver_env", None)
-        self.render_mode = getattr(self.driver_env, "render_mode", None)
+        self.driver_env = vecenv.driver_env
+        self.render_mode = self.driver_env.render_mode
         super().__init__(vecenv.num_envs, vecenv.single_observation_space, vecenv.single_action_space)
         self._actions: np.ndarray | None = None
 
@@ -65,14 +70,15 @@ class SB3VecEnv(_SB3VecEnv):
         obs, rewards, terminals, truncations, infos = self.vecenv.step(self._actions)
         self._actions = None
         dones = terminals | truncations
+        final_obs = self.vecenv.final_observations if self.vecenv.writes_final_observations else None
         env_infos = self._per_env(infos, dones)
         for i in np.flatnonzero(dones):
             info = env_infos[i]
             info["TimeLimit.truncated"] = bool(truncations[i] and not terminals[i])
             if "episode_return" in info and "episode" not in info:
                 info["episode"] = {"r": info["episode_return"], "l": info["episode_length"]}
-            if self.vecenv.writes_final_observations:
-                info["terminal_observation"] = self.vecenv.final_observations[i].copy()
+            if final_obs is not None:
+                info["terminal_observation"] = final_obs[i].copy()
         return obs.copy(), rewards.copy(), dones, env_infos
 
     def _per_env(self, infos: list, owners: np.ndarray) -> list[dict]:
@@ -89,27 +95,29 @@ class SB3VecEnv(_SB3VecEnv):
     def close(self) -> None:
         self.vecenv.close()
 
-    def get_attr(self, attr_name: str, indices: Any = None) -> list:
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
         target = getattr(self.driver_env, "env", self.driver_env)
         return [getattr(target, attr_name) for _ in self._get_indices(indices)]
 
-    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+    def set_attr(self, attr_name: str, value: object, indices: VecEnvIndices = None) -> None:
         raise APIUsageError(f"set_attr({attr_name!r}) cannot reach envs that live in worker processes; "
                             "pass the value to the env creator instead.")
 
-    def env_method(self, method_name: str, *method_args: Any, indices: Any = None, **method_kwargs: Any) -> list:
+    def env_method(self, method_name: str, *method_args: object, indices: VecEnvIndices = None,
+                   **method_kwargs: object) -> list[Any]:
         raise APIUsageError(f"env_method({method_name!r}) cannot reach envs that live in worker processes; "
                             "call it inside the env (e.g. from its step/reset) instead.")
 
-    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+    def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
+        import gymnasium
         from stable_baselines3.common.env_util import is_wrapped
 
-        target = getattr(self.driver_env, "env", self.driver_env)
-        wrapped = target is not None and hasattr(target, "unwrapped") and is_wrapped(target, wrapper_class)
+        target = getattr(self.driver_env, "env", self.driver_env)  # the emulated env, else env 0 itself
+        wrapped = isinstance(target, gymnasium.Env) and is_wrapped(target, wrapper_class)
         return [wrapped for _ in self._get_indices(indices)]
 
 
-def to_sb3(vecenv: Any) -> SB3VecEnv:
+def to_sb3(vecenv: PufferVecEnv) -> SB3VecEnv:
     """Wrap a synchronous, single-agent vectorized env as a Stable-Baselines3 `VecEnv`."""
     return SB3VecEnv(vecenv)
 

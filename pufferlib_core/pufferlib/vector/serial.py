@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+import numpy.typing as npt
 
 from pufferlib.emulation import _Emulated
 from pufferlib.environment import Buffers, PufferEnv
 from pufferlib.errors import APIUsageError
 from pufferlib.vector.base import VecEnv, check_seed, close_all, create_env, probe_env
+
+if TYPE_CHECKING:
+    from pufferlib.protocols import Batch, EnvCreator, Info
 
 
 class Serial(VecEnv):
@@ -20,10 +23,10 @@ class Serial(VecEnv):
     of `batch_size`, round robin: `recv()` returns the next group, `send()` steps it.
     """
 
-    def __init__(self, env_creators: Sequence[Callable], env_args: Sequence[tuple],
-                 env_kwargs: Sequence[dict], num_envs: int, batch_size: int | None = None,
+    def __init__(self, env_creators: Sequence[EnvCreator], env_args: Sequence[tuple[object, ...]],
+                 env_kwargs: Sequence[dict[str, object]], num_envs: int, batch_size: int | None = None,
                  seed: int | None = 0, num_workers: int | None = None, envs_per_worker: int | None = None,
-                 zero_copy: bool | None = None, **options: Any):
+                 zero_copy: bool | None = None, **options: object):
         given = sorted(k for k, v in options.items() if v is not None)
         if given:
             raise APIUsageError(
@@ -43,7 +46,7 @@ class Serial(VecEnv):
                                         self.num_agents)
         self._bind_batch(self.buffers)
         n = self.agents_per_env
-        self.envs = []
+        self.envs: list[PufferEnv] = []
         env: PufferEnv
         try:
             for i in range(num_envs):
@@ -64,7 +67,7 @@ class Serial(VecEnv):
         self._group_steps = [[(self.envs[i].step, self.envs[i].actions) for i in self._env_range(g)]
                              for g in range(num_envs // batch_size)]
         self._group = 0
-        self._infos: list[list[dict]] = [[] for _ in range(num_envs // batch_size)]
+        self._infos: list[list[Info]] = [[] for _ in range(num_envs // batch_size)]
 
     def _env_range(self, group: int) -> range:
         return range(group * self.batch_size, (group + 1) * self.batch_size)
@@ -77,7 +80,7 @@ class Serial(VecEnv):
         self._group = 0
         self._recv_pending = False
 
-    def send(self, actions: np.ndarray) -> None:
+    def send(self, actions: npt.ArrayLike) -> None:
         group = self._expect_send()
         rows = self._rows(group)
         self._write_actions(rows, actions)  # raises before any state changes on bad actions
@@ -88,7 +91,7 @@ class Serial(VecEnv):
                 infos.extend(env_infos)
         self._group = (group + 1) % len(self._infos)
 
-    def recv(self):
+    def recv(self) -> Batch:
         group = self._expect_recv(self._group)
         infos, self._infos[group] = self._infos[group], []
         return self._batch(self._rows(group), infos)
@@ -100,7 +103,7 @@ class Serial(VecEnv):
         self.closed = True
         close_all(getattr(self, "envs", []))
 
-    def render(self, env_id: int = 0) -> Any:
+    def render(self, env_id: int = 0) -> object:
         """Render env `env_id` (its own render_mode decides what comes back)."""
         self._check_open()
         return self.envs[env_id].render()

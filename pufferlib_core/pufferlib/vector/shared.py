@@ -17,18 +17,24 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from multiprocessing.connection import Connection
 from multiprocessing.sharedctypes import RawArray
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
 
 from pufferlib.environment import Buffers
 from pufferlib.vector import _sync
 from pufferlib.vector.base import create_env
+
+if TYPE_CHECKING:
+    from pufferlib.environment import PufferEnv
+    from pufferlib.protocols import EnvCreator, Info
 
 SLOT = _sync.SLOT_BYTES
 HEADER = _sync.HEADER_BYTES
@@ -48,11 +54,12 @@ class Layout:
     nbytes: int
 
     @classmethod
-    def plan(cls, obs_space: Any, act_space: Any, num_agents: int, num_workers: int) -> Layout:
+    def plan(cls, obs_space: spaces.Space[object], act_space: spaces.Space[object], num_agents: int,
+             num_workers: int) -> Layout:
         """Lay out the slots and the batch arrays of `num_agents` rows."""
         specs: list[tuple[tuple[int, ...], np.dtype]] = []
 
-        def record(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+        def record(shape: tuple[int, ...], dtype: npt.DTypeLike) -> np.ndarray:
             specs.append((tuple(shape), np.dtype(dtype)))
             return np.empty(0, dtype)
 
@@ -69,7 +76,7 @@ class Layout:
         return Buffers(**{name: np.ndarray(shape, np.dtype(dtype), buffer=buf, offset=offset)
                           for name, shape, dtype, offset in self.arrays})
 
-    def slot_field(self, buf: np.ndarray, offset: int, dtype: Any) -> np.ndarray:
+    def slot_field(self, buf: np.ndarray, offset: int, dtype: npt.DTypeLike) -> np.ndarray:
         """One field of every worker slot as a strided array (index = worker)."""
         return np.ndarray((self.num_workers,), np.dtype(dtype), buffer=buf, offset=HEADER + offset,
                           strides=(SLOT,))
@@ -98,7 +105,7 @@ class SharedBlock:
             self._array = raw[start:start + self.nbytes]
         return self._array
 
-    def __getstate__(self) -> dict:
+    def __getstate__(self) -> dict[str, object]:
         return {"nbytes": self.nbytes, "_raw": self._raw, "_array": None}
 
 
@@ -162,9 +169,9 @@ class WorkerSpec:
     index: int
     block: SharedBlock
     layout: Layout
-    creators: Sequence[Callable]
-    args: Sequence[tuple]
-    kwargs: Sequence[dict]
+    creators: Sequence[EnvCreator]
+    args: Sequence[tuple[object, ...]]
+    kwargs: Sequence[dict[str, object]]
     in_place: bool
     first_env: int
     like: SimpleNamespace  # single_observation_space, single_action_space, num_agents of env 0
@@ -189,7 +196,7 @@ def worker_main(spec: WorkerSpec, conn: Connection) -> None:
     flags = _sync.Flags(block, spec.layout.num_workers)
     seeds = spec.layout.slot_field(block, SEED, np.int64)
     has_seed = spec.layout.slot_field(block, HAS_SEED, np.uint32)
-    envs: list = []
+    envs: list[PufferEnv] = []
     spin = SpinPolicy(spec.spin_us, spec.adaptive_spin)
     w, cmd = spec.index, _sync.INIT
     try:
@@ -203,7 +210,7 @@ def worker_main(spec: WorkerSpec, conn: Connection) -> None:
         while True:
             payload = b""
             if cmd == _sync.STEP:
-                infos: list = []
+                infos: list[Info] = []
                 for step, actions in steps:
                     env_infos = step(actions)[4]
                     if env_infos:
