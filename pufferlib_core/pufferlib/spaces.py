@@ -435,7 +435,8 @@ class ActionCheck:
         unsigned = actions.view(_UNSIGNED[actions.dtype.itemsize])
         if self._scalar_high is not None:
             # A Python max over a short list beats a numpy reduction's fixed cost.
-            largest = max(unsigned.ravel().tolist(), default=0) if unsigned.size <= _SHORT else _max(unsigned, axis=None)
+            short = unsigned.size <= _SHORT
+            largest = max(unsigned.ravel().tolist(), default=0) if short else _max(unsigned, axis=None)
             bad = largest >= self._scalar_high
         else:
             bad = (unsigned.reshape(len(unsigned), -1) >= self.high).any()
