@@ -22,9 +22,9 @@
  * the edge); a side direction turns and releases. Blocks then fall; one that falls into
  * the robot kills it; a move that would leave the goal unsupported is illegal.
  * Rewards: +1 for standing on the goal (terminal), -1 for death (terminal),
- * reward_climb_row for each new highest floor, reward_fall_row for walking off an edge,
- * reward_move_block for moving a block, reward_illegal_move for an action that changes
- * nothing; truncated after max_steps steps. score: floors climbed above the start; perf:
+ * reward_climb_row for each new highest floor, reward_fall_row for walking off an edge or
+ * letting go, reward_move_block for moving a block, reward_illegal_move for an action that
+ * changes nothing; truncated after max_steps steps. score: floors climbed above the start; perf:
  * 1 when the goal was reached.
  * Levels: a bank of generated towers (blocks at random under a tapering outline, goal on
  * floor 5-8), each kept only when a breadth-first search over the rules above solves it
