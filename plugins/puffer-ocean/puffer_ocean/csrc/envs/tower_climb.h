@@ -282,7 +282,8 @@ static int tc_solve(const TcState* start, int goal, TcNode* nodes, int* table, i
             if (tc_won(&next, goal)) {
                 int depth = cur->depth + 1;
                 solution[depth - 1] = (int8_t)a;
-                for (int k = head, i = depth - 2; i >= 0; k = nodes[k].parent, i--) solution[i] = (int8_t)nodes[k].action;
+                for (int k = head, i = depth - 2; i >= 0; k = nodes[k].parent, i--)
+                    solution[i] = (int8_t)nodes[k].action;
                 return depth;
             }
             if (tail >= TC_BUDGET) return -1;
@@ -454,8 +455,8 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
         for (int y = 1; y < TC_N; y++) {
             for (int x = 0; x < TC_N; x++) {
                 int c = x + TC_N * z + TC_FLOOR * y;
-                char ch = c == env->s.pos ? tc_robot_char(&env->s) : c == env->goal ? 'G' : tc_get(&env->s, c) ? '#' : '.';
-                ANSI_APPEND(buf, cap, len, "%c", ch);
+                char ch = c == env->goal ? 'G' : tc_get(&env->s, c) ? '#' : '.';
+                ANSI_APPEND(buf, cap, len, "%c", c == env->s.pos ? tc_robot_char(&env->s) : ch);
             }
             ANSI_APPEND(buf, cap, len, "  ");
         }
