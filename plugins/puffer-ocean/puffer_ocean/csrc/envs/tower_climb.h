@@ -103,8 +103,9 @@ static inline void tc_clear(TcState* s, int c) { s->bits[c >> 5] &= ~(1u << (c &
 static inline int tc_floor(int c) { return c / TC_FLOOR; }
 static inline int tc_solid(const TcState* s, int goal, int c) { return c >= 0 && (c == goal || tc_get(s, c)); }
 
-/* The cell next to c in direction d on the same floor, or -1 past the world's edge. */
+/* The cell next to c in direction d on the same floor, or -1 past the world's edge (or for c = -1). */
 static inline int tc_next(int c, int d) {
+    if (c < 0) return -1;
     int x = c % TC_N + TC_DX[d], z = c / TC_N % TC_N + TC_DZ[d];
     return x < 0 || x >= TC_N || z < 0 || z >= TC_N ? -1 : c + TC_DX[d] + TC_N * TC_DZ[d];
 }
