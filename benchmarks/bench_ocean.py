@@ -47,6 +47,7 @@ CASES = {
     "trash_pickup": (envs.TrashPickup, {"num_envs": 256}, 2.2e6),         # 3 agents per copy
     "drone": (envs.Drone, {"num_envs": 64}, 7.6e6),                        # 64 copies
     "enduro": (envs.Enduro, {"num_envs": 1024}, 1.6e6),
+    "tower_climb": (envs.TowerClimb, {"num_envs": 4096}, 1.4e6),          # 4,096 copies
 }
 
 

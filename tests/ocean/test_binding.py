@@ -320,7 +320,8 @@ def test_reset_without_seed_continues_the_random_streams():
 @pytest.mark.parametrize("cls, kwargs", [(envs.Cartpole, {}), (envs.Grid, {}), (envs.Breakout, {}),
                                          (envs.Snake, dict(num_snakes=1, width=16, height=16, num_food=8,
                                                            max_len=16)),
-                                         (envs.Pacman, {}), (envs.Go, {}), (envs.Tripletriad, {}), (envs.Rware, {})])
+                                         (envs.Pacman, {}), (envs.Go, {}), (envs.Tripletriad, {}), (envs.Rware, {}),
+                                         (envs.TowerClimb, {})])
 def test_final_observation_is_the_state_the_episode_ended_in(cls, kwargs):
     """A copy truncated after 3 steps keeps, as its final observation, what a copy that runs
     on from the same seed and actions observes after those 3 steps."""

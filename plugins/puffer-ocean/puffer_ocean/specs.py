@@ -73,13 +73,16 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
     "go": ("7 x 7 Go against a greedy opponent: captures, ko and area scoring", {},
            _config(256, 3_000_000, 16384, 4096, learning_rate=0.003)),
     "rware": ("4 robots deliver requested shelves in a warehouse: multi-agent coordination", {},
-              _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
+              _config(256, 5_000_000, 16384, 4096, rnn=True, learning_rate=0.003, gamma=0.99, gae_lambda=0.95,
+                      ent_coef=0.01)),  # the LSTM remembers the free shelf spot (see the README)
     "trash_pickup": ("3 agents carry trash to bins on a 10 x 10 grid: multi-agent foraging", {},
                      _config(256, 3_000_000, 16128, 4032, learning_rate=0.003)),  # 768 agent rows
     "drone": ("a quadcopter flies through rings: continuous control with Box actions", {},
               _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
     "enduro": ("the Atari Enduro race: overtake 200 cars before the day ends", {"frameskip": 4},
                _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.01)),
+    "tower_climb": ("climb a tower of blocks by pushing and pulling them: a puzzle with solver-checked levels", {},
+                    _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.95, ent_coef=0.02)),
 }
 
 
