@@ -366,7 +366,8 @@ def observation_problems(obs: object, space: spaces.Space, path: tuple = ()) -> 
 
 
 #: The unsigned dtype of each integer size (a negative action is huge in its unsigned view).
-_UNSIGNED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_UNSIGNED: dict[int, np.dtype] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+                                 8: np.dtype(np.uint64)}
 _max = np.maximum.reduce  # the ufunc itself: a third of ndarray.max()'s cost on a small batch
 _SHORT = 64  # up to this many actions, max() of a list is cheaper than a numpy reduction
 
