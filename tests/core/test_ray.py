@@ -90,15 +90,22 @@ def test_ray_listens_on_loopback_only(ray_instance):
     assert [n["NodeManagerAddress"] for n in ray_instance.nodes()] == ["127.0.0.1"]
 
 
+#: Both ways actions and results travel (pufferlib.vector.ray.TRANSPORTS); a local node uses
+#: shared memory by default.
+transports = pytest.mark.parametrize("transport", ["shared_memory", "object_store"])
+
+
+@transports
 @pytest.mark.parametrize("creator, kwargs, workers", [
     (NestedEnv, {}, 2),
     (Tagged, {"num_agents": 3}, 4),
 ], ids=["nested-obs", "native-multiagent"])
-def test_sync_equals_serial(ray_instance, creator, kwargs, workers):
+def test_sync_equals_serial(ray_instance, creator, kwargs, workers, transport):
     with pufferlib.vector.make(creator, env_kwargs=kwargs, num_envs=4, seed=3) as serial:
         expected = rollout(serial, 200)
     with pufferlib.vector.make(creator, env_kwargs=kwargs, backend="ray", num_envs=4, num_workers=workers,
-                               seed=3) as vecenv:
+                               seed=3, transport=transport) as vecenv:
+        assert vecenv.transport == transport
         got = rollout(vecenv, 200)
     assert_same(expected, got)
 
@@ -112,12 +119,13 @@ def test_actor_with_several_cpus_runs_its_block_in_processes(ray_instance):
     assert_same(expected, got)
 
 
-def test_async_batches_serve_the_fastest_actors_with_their_env_ids(ray_instance):
+@transports
+def test_async_batches_serve_the_fastest_actors_with_their_env_ids(ray_instance, transport):
     creators, args, kwargs = tagged_creators(4, num_agents=2)
     for i in (0, 1):
         kwargs[i]["delays"] = (0.2,)
     with pufferlib.vector.make(creators, args, kwargs, backend="ray", num_envs=4, num_workers=4,
-                               batch_size=2) as vecenv:
+                               batch_size=2, transport=transport) as vecenv:
         vecenv.async_reset()
         steps = np.zeros(4, int)
         last_action = np.full(8, -1)
@@ -136,24 +144,28 @@ def test_async_batches_serve_the_fastest_actors_with_their_env_ids(ray_instance)
         assert steps[2:].sum() > steps[:2].sum() + 4
 
 
-def test_killed_actor_gives_worker_error_naming_node_and_envs(ray_instance):
-    vecenv = pufferlib.vector.make(Tagged, backend="ray", num_envs=4, num_workers=2, timeout_s=30)
+@transports
+def test_killed_actor_gives_worker_error_naming_node_and_envs(ray_instance, transport):
+    vecenv = pufferlib.vector.make(Tagged, backend="ray", num_envs=4, num_workers=2, timeout_s=30,
+                                   transport=transport)
     vecenv.reset()
-    os.kill(ray_instance.get(vecenv._actors[1].pid.remote()), 9)
+    os.kill(vecenv.actor_pids[1], 9)
     start = time.monotonic()
-    with pytest.raises(WorkerError, match=r"actor 1 \(envs 2\.\.3 on node 127\.0\.0\.1\) died"):
+    with pytest.raises(WorkerError, match=r"actor 1 \(envs 2\.\.3 on node \w{8} at 127\.0\.0\.1\) died"):
         for _ in range(3):
             vecenv.step(np.zeros(8, np.int64))
     assert time.monotonic() - start < 30
     assert vecenv.closed
 
 
-def test_env_exception_gives_its_traceback(ray_instance):
+@transports
+def test_env_exception_gives_its_traceback(ray_instance, transport):
     creators, args, kwargs = tagged_creators(2, num_agents=1, fail_at=2)
-    vecenv = pufferlib.vector.make(creators, args, kwargs, backend="ray", num_envs=2, num_workers=2)
+    vecenv = pufferlib.vector.make(creators, args, kwargs, backend="ray", num_envs=2, num_workers=2,
+                                   transport=transport)
     vecenv.reset()
     vecenv.step(np.zeros(2, np.int64))
-    with pytest.raises(WorkerError, match=r"(?s)envs 0\.\.0 on node 127\.0\.0\.1\) raised.*fails at step 2"):
+    with pytest.raises(WorkerError, match=r"(?s)envs 0\.\.0 on node \w{8} at 127\.0\.0\.1\) raised.*fails at step 2"):
         vecenv.step(np.zeros(2, np.int64))
 
 
