@@ -78,13 +78,19 @@ def actor_processes() -> list[psutil.Process]:
     return [p for p in ray_processes() if p.name().startswith("ray::_Block")]
 
 
-def test_ray_listens_on_loopback_only(ray_instance):
+def listening_addresses(processes: list[psutil.Process]) -> set[str]:
+    """The addresses of these processes' listening sockets."""
     addresses = set()
-    for p in ray_processes():
+    for p in processes:
         try:
             addresses |= {c.laddr.ip for c in p.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN}
         except psutil.Error:
             pass
+    return addresses
+
+
+def test_ray_listens_on_loopback_only(ray_instance):
+    addresses = listening_addresses(ray_processes())
     assert addresses, "no listening socket found: the check proves nothing"
     assert addresses <= LOOPBACK, addresses
     assert [n["NodeManagerAddress"] for n in ray_instance.nodes()] == ["127.0.0.1"]

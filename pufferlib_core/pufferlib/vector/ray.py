@@ -183,7 +183,8 @@ class Ray(VecEnv):
             self._actors = [actor_cls.remote() for _ in range(workers)]
             placed = self._get([a.where.remote() for a in self._actors], list(range(workers)))
             here = ray.get_runtime_context().get_node_id()
-            self._nodes = [f"{node[:8]} at {ip}" for node, ip, _ in placed]
+            #: Node of each actor: the start of its Ray node id, and its address.
+            self.actor_nodes = self._nodes = [f"{node[:8]} at {ip}" for node, ip, _ in placed]
             #: Process id of each actor.
             self.actor_pids = [pid for _, _, pid in placed]
             on_this_node = all(node == here for node, _, _ in placed)
