@@ -6,6 +6,7 @@ it is started by the backend's own `connect()`, which confines it to 127.0.0.1.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -21,6 +22,7 @@ import psutil
 import pytest
 
 import pufferlib
+import pufferlib.registry
 import pufferlib.vector
 from pufferlib.errors import APIUsageError, WorkerError
 from tests.core.mp_envs import NestedEnv, Tagged, tagged_creators
@@ -36,8 +38,20 @@ _OLDER_CHILDREN: set[int] = set()
 
 
 def ray_processes() -> list[psutil.Process]:
-    """Processes of the Ray instance this test process started (its descendants since then)."""
-    return [p for p in psutil.Process().children(recursive=True) if p.pid not in _OLDER_CHILDREN]
+    """Live processes of the Ray instance this test process started (its descendants since then)."""
+    return live(p for p in psutil.Process().children(recursive=True) if p.pid not in _OLDER_CHILDREN)
+
+
+def live(processes) -> list[psutil.Process]:
+    """Those of `processes` that still run (not ended, nor ended and waiting to be reaped)."""
+    out = []
+    for p in processes:
+        try:
+            if p.status() != psutil.STATUS_ZOMBIE:
+                out.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +79,9 @@ def ray_instance():
         while ray_processes() and time.monotonic() < deadline:
             time.sleep(0.2)
         left = [(p.pid, p.name()) for p in ray_processes()]
+        for p in ray_processes():  # never leave Ray behind, even when the check below fails
+            with contextlib.suppress(psutil.Error):
+                p.kill()
         shutil.rmtree(temp_dir, ignore_errors=True)
         for key, value in saved.items():
             if value is None:
@@ -114,6 +131,19 @@ def test_sync_equals_serial(ray_instance, creator, kwargs, workers, transport):
         assert vecenv.transport == transport
         got = rollout(vecenv, 200)
     assert_same(expected, got)
+
+
+def test_float64_actions_reach_object_store_actors_as_their_float32(ray_instance):
+    """The object store carries actions as raw bytes of the actors' action dtype."""
+    actions = np.random.default_rng(0).uniform(-2, 2, (30, 4, 1))  # float64
+    results = []
+    spec = pufferlib.registry.spec("gym-Pendulum-v1")
+    for backend, extra in (("serial", {}), ("ray", {"num_workers": 2, "transport": "object_store"})):
+        with pufferlib.vector.make(spec.load_creator(), env_kwargs=spec.kwargs, num_envs=4, backend=backend,
+                                   seed=2, **extra) as vecenv:
+            vecenv.reset()
+            results.append(np.stack([vecenv.step(a)[1].copy() for a in actions]))
+    np.testing.assert_array_equal(results[0], results[1])
 
 
 def test_actor_with_several_cpus_runs_its_block_in_processes(ray_instance):

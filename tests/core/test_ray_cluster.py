@@ -9,6 +9,7 @@ node-killing test runs last. Every Ray process the module started is gone at its
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -23,7 +24,7 @@ import pufferlib.vector
 from pufferlib.errors import WorkerError
 from tests.core.mp_envs import Tagged
 from tests.core.test_multiprocessing import assert_same, rollout
-from tests.core.test_ray import LOOPBACK, listening_addresses
+from tests.core.test_ray import LOOPBACK, listening_addresses, live
 
 pytestmark = pytest.mark.slow  # starting two nodes takes tens of seconds
 
@@ -31,7 +32,8 @@ CPUS_PER_NODE = 2
 
 
 def descendants(older: set[int]) -> list[psutil.Process]:
-    return [p for p in psutil.Process().children(recursive=True) if p.pid not in older]
+    """Live processes this test process started (directly or not), except `older` ones."""
+    return live(p for p in psutil.Process().children(recursive=True) if p.pid not in older)
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +69,8 @@ def cluster():
             time.sleep(0.2)
         left = [(p.pid, p.name()) for p in descendants(older)]
         for p in descendants(older):  # never leave Ray behind, even when the check below fails
-            p.kill()
+            with contextlib.suppress(psutil.Error):
+                p.kill()
         shutil.rmtree(temp_dir, ignore_errors=True)
         for key, value in saved.items():
             if value is None:

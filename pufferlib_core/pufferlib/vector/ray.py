@@ -143,8 +143,10 @@ class _Block:
         self.vec.async_reset(None if seed is None else seed + self.offset)
         return self._result()
 
-    def step(self, actions):
-        self.vec.send(actions)
+    def step(self, actions: bytes):
+        """Step with the block's actions, sent as raw bytes of the actions array: a numpy
+        argument costs a Ray call about twice as much to submit (measured)."""
+        self.vec.send(np.frombuffer(actions, self.vec.actions.dtype).reshape(self.vec.actions.shape))
         return self._result()
 
     def close(self) -> None:
@@ -353,7 +355,9 @@ class Ray(VecEnv):
         actions = self._act_check(actions, (self.agents_per_batch, *self._act_shape))
         n = self._rows_per_worker
         for i, w in enumerate(self._held):
-            self._pending[w] = self._actors[w].step.remote(actions[i * n:(i + 1) * n])
+            block = self.actions[w * n:(w + 1) * n]
+            block[...] = actions[i * n:(i + 1) * n]  # in the actions' dtype, as the actor's buffer
+            self._pending[w] = self._actors[w].step.remote(block.tobytes())
         self._recv_pending = False
 
     def close(self) -> None:
