@@ -123,10 +123,10 @@ class _Block:
                                num_envs=len(creators), **extra)
         self.offset = seed_offset
 
-    def serve(self, spec, pipe_path) -> None:
+    def serve(self, spec, pipe_path, pipe_identity) -> None:
         from pufferlib.vector.ray_shared import serve
 
-        serve(spec, pipe_path)
+        serve(spec, pipe_path, pipe_identity)
 
     def where(self) -> tuple[str, str, int]:
         """(node id, node address, pid) of this actor."""
@@ -189,7 +189,8 @@ class Ray(VecEnv):
             self.actor_nodes = self._nodes = [f"{node[:8]} at {ip}" for node, ip, _ in placed]
             #: Process id of each actor.
             self.actor_pids = [pid for _, _, pid in placed]
-            on_this_node = all(node == here for node, _, _ in placed)
+            # (a Ray Client driver is not on any node of the cluster)
+            on_this_node = all(node == here for node, _, _ in placed) and not ray.util.client.ray.is_connected()
             self.transport = self._choose(transport, on_this_node, cpus_per_worker)
             if self.transport == "shared_memory":
                 self._local = SharedMemoryActors(ray, self._actors, self.actor_pids, self._nodes, env_creators,

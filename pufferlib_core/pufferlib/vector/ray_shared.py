@@ -43,6 +43,22 @@ def _proc_path(fd: int) -> str:
     return f"/proc/{os.getpid()}/fd/{fd}"
 
 
+def _identity(fd: int) -> tuple[int, int]:
+    st = os.fstat(fd)
+    return st.st_dev, st.st_ino
+
+
+def _open_as(path: str, identity: tuple[int, int], flags: int) -> int:
+    """Open the driver's descriptor at `path`; refuse any other file (e.g. were this actor on
+    another host, or the driver's pid reused), rather than share memory with a stranger."""
+    fd = os.open(path, flags)
+    if _identity(fd) != identity:
+        os.close(fd)
+        raise RuntimeError(f"{path} is not the driver's shared memory: this actor does not run on the "
+                           "driver's host. Use transport='object_store'.")
+    return fd
+
+
 class MemfdBlock:
     """A shared block in an anonymous memory file, mapped by other processes through /proc.
 
@@ -55,14 +71,14 @@ class MemfdBlock:
         self.nbytes = nbytes
         self._fd: int | None = os.memfd_create("pufferlib-ray", os.MFD_CLOEXEC)
         os.ftruncate(self._fd, nbytes)
-        self.path = _proc_path(self._fd)
+        self.path, self.identity = _proc_path(self._fd), _identity(self._fd)
         self._array: np.ndarray | None = None
 
     @property
     def array(self) -> np.ndarray:
         """The block as bytes (uint8) of this process's mapping (page-aligned)."""
         if self._array is None:
-            fd = self._fd if self._fd is not None else os.open(self.path, os.O_RDWR)
+            fd = self._fd if self._fd is not None else _open_as(self.path, self.identity, os.O_RDWR)
             try:
                 self._array = np.frombuffer(mmap.mmap(fd, self.nbytes), np.uint8)
             finally:
@@ -76,12 +92,12 @@ class MemfdBlock:
             self._fd = None
 
     def __getstate__(self) -> dict:
-        return {"nbytes": self.nbytes, "path": self.path, "_fd": None, "_array": None}
+        return {"nbytes": self.nbytes, "path": self.path, "identity": self.identity, "_fd": None, "_array": None}
 
 
-def serve(spec: WorkerSpec, pipe_path: str) -> None:
+def serve(spec: WorkerSpec, pipe_path: str, pipe_identity: tuple[int, int]) -> None:
     """Run in an actor: the multiprocessing worker loop over the driver's block until CLOSE."""
-    worker_main(spec, Connection(os.open(pipe_path, os.O_WRONLY), readable=False))
+    worker_main(spec, Connection(_open_as(pipe_path, pipe_identity, os.O_WRONLY), readable=False))
 
 
 class _ActorProcess:
@@ -136,7 +152,7 @@ class SharedMemoryActors(Multiprocessing):
             read_end, write_end = os.pipe()
             self._conns.append(Connection(read_end, writable=False))
             self._write_ends.append(write_end)
-            serving = actor.serve.remote(spec, _proc_path(write_end))
+            serving = actor.serve.remote(spec, _proc_path(write_end), _identity(write_end))
             # what Multiprocessing uses of a process, _ActorProcess has
             self._procs.append(cast(Any, _ActorProcess(self._ray, actor, serving, self._actor_pids[w])))
 
