@@ -7,6 +7,7 @@
    Target: Ray >= 0.5x multiprocessing.
 2. An env whose step waits 1 ms (a sleep, standing in for a game server), 8 envs in 1 actor
    against 8 actors of 1 env: the actors wait in parallel. Target: 8 actors >= 6x 1 actor.
+   The multiprocessing backend with 8 workers shows what 8 processes reach on this machine.
 
 Rounds alternate so that every contender sees the same machine load; ratios are from one
 run. The local Ray instance is confined to 127.0.0.1 (pufferlib.vector.ray.connect).
@@ -77,6 +78,9 @@ def main() -> None:
                 WaitingEnv, backend="ray", num_envs=8, num_workers=1, transport=transport),
             f"ray, 8 envs in 8 actors, {transport}": pufferlib.vector.make(
                 WaitingEnv, backend="ray", num_envs=8, num_workers=8, transport=transport),
+            # what 8 processes waiting in parallel reach on this machine, without Ray
+            "multiprocessing, 8 envs in 8 workers": pufferlib.vector.make(
+                WaitingEnv, backend="multiprocessing", num_envs=8, num_workers=8),
         }, actions, args.seconds)
         report("env step = 1 ms sleep, agent steps/s", sps, "8 actors >= 6x 1 actor")
 
