@@ -23,15 +23,12 @@ from pathlib import Path
 import pytest
 import torch
 
+from tests.core.netns import LOOPBACK_UP
 from tests.core.test_pufferl_train import DDP_SCRIPT, GLOO_TEARDOWN_ABORT
 
 #: Runs in the namespace: brings loopback up, starts both launches, writes their exit codes.
-LAUNCHER = textwrap.dedent("""
-    import fcntl, json, os, socket, struct, subprocess, sys
-    SIOCGIFFLAGS, SIOCSIFFLAGS, IFF_UP = 0x8913, 0x8914, 0x1
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:  # `ip link set lo up`
-        flags = struct.unpack("16sH", fcntl.ioctl(s, SIOCGIFFLAGS, struct.pack("16sH", b"lo", 0))[:18])[1]
-        fcntl.ioctl(s, SIOCSIFFLAGS, struct.pack("16sH", b"lo", flags | IFF_UP))
+LAUNCHER = LOOPBACK_UP + textwrap.dedent("""
+    import json, os, socket, subprocess, sys
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -43,7 +40,7 @@ LAUNCHER = textwrap.dedent("""
          script, out], cwd=out, env=env) for node in range(2)]
     codes = [p.wait() for p in procs]
     with open(os.path.join(out, "launcher.json"), "w") as f:
-        json.dump({"codes": codes, "interfaces": [name for _, name in socket.if_nameindex()]}, f)
+        json.dump({"codes": codes, "interfaces": INTERFACES}, f)
 """)
 
 

@@ -15,6 +15,7 @@ import pufferlib
 from pufferlib import PuffeRL, checkpoint
 from pufferlib.dashboard import Dashboard
 from pufferlib.plugins import plugin_manager
+from tests.core.netns import loopback_only
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -269,11 +270,13 @@ GLOO_TEARDOWN_ABORT = "terminate called without an active exception"
 
 
 def run_torchrun(script: Path, tmp_path: Path) -> tuple[int, str]:
-    """(exit status, output) of `torchrun --nproc_per_node=2 script tmp_path`; no rank outlives it."""
+    """(exit status, output) of `torchrun --standalone --nproc_per_node=2 script tmp_path`; no rank
+    outlives it. It runs in a loopback-only network namespace: its stores listen on '::' (tests/core/netns.py)."""
     torchrun = Path(sys.executable).with_name("torchrun")
     # TMPDIR: torchrun leaves a torchelastic_* folder in the temp dir; keep it in tmp_path
     env = {**os.environ, "OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path)}
-    proc = subprocess.Popen([str(torchrun), "--standalone", "--nproc_per_node=2", str(script), str(tmp_path)],
+    argv = loopback_only([str(torchrun), "--standalone", "--nproc_per_node=2", str(script), str(tmp_path)])
+    proc = subprocess.Popen(argv,
                             cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
     try:

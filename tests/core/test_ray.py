@@ -6,6 +6,7 @@ it is started by the backend's own `connect()`, which confines it to 127.0.0.1.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -21,6 +22,7 @@ import psutil
 import pytest
 
 import pufferlib
+import pufferlib.registry
 import pufferlib.vector
 from pufferlib.errors import APIUsageError, WorkerError
 from tests.core.mp_envs import NestedEnv, Tagged, tagged_creators
@@ -36,8 +38,20 @@ _OLDER_CHILDREN: set[int] = set()
 
 
 def ray_processes() -> list[psutil.Process]:
-    """Processes of the Ray instance this test process started (its descendants since then)."""
-    return [p for p in psutil.Process().children(recursive=True) if p.pid not in _OLDER_CHILDREN]
+    """Live processes of the Ray instance this test process started (its descendants since then)."""
+    return live(p for p in psutil.Process().children(recursive=True) if p.pid not in _OLDER_CHILDREN)
+
+
+def live(processes) -> list[psutil.Process]:
+    """Those of `processes` that still run (not ended, nor ended and waiting to be reaped)."""
+    out = []
+    for p in processes:
+        try:
+            if p.status() != psutil.STATUS_ZOMBIE:
+                out.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +79,9 @@ def ray_instance():
         while ray_processes() and time.monotonic() < deadline:
             time.sleep(0.2)
         left = [(p.pid, p.name()) for p in ray_processes()]
+        for p in ray_processes():  # never leave Ray behind, even when the check below fails
+            with contextlib.suppress(psutil.Error):
+                p.kill()
         shutil.rmtree(temp_dir, ignore_errors=True)
         for key, value in saved.items():
             if value is None:
@@ -78,29 +95,55 @@ def actor_processes() -> list[psutil.Process]:
     return [p for p in ray_processes() if p.name().startswith("ray::_Block")]
 
 
-def test_ray_listens_on_loopback_only(ray_instance):
+def listening_addresses(processes: list[psutil.Process]) -> set[str]:
+    """The addresses of these processes' listening sockets."""
     addresses = set()
-    for p in ray_processes():
+    for p in processes:
         try:
             addresses |= {c.laddr.ip for c in p.net_connections(kind="inet") if c.status == psutil.CONN_LISTEN}
         except psutil.Error:
             pass
+    return addresses
+
+
+def test_ray_listens_on_loopback_only(ray_instance):
+    addresses = listening_addresses(ray_processes())
     assert addresses, "no listening socket found: the check proves nothing"
     assert addresses <= LOOPBACK, addresses
     assert [n["NodeManagerAddress"] for n in ray_instance.nodes()] == ["127.0.0.1"]
 
 
+#: Both ways actions and results travel (pufferlib.vector.ray.TRANSPORTS); a local node uses
+#: shared memory by default.
+transports = pytest.mark.parametrize("transport", ["shared_memory", "object_store"])
+
+
+@transports
 @pytest.mark.parametrize("creator, kwargs, workers", [
     (NestedEnv, {}, 2),
     (Tagged, {"num_agents": 3}, 4),
 ], ids=["nested-obs", "native-multiagent"])
-def test_sync_equals_serial(ray_instance, creator, kwargs, workers):
+def test_sync_equals_serial(ray_instance, creator, kwargs, workers, transport):
     with pufferlib.vector.make(creator, env_kwargs=kwargs, num_envs=4, seed=3) as serial:
         expected = rollout(serial, 200)
     with pufferlib.vector.make(creator, env_kwargs=kwargs, backend="ray", num_envs=4, num_workers=workers,
-                               seed=3) as vecenv:
+                               seed=3, transport=transport) as vecenv:
+        assert vecenv.transport == transport
         got = rollout(vecenv, 200)
     assert_same(expected, got)
+
+
+def test_float64_actions_reach_object_store_actors_as_their_float32(ray_instance):
+    """The object store carries actions as raw bytes of the actors' action dtype."""
+    actions = np.random.default_rng(0).uniform(-2, 2, (30, 4, 1))  # float64
+    results = []
+    spec = pufferlib.registry.spec("gym-Pendulum-v1")
+    for backend, extra in (("serial", {}), ("ray", {"num_workers": 2, "transport": "object_store"})):
+        with pufferlib.vector.make(spec.load_creator(), env_kwargs=spec.kwargs, num_envs=4, backend=backend,
+                                   seed=2, **extra) as vecenv:
+            vecenv.reset()
+            results.append(np.stack([vecenv.step(a)[1].copy() for a in actions]))
+    np.testing.assert_array_equal(results[0], results[1])
 
 
 def test_actor_with_several_cpus_runs_its_block_in_processes(ray_instance):
@@ -112,12 +155,13 @@ def test_actor_with_several_cpus_runs_its_block_in_processes(ray_instance):
     assert_same(expected, got)
 
 
-def test_async_batches_serve_the_fastest_actors_with_their_env_ids(ray_instance):
+@transports
+def test_async_batches_serve_the_fastest_actors_with_their_env_ids(ray_instance, transport):
     creators, args, kwargs = tagged_creators(4, num_agents=2)
     for i in (0, 1):
         kwargs[i]["delays"] = (0.2,)
     with pufferlib.vector.make(creators, args, kwargs, backend="ray", num_envs=4, num_workers=4,
-                               batch_size=2) as vecenv:
+                               batch_size=2, transport=transport) as vecenv:
         vecenv.async_reset()
         steps = np.zeros(4, int)
         last_action = np.full(8, -1)
@@ -136,24 +180,29 @@ def test_async_batches_serve_the_fastest_actors_with_their_env_ids(ray_instance)
         assert steps[2:].sum() > steps[:2].sum() + 4
 
 
-def test_killed_actor_gives_worker_error_naming_node_and_envs(ray_instance):
-    vecenv = pufferlib.vector.make(Tagged, backend="ray", num_envs=4, num_workers=2, timeout_s=30)
+@transports
+def test_killed_actor_gives_worker_error_naming_node_and_envs(ray_instance, transport):
+    vecenv = pufferlib.vector.make(Tagged, backend="ray", num_envs=4, num_workers=2, timeout_s=30,
+                                   transport=transport)
     vecenv.reset()
-    os.kill(ray_instance.get(vecenv._actors[1].pid.remote()), 9)
+    os.kill(vecenv.actor_pids[1], 9)
     start = time.monotonic()
-    with pytest.raises(WorkerError, match=r"actor 1 \(envs 2\.\.3 on node 127\.0\.0\.1\) died"):
+    with pytest.raises(WorkerError, match=r"actor 1 \(envs 2\.\.3 on node \w{8} at 127\.0\.0\.1\) died"):
         for _ in range(3):
             vecenv.step(np.zeros(8, np.int64))
     assert time.monotonic() - start < 30
     assert vecenv.closed
 
 
-def test_env_exception_gives_its_traceback(ray_instance):
-    creators, args, kwargs = tagged_creators(2, num_agents=1, fail_at=2)
-    vecenv = pufferlib.vector.make(creators, args, kwargs, backend="ray", num_envs=2, num_workers=2)
+@transports
+def test_env_exception_gives_its_traceback(ray_instance, transport):
+    creators, args, kwargs = tagged_creators(2, num_agents=1)
+    kwargs[0]["fail_at"] = 2  # env 0 only: which of two failing workers is reported first is a race
+    vecenv = pufferlib.vector.make(creators, args, kwargs, backend="ray", num_envs=2, num_workers=2,
+                                   transport=transport)
     vecenv.reset()
     vecenv.step(np.zeros(2, np.int64))
-    with pytest.raises(WorkerError, match=r"(?s)envs 0\.\.0 on node 127\.0\.0\.1\) raised.*fails at step 2"):
+    with pytest.raises(WorkerError, match=r"(?s)envs 0\.\.0 on node \w{8} at 127\.0\.0\.1\) raised.*fails at step 2"):
         vecenv.step(np.zeros(2, np.int64))
 
 

@@ -160,7 +160,7 @@ class Multiprocessing(VecEnv):
 
         layout = Layout.plan(self.single_observation_space, self.single_action_space,
                              self.num_agents, workers)
-        self._block = SharedBlock(layout.nbytes)
+        self._block = self._new_block(layout.nbytes)
         buf = self._block.array
         self._flags = _sync.Flags(buf, workers)
         self._procs: list[mp.process.BaseProcess] = []
@@ -192,6 +192,10 @@ class Multiprocessing(VecEnv):
             raise
         self._pending[:] = 0
         self._in_flight = 0
+
+    def _new_block(self, nbytes: int) -> Any:
+        """The shared memory of the slots and batch arrays (the Ray backend maps it by another way)."""
+        return SharedBlock(nbytes)
 
     def _start_workers(self, creators, args, kwargs, in_place, layout) -> None:
         ctx = mp.get_context(self.start_method)

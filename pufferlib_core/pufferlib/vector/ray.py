@@ -1,10 +1,16 @@
 """Ray vectorization: blocks of envs stepped by Ray actors, across the nodes of a Ray cluster.
 
 `num_envs` envs are split into `num_workers` contiguous blocks of `envs_per_worker`, as in
-the multiprocessing backend; each block lives in one Ray actor (placed by Ray on any node),
-which steps it with `Serial`, or with `Multiprocessing` over `cpus_per_worker` processes
-when it asks for several cores (hierarchical vectorization). An actor returns its block's
-arrays; the driver copies them into its own buffers as blocks arrive.
+the multiprocessing backend; each block lives in one Ray actor (placed by Ray on any node).
+Two transports (TRANSPORTS), chosen once Ray has placed the actors:
+
+- shared memory, when every actor is on the driver's node and reserves one CPU: the
+  actors run the multiprocessing backend's worker loop on its shared block
+  (`pufferlib.vector.ray_shared`); a step costs a flag, not a remote call.
+- the object store, otherwise: an actor steps its block with `Serial`, or with
+  `Multiprocessing` over `cpus_per_worker` processes when it asks for several cores
+  (hierarchical vectorization); each step is a remote call per actor, which returns its
+  block's arrays, and the driver copies them into its own buffers as blocks arrive.
 
 The API and its contract are those of `pufferlib.vector.base` and of the multiprocessing
 backend: `batch_size` is counted in envs and filled by whole actors; `recv()` returns the
@@ -14,8 +20,9 @@ actors that finished first, in actor order, with their `env_ids`; env i is reset
 Ray: the driver uses the Ray instance this process is connected to, else connects to
 `address` ('auto' or 'HOST:PORT'), else starts a local instance that binds to 127.0.0.1
 only (see `connect`). Faults: an actor that raises, dies or whose node dies gives a
-`WorkerError` naming the node and the envs (after at most `timeout_s` without a result);
-`close()` kills every actor.
+`WorkerError` naming the node and the envs (after at most `timeout_s` without a result; an
+actor that dies is seen within a fraction of a second on the shared-memory transport, once
+Ray reports it on the object store); `close()` kills every actor.
 """
 
 from __future__ import annotations
@@ -31,8 +38,10 @@ import numpy.typing as npt
 
 from pufferlib.environment import Buffers
 from pufferlib.errors import APIUsageError, WorkerError
+from pufferlib.vector import ray_shared
 from pufferlib.vector.base import VecEnv, probe_env
 from pufferlib.vector.multiprocessing import resolve_layout
+from pufferlib.vector.ray_shared import SharedMemoryActors
 
 if TYPE_CHECKING:
     from ray import ObjectRef
@@ -47,6 +56,12 @@ BlockResult: TypeAlias = ("tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
 #: Ray reads this when imported: "0" makes a local instance use 127.0.0.1 as its node address.
 _LOCAL_ONLY_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 INSTALL_HINT = "pip install 'puffer-core[ray]'"
+#: How actions and results travel between the driver and the actors.
+TRANSPORTS = {
+    "auto": "shared memory when every actor is on the driver's node, else the object store",
+    "shared_memory": "the multiprocessing backend's shared block and flags (pufferlib.vector.ray_shared)",
+    "object_store": "a remote call per actor per step, its block's arrays through Ray's object store",
+}
 
 
 def _ray() -> ModuleType:
@@ -100,10 +115,14 @@ class _Cloudpickled:
 
 
 class _Block:
-    """One actor's block of envs (Ray turns this class into an actor class)."""
+    """One actor's block of envs (Ray turns this class into an actor class).
 
-    def __init__(self, creators: Sequence[EnvCreator], args: Sequence[tuple[object, ...]],
-                 kwargs: Sequence[dict[str, object]], seed_offset: int, cpus: int):
+    `where()` tells the driver where Ray placed it; then either `build()` creates the block's
+    envs for the object-store transport, or `serve()` runs the shared-memory worker loop.
+    """
+
+    def build(self, creators: Sequence[EnvCreator], args: Sequence[tuple[object, ...]],
+              kwargs: Sequence[dict[str, object]], seed_offset: int, cpus: int) -> None:
         from pufferlib import vector
 
         if cpus > 1 and len(creators) > 1:
@@ -117,13 +136,16 @@ class _Block:
                                    num_envs=len(creators))
         self.offset = seed_offset
 
-    def where(self) -> str:
+    def serve(self, spec, pipe_path, pipe_identity) -> None:
+        from pufferlib.vector.ray_shared import serve
+
+        serve(spec, pipe_path, pipe_identity)
+
+    def where(self) -> tuple[str, str, int]:
+        """(node id, node address, pid) of this actor."""
         import ray
 
-        return ray.util.get_node_ip_address()
-
-    def pid(self) -> int:
-        return os.getpid()
+        return ray.get_runtime_context().get_node_id(), ray.util.get_node_ip_address(), os.getpid()
 
     def _result(self) -> BlockResult:
         obs, rewards, terminals, truncations, infos, _, masks = self.vec.recv()
@@ -134,12 +156,15 @@ class _Block:
         self.vec.async_reset(None if seed is None else seed + self.offset)
         return self._result()
 
-    def step(self, actions: np.ndarray) -> BlockResult:
-        self.vec.send(actions)
+    def step(self, actions: bytes) -> BlockResult:
+        """Step with the block's actions, sent as raw bytes of the actions array: a numpy
+        argument costs a Ray call about twice as much to submit (measured)."""
+        self.vec.send(np.frombuffer(actions, self.vec.actions.dtype).reshape(self.vec.actions.shape))
         return self._result()
 
     def close(self) -> None:
-        self.vec.close()
+        if hasattr(self, "vec"):
+            self.vec.close()
 
 
 class Ray(VecEnv):
@@ -147,40 +172,82 @@ class Ray(VecEnv):
 
     `cpus_per_worker`: CPUs each actor reserves; above 1 it runs its block with the
     multiprocessing backend. `address`: see `connect`. `timeout_s`: longest wait for a
-    block before it counts as lost.
+    block before it counts as lost. `transport`: how actions and results travel (see
+    TRANSPORTS); the one used is in `self.transport`.
     """
 
     def __init__(self, env_creators: Sequence[EnvCreator], env_args: Sequence[tuple[object, ...]],
                  env_kwargs: Sequence[dict[str, object]], num_envs: int, batch_size: int | None = None,
                  seed: int | None = 0, num_workers: int | None = None,
                  envs_per_worker: int | None = None, cpus_per_worker: int = 1,
-                 address: str | None = None, timeout_s: float = 300.0, **unused: object):
+                 address: str | None = None, timeout_s: float = 300.0, transport: str = "auto",
+                 **unused: object):
         ray = _ray()
+        if transport not in TRANSPORTS:
+            raise APIUsageError(f"transport={transport!r} is not one of {sorted(TRANSPORTS)}: {TRANSPORTS}")
         workers, per_worker, batch_size = resolve_layout(num_envs, num_workers, envs_per_worker, batch_size)
         connect(address)
         self._ray, self.seed, self.timeout_s = ray, seed, timeout_s
         self.num_workers, self.envs_per_worker = workers, per_worker
-        driver, _ = probe_env(env_creators[0], env_args[0], env_kwargs[0])
-        driver.close()
-        self.driver_env = driver
-        self._init_spaces(driver, num_envs, batch_size)
-        self.buffers = Buffers.allocate(self.single_observation_space, self.single_action_space, self.num_agents)
-        self._bind_batch(self.buffers)
-        self._rows_per_worker = per_worker * self.agents_per_env
-        self._workers_per_batch = batch_size // per_worker
+        self._local: SharedMemoryActors | None = None
         actor_cls = ray.remote(num_cpus=cpus_per_worker, max_restarts=0)(_Block)
         self._actors: list = []
         self._pending: dict[int, ObjectRef[BlockResult]] = {}   # worker -> future of its next result
         self._held: list[int] = []
         try:
-            for w in range(workers):
-                envs = slice(w * per_worker, (w + 1) * per_worker)
-                self._actors.append(actor_cls.remote(env_creators[envs], env_args[envs], env_kwargs[envs],
-                                                     envs.start, cpus_per_worker))
-            self._nodes = self._get([a.where.remote() for a in self._actors], list(range(workers)))
+            self._actors = [actor_cls.remote() for _ in range(workers)]
+            placed = self._get([a.where.remote() for a in self._actors], list(range(workers)))
+            here = ray.get_runtime_context().get_node_id()
+            #: Node of each actor: the start of its Ray node id, and its address.
+            self.actor_nodes = self._nodes = [f"{node[:8]} at {ip}" for node, ip, _ in placed]
+            #: Process id of each actor.
+            self.actor_pids = [pid for _, _, pid in placed]
+            # (a Ray Client driver is not on any node of the cluster)
+            on_this_node = all(node == here for node, _, _ in placed) and not ray.util.client.ray.is_connected()
+            self.transport = self._choose(transport, on_this_node, cpus_per_worker)
+            if self.transport == "shared_memory":
+                self._local = SharedMemoryActors(ray, self._actors, self.actor_pids, self._nodes, env_creators,
+                                                 env_args, env_kwargs, num_envs, batch_size, seed, timeout_s)
+                self.driver_env = self._local.driver_env
+                self._init_spaces(self.driver_env, num_envs, batch_size)
+                self.buffers = self._local.buffers
+            else:
+                driver, _ = probe_env(env_creators[0], env_args[0], env_kwargs[0])
+                driver.close()
+                self.driver_env = driver
+                self._init_spaces(driver, num_envs, batch_size)
+                self.buffers = Buffers.allocate(self.single_observation_space, self.single_action_space,
+                                                self.num_agents)
+                blocks = [slice(w * per_worker, (w + 1) * per_worker) for w in range(workers)]
+                self._get([actor.build.remote(env_creators[envs], env_args[envs], env_kwargs[envs], envs.start,
+                                              cpus_per_worker) for actor, envs in zip(self._actors, blocks)],
+                          list(range(workers)))
+            self._bind_batch(self.buffers)
         except BaseException:
             self.close()
             raise
+        self._rows_per_worker = per_worker * self.agents_per_env
+        self._workers_per_batch = batch_size // per_worker
+
+    @staticmethod
+    def _choose(transport: str, on_this_node: bool, cpus_per_worker: int) -> str:
+        shared_ok = on_this_node and cpus_per_worker == 1 and ray_shared.available()
+        if transport == "shared_memory" and not shared_ok:
+            raise APIUsageError(
+                "transport='shared_memory' needs every actor on the driver's node, cpus_per_worker=1 and "
+                f"Linux (here: all on this node: {on_this_node}, cpus_per_worker={cpus_per_worker}, "
+                f"platform {sys.platform}); use transport='auto' to fall back to the object store.")
+        return "shared_memory" if transport != "object_store" and shared_ok else "object_store"
+
+    @property
+    def closed(self) -> bool:
+        """Whether this env is closed (by close(), or by a WorkerError)."""
+        local = getattr(self, "_local", None)
+        return self.__dict__.get("_closed", False) or (local is not None and local.closed)
+
+    @closed.setter
+    def closed(self, value: bool) -> None:
+        self._closed = value
 
     # ---- results and faults -------------------------------------------------------
 
@@ -248,6 +315,8 @@ class Ray(VecEnv):
 
     def async_reset(self, seed: int | None = None) -> None:
         self._check_open()
+        if self._local is not None:
+            return self._local.async_reset(seed)
         seed = self.seed if seed is None else seed
         if self._pending:  # results nobody will receive
             self._get(list(self._pending.values()), list(self._pending))
@@ -256,6 +325,8 @@ class Ray(VecEnv):
 
     def recv(self) -> Batch:
         self._check_open()
+        if self._local is not None:
+            return self._local.recv()
         if self._recv_pending:
             raise APIUsageError("recv() was called twice without send(); send actions for the last batch first.")
         need = self._workers_per_batch
@@ -291,12 +362,16 @@ class Ray(VecEnv):
 
     def send(self, actions: npt.ArrayLike) -> None:
         self._check_open()
+        if self._local is not None:
+            return self._local.send(actions)
         if not self._recv_pending:
             raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
         actions = self._act_check(actions, (self.agents_per_batch, *self._act_shape))
         n = self._rows_per_worker
         for i, w in enumerate(self._held):
-            self._pending[w] = self._actors[w].step.remote(actions[i * n:(i + 1) * n])
+            block = self.actions[w * n:(w + 1) * n]
+            block[...] = actions[i * n:(i + 1) * n]  # in the actions' dtype, as the actor's buffer
+            self._pending[w] = self._actors[w].step.remote(block.tobytes())
         self._recv_pending = False
 
     def close(self) -> None:
@@ -304,6 +379,8 @@ class Ray(VecEnv):
         if self.closed:
             return
         self.closed = True
+        if self._local is not None:  # it kills the actors
+            return self._local.close()
         ray = self._ray
         closing = []
         for actor in getattr(self, "_actors", []):

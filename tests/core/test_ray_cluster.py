@@ -1,0 +1,141 @@
+"""The Ray backend on two simulated nodes (`ray.cluster_utils.Cluster`), bound to 127.0.0.1.
+
+Both nodes run on this host, each with its own raylet and CPUs; the driver is connected to
+the head node. Actors on the other node cannot share memory with the driver, so the backend
+uses the object store (as it would across machines). One cluster serves the module; the
+node-killing test runs last. Every Ray process the module started is gone at its end
+(killed by pid if Ray's shutdown leaves one).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import psutil
+import pytest
+
+import pufferlib.vector
+from pufferlib.errors import WorkerError
+from tests.core.mp_envs import Tagged
+from tests.core.test_multiprocessing import assert_same, rollout
+from tests.core.test_ray import LOOPBACK, listening_addresses, live
+
+pytestmark = pytest.mark.slow  # starting two nodes takes tens of seconds
+
+CPUS_PER_NODE = 2
+
+
+def descendants(older: set[int]) -> list[psutil.Process]:
+    """Live processes this test process started (directly or not), except `older` ones."""
+    return live(p for p in psutil.Process().children(recursive=True) if p.pid not in older)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    import ray
+    from ray._private import ray_constants
+    from ray.cluster_utils import Cluster
+
+    from pufferlib.vector.ray import connect
+
+    older = {p.pid for p in psutil.Process().children(recursive=True)}
+    saved = {k: os.environ.get(k) for k in ("PYTHONPATH", "RAY_TMPDIR")}
+    root = str(Path(__file__).resolve().parents[2])  # the actors import tests.core.mp_envs
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [root, saved["PYTHONPATH"]]))
+    temp_dir = tempfile.mkdtemp(prefix="puffer-rayc-", dir="/tmp")
+    os.environ["RAY_TMPDIR"] = temp_dir
+    ray_constants.ENABLE_RAY_CLUSTER = False  # node addresses stay 127.0.0.1 (see pufferlib.vector.ray)
+    loopback = {"node_ip_address": "127.0.0.1", "num_cpus": CPUS_PER_NODE}
+    nodes = None
+    try:
+        nodes = Cluster(initialize_head=True, head_node_args={**loopback, "include_dashboard": False,
+                                                              "_system_config": {"health_check_period_ms": 500,
+                                                                                 "health_check_failure_threshold": 4}})
+        worker = nodes.add_node(**loopback)
+        connect(nodes.address)
+        yield nodes, worker, older
+    finally:
+        ray.shutdown()
+        if nodes is not None:
+            nodes.shutdown()
+        deadline = time.monotonic() + 20
+        while descendants(older) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = [(p.pid, p.name()) for p in descendants(older)]
+        for p in descendants(older):  # never leave Ray behind, even when the check below fails
+            with contextlib.suppress(psutil.Error):
+                p.kill()
+        shutil.rmtree(temp_dir, ignore_errors=True)
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        assert not left, f"Ray processes left behind: {left}"
+
+
+def block_actors(older: set[int]) -> list[psutil.Process]:
+    return [p for p in descendants(older) if p.name().startswith("ray::_Block")]
+
+
+def test_two_nodes_listen_on_loopback_only(cluster):
+    import ray
+
+    _, _, older = cluster
+    addresses = listening_addresses(descendants(older))
+    assert addresses, "no listening socket found: the check proves nothing"
+    assert addresses <= LOOPBACK, addresses
+    alive = [n for n in ray.nodes() if n["Alive"]]
+    assert [n["NodeManagerAddress"] for n in alive] == ["127.0.0.1"] * 2
+
+
+def test_actors_on_both_nodes_equal_serial_and_close_leaves_none(cluster):
+    _, worker, older = cluster
+    with pufferlib.vector.make(Tagged, env_kwargs={"num_agents": 2}, num_envs=4, seed=5) as serial:
+        expected = rollout(serial, 100)
+    vecenv = pufferlib.vector.make(Tagged, env_kwargs={"num_agents": 2}, backend="ray", num_envs=4,
+                                   num_workers=2 * CPUS_PER_NODE, seed=5)
+    try:
+        # four one-CPU actors fill both nodes' CPUs
+        assert sum(worker.node_id[:8] in node for node in vecenv.actor_nodes) == CPUS_PER_NODE
+        assert vecenv.transport == "object_store"
+        got = rollout(vecenv, 100)
+    finally:
+        vecenv.close()
+    assert_same(expected, got)
+    deadline = time.monotonic() + 15
+    while block_actors(older) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not block_actors(older)
+
+
+def test_killed_node_gives_worker_error_naming_node_and_envs(cluster):
+    """Runs last: it removes the second node."""
+    nodes, worker, older = cluster
+    vecenv = pufferlib.vector.make(Tagged, backend="ray", num_envs=4, num_workers=2 * CPUS_PER_NODE, timeout_s=60)
+    try:
+        vecenv.reset()
+        lost = [w for w, node in enumerate(vecenv.actor_nodes) if worker.node_id[:8] in node]
+        assert len(lost) == CPUS_PER_NODE
+        nodes.remove_node(worker, allow_graceful=False)
+        start = time.monotonic()
+        # whichever of the lost actors a step waits on first is named
+        named = "|".join(rf"actor {w} \(envs {w}\.\.{w} on node {worker.node_id[:8]} at 127\.0\.0\.1\)"
+                         for w in lost)
+        with pytest.raises(WorkerError, match=rf"(?:{named}) died"):
+            for _ in range(100):
+                vecenv.step(np.zeros(8, np.int64))
+        assert time.monotonic() - start < 60
+        assert vecenv.closed
+    finally:
+        vecenv.close()
+    deadline = time.monotonic() + 15
+    while block_actors(older) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not block_actors(older)
