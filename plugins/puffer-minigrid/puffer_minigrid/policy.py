@@ -60,8 +60,6 @@ class MiniGridPolicy(nn.Module):
         self.has_mission = "mission" in leaves
         if self.has_mission:
             self.chars = nn.Embedding(256, CHAR_EMBED, padding_idx=0)
-            weights = torch.randint(1, 2**62, (leaves["mission"][0],), generator=torch.Generator().manual_seed(0))
-            self.register_buffer("hash_weights", weights, persistent=False)
             self.text = layer_init(nn.Conv1d(CHAR_EMBED, CONV, MISSION_KERNEL, padding=MISSION_KERNEL // 2))
             encoded += CONV
         self.encoder = nn.Sequential(layer_init(nn.Linear(encoded, hidden_size)), nn.ReLU())
@@ -77,18 +75,7 @@ class MiniGridPolicy(nn.Module):
 
     def encode_mission(self, mission: torch.Tensor) -> torch.Tensor:
         """(batch, tokens) uint8 -> (batch, CONV): per row, the max over its bytes of a 1-D convolution."""
-        used = mission.ne(0).any(0).nonzero()
-        mission = mission[:, :int(used[-1]) + 1 if len(used) else 1]
-        mission = mission.long()
-        # Distinct rows through a hash of each row (torch.unique over rows is slow on CPU),
-        # checked exactly: a collision (never seen in practice) encodes every row instead.
-        keys = (mission * self.hash_weights[:mission.shape[1]]).sum(1)
-        _, row_of = torch.unique(keys, return_inverse=True)
-        first = torch.zeros(int(row_of.max()) + 1, dtype=torch.long, device=mission.device)
-        first.scatter_(0, row_of.flip(0), torch.arange(len(row_of) - 1, -1, -1, device=mission.device))
-        distinct = mission[first]
-        if not torch.equal(distinct[row_of], mission):
-            distinct, row_of = mission, torch.arange(len(mission), device=mission.device)
+        distinct, row_of = pufferlib.pytorch.distinct_token_rows(mission)
         chars = self.chars(distinct).transpose(1, 2)  # (distinct, CHAR_EMBED, used length)
         features = torch.relu(self.text(chars)) * distinct.ne(0).unsqueeze(1)
         return features.amax(-1)[row_of]
