@@ -5,7 +5,7 @@ stride 2, 3x3) and a linear layer: about 3 MFLOP a frame, where the IMPALA ResNe
 Procgen paper (`pufferlib.models:ImpalaResNet`) costs about 60 and so trains some 20x
 fewer steps per second on a CPU. The paper's network generalises better over tens of
 millions of steps on a GPU; at the budgets a CPU trains in minutes, steps count for more.
-Pass `policy="pufferlib.models:ImpalaResNet"` to `PuffeRL`/`make_policy` for the paper's.
+For the paper's network: `PuffeRL(env=env, policy=pufferlib.models.ImpalaResNet(env))`.
 """
 
 from __future__ import annotations
