@@ -13,6 +13,7 @@ and entropy, summed over sub-actions.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -56,6 +57,31 @@ def clip_grad_norm_(grads: list[torch.Tensor] | tuple[torch.Tensor, ...], max_no
 def torch_dtype(dtype: npt.DTypeLike | None) -> torch.dtype:
     """The torch dtype of a numpy dtype (e.g. np.float32 -> torch.float32; None, as numpy: float64)."""
     return torch.from_numpy(np.zeros(0, dtype=np.dtype(dtype))).dtype
+
+
+@functools.lru_cache(maxsize=16)
+def _hash_weights(length: int, device: str) -> torch.Tensor:
+    return torch.randint(1, 2**62, (length,), generator=torch.Generator().manual_seed(0)).to(device)
+
+
+def distinct_token_rows(tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(distinct, row_of): the distinct rows of a (batch, length) integer tensor of tokens,
+    0 being padding, cut after the last column any row uses, as int64; and for each row the
+    index of its distinct row (`distinct[row_of]` is `tokens` cut). For encoders of text
+    whose cost should follow what varies: a message or mission repeated across a batch, or
+    padded far past its length, is encoded once and only over its used columns. Rows are
+    matched through a hash and checked exactly; a collision gives every row its own.
+    """
+    used = tokens.ne(0).any(0).nonzero()
+    tokens = tokens[:, :int(used[-1]) + 1 if len(used) else 1].long()
+    keys = (tokens * _hash_weights(tokens.shape[1], str(tokens.device))).sum(1)
+    _, row_of = torch.unique(keys, return_inverse=True)
+    first = torch.empty(int(row_of.max()) + 1 if len(row_of) else 0, dtype=torch.long, device=tokens.device)
+    first.scatter_(0, row_of.flip(0), torch.arange(len(row_of) - 1, -1, -1, device=tokens.device))
+    distinct = tokens[first]
+    if not torch.equal(distinct[row_of], tokens):
+        return tokens, torch.arange(len(tokens), device=tokens.device)
+    return distinct, row_of
 
 
 def unflatten(flat: torch.Tensor, layout: ObsLayout | None) -> Nested[torch.Tensor]:

@@ -34,7 +34,7 @@ def test_every_rom_has_an_id_with_the_documented_defaults():
     for game in games:
         s = spec("atari-" + game.replace("_", "-"))
         assert s.kwargs == {"game": game, **DEFAULTS} and s.backend == "native" and s.package == "puffer-atari"
-        assert s.policy == "pufferlib.models:Convolutional"
+        assert s.policy == "puffer_atari.policy:AtariCNN"
     assert spec("atari-space_invaders").id == "atari-space-invaders"
     assert spec("atari-breakout").config["train"]["learning_rate"] == 2.5e-4
     with pytest.raises(EnvNotFoundError, match="atari-breakout"):

@@ -138,3 +138,16 @@ def test_clip_grad_norm_matches_torch():
     small = [torch.full((3,), 0.01)]
     pufferlib.pytorch.clip_grad_norm_(small, 0.5)  # under the limit: unchanged
     assert torch.allclose(small[0], torch.full((3,), 0.01))
+
+
+def test_distinct_token_rows_cuts_padding_and_maps_every_row_back(monkeypatch):
+    tokens = torch.tensor([[3, 1, 0, 0, 0], [2, 0, 0, 0, 0], [3, 1, 0, 0, 0], [0, 0, 0, 0, 0]], dtype=torch.uint8)
+    distinct, row_of = pufferlib.pytorch.distinct_token_rows(tokens)
+    assert distinct.dtype == torch.int64 and distinct.shape == (3, 2)  # columns past the longest row are cut
+    assert torch.equal(distinct[row_of], tokens[:, :2].long()) and row_of[0] == row_of[2]
+    # a hash under which every row collides: the exact check gives every row its own
+    monkeypatch.setattr(pufferlib.pytorch, "_hash_weights", lambda n, device: torch.zeros(n, dtype=torch.long))
+    distinct, row_of = pufferlib.pytorch.distinct_token_rows(tokens)
+    assert torch.equal(distinct, tokens[:, :2].long()) and torch.equal(row_of, torch.arange(4))
+    empty = pufferlib.pytorch.distinct_token_rows(torch.zeros(2, 4, dtype=torch.uint8))[0]
+    assert empty.shape == (1, 1)

@@ -25,7 +25,7 @@ def test_ids_for_the_16_games_with_the_easy_defaults():
         s = spec(f"procgen-{game}")
         assert s.kwargs == {"env_name": game, "distribution_mode": "easy", "num_levels": 0, "start_level": 0,
                             "num_threads": 4}
-        assert s.backend == "native" and s.policy == "pufferlib.models:ImpalaResNet"
+        assert s.backend == "native" and s.policy == "puffer_procgen.policy:ProcgenCNN"
     assert spec("procgen-coinrun").config["train"]["gamma"] == 0.999
 
 

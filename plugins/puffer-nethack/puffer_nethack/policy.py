@@ -3,7 +3,10 @@
 Each kind of observation gets its own encoder: glyphs (the dungeon map, 21 x 79 glyph
 ids) are embedded and read by a CNN; blstats (bottom-line statistics) are scaled with a
 signed log and fed to an MLP; the message (256 bytes of text) and the inventory glyphs
-are embedded and pooled. Keys that NLE offers beyond these get a linear encoder.
+are embedded and pooled. The message's convolution runs once per distinct message of a
+batch and over the bytes some message uses (`pufferlib.pytorch.distinct_token_rows`;
+most messages are empty or repeated), with positions past a message's end masked, so a
+row's encoding never depends on the rest of its batch. Keys that NLE offers beyond these get a linear encoder.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from pufferlib.pytorch import layer_init
 
 #: NLE's number of glyph ids (nle.nethack.MAX_GLYPH), fixed by NetHack 3.6.
 MAX_GLYPH = 5976
+#: Width of a glyph's embedding (the map's 21 x 79 cells make it the costliest input).
+GLYPH_EMBED = 8
 
 
 class NetHackPolicy(nn.Module):
@@ -36,15 +41,15 @@ class NetHackPolicy(nn.Module):
         widths = 0
         for key, shape in shapes.items():
             if key == "glyphs":
-                self.glyph_embed = nn.Embedding(MAX_GLYPH + 1, 16)
+                self.glyph_embed = nn.Embedding(MAX_GLYPH + 1, GLYPH_EMBED)
                 convs = nn.Sequential(
-                    layer_init(nn.Conv2d(16, 32, 3, stride=2, padding=1)), nn.ReLU(),
-                    layer_init(nn.Conv2d(32, 32, 3, stride=2, padding=1)), nn.ReLU(), nn.Flatten())
-                flat = convs(torch.zeros(1, 16, *shape)).shape[1]
+                    layer_init(nn.Conv2d(GLYPH_EMBED, 16, 3, stride=2, padding=1)), nn.ReLU(),
+                    layer_init(nn.Conv2d(16, 32, 3, stride=2, padding=1)), nn.ReLU(), nn.Flatten())
+                flat = convs(torch.zeros(1, GLYPH_EMBED, *shape)).shape[1]
                 self.encoders[key] = nn.Sequential(convs, layer_init(nn.Linear(flat, hidden_size)), nn.ReLU())
             elif key == "message":
-                self.message_embed = nn.Embedding(256, 32, padding_idx=0)
-                self.encoders[key] = nn.Sequential(layer_init(nn.Conv1d(32, 64, 5, padding=2)), nn.ReLU())
+                self.message_embed = nn.Embedding(256, 16, padding_idx=0)
+                self.encoders[key] = nn.Sequential(layer_init(nn.Conv1d(16, 64, 5, padding=2)), nn.ReLU())
             elif key == "inv_glyphs":
                 self.inventory_embed = nn.Embedding(MAX_GLYPH + 1, 32)
                 self.encoders[key] = nn.Identity()
@@ -66,8 +71,9 @@ class NetHackPolicy(nn.Module):
                 x = self.glyph_embed(value.long().clamp(0, MAX_GLYPH)).permute(0, 3, 1, 2)
                 features.append(encoder(x))
             elif key == "message":
-                x = self.message_embed(value.long()).transpose(1, 2)
-                features.append(encoder(x).amax(-1))
+                distinct, row_of = pufferlib.pytorch.distinct_token_rows(value)
+                x = encoder(self.message_embed(distinct).transpose(1, 2)) * distinct.ne(0).unsqueeze(1)
+                features.append(x.amax(-1)[row_of])
             elif key == "inv_glyphs":
                 features.append(self.inventory_embed(value.long().clamp(0, MAX_GLYPH)).mean(1))
             else:

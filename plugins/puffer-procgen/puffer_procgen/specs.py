@@ -12,7 +12,8 @@ GAMES = ("bigfish", "bossfight", "caveflyer", "chaser", "climber", "coinrun", "d
 #: Env defaults: the easy distribution over every level (each one is also a config key).
 KWARGS = {"distribution_mode": "easy", "num_levels": 0, "start_level": 0, "num_threads": 4}
 #: PPO settings of the Procgen paper (Cobbe et al. 2020) for easy mode: 64 envs, 256-step
-#: rollouts, 8 minibatches, 3 epochs, 25M steps, IMPALA CNN (16, 32, 32) with 256 units.
+#: rollouts, 8 minibatches, 3 epochs, 25M steps. The policy is smaller than the paper's IMPALA
+#: CNN (see puffer_procgen.policy): on a CPU it trains about 25x more steps per second.
 CONFIG: dict = {
     "vec": {"num_envs": 64},
     "policy": {"cnn_width": 16, "hidden_size": 256},
@@ -26,7 +27,7 @@ CONFIG: dict = {
 def env_specs() -> list[EnvSpec]:
     """One native spec per game."""
     return [EnvSpec(id=PREFIX + game, creator="puffer_procgen.env:ProcgenVector",
-                    kwargs={"env_name": game, **KWARGS}, policy="pufferlib.models:ImpalaResNet",
+                    kwargs={"env_name": game, **KWARGS}, policy="puffer_procgen.policy:ProcgenCNN",
                     config={k: dict(v) for k, v in CONFIG.items()}, backend=NATIVE, package=PACKAGE,
                     description=f"Procgen {game} (batched C++ stepping)")
             for game in GAMES]
