@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import pytest
 
 from pufferlib import cli, config, config_check, registry
@@ -22,8 +25,31 @@ def test_mujoco_ids_ship_a_normalized_actor_critic_config(env_id):
     assert merged["train"]["batch_size"] % merged["vec"]["num_envs"] == 0
 
 
-def test_eval_writes_a_video_of_a_mujoco_env(tmp_path):
+def _headless(monkeypatch):
+    """No display and no MUJOCO_GL choice, restored after the test (the env maker may set MUJOCO_GL)."""
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "MUJOCO_GL"):
+        monkeypatch.setenv(name, "")
+        monkeypatch.delenv(name)
+
+
+def test_rendering_gym_envs_on_a_linux_server_use_egl_unless_chosen(monkeypatch):
+    from pufferlib.builtin_envs import make_gymnasium
+
+    _headless(monkeypatch)
+    monkeypatch.setattr(sys, "platform", "linux")
+    make_gymnasium("CartPole-v1").close()
+    assert "MUJOCO_GL" not in os.environ                   # no rendering asked: nothing changed
+    make_gymnasium("CartPole-v1", render_mode="rgb_array").close()
+    assert os.environ["MUJOCO_GL"] == "egl"
+    monkeypatch.setenv("MUJOCO_GL", "osmesa")
+    make_gymnasium("CartPole-v1", render_mode="rgb_array").close()
+    assert os.environ["MUJOCO_GL"] == "osmesa"              # the user's choice stays
+
+
+def test_eval_writes_a_video_of_a_mujoco_env(tmp_path, monkeypatch):
     import imageio.v3 as iio  # the mujoco package comes with the test extra
+
+    _headless(monkeypatch)
 
     video, settings = tmp_path / "cheetah.gif", tmp_path / "short.toml"
     # An untrained policy for a few 64x48 frames: rendering is software OpenGL on a CI machine.
