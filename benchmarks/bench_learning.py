@@ -34,8 +34,11 @@ import numpy as np
 #: published or stated references, with their source
 REFERENCES = {
     "gym-Pendulum-v1": "about -200 (tuned PPO; rl-baselines3-zoo PPO)",
-    "gym-HalfCheetah-v5": "1,400-1,900 at 1M on v4 (CleanRL ppo_continuous_action)",
-    "gym-Hopper-v5": ">= 1,500 at 1M (this project's target)",
+    "gym-HalfCheetah-v5": "1,400-1,900 at 1M on v4 (CleanRL ppo_continuous_action); 5,836 +- 172 at 1M on v3 "
+                          "(RL Zoo's tuned PPO, deterministic eval: huggingface.co/sb3/ppo-HalfCheetah-v3)",
+    "gym-Hopper-v5": "2,410 +- 10 at 1M on v3 (RL Zoo's tuned PPO, deterministic eval: "
+                     "huggingface.co/sb3/ppo-Hopper-v3); target >= 1,500",
+    "gym-Walker2d-v5": "3,572 +- 808 at 1M on v3 (RL Zoo PPO, deterministic eval: huggingface.co/sb3/ppo-Walker2d-v3)",
     "gym-CartPole-v1": "500 (the maximum)",
 }
 
