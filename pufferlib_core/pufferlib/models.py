@@ -106,7 +106,8 @@ class ActorCritic(nn.Module):
 
         def trunk() -> nn.Sequential:
             sizes = [obs_size] + [hidden_size] * num_layers
-            return nn.Sequential(*(m for a, b in zip(sizes, sizes[1:]) for m in (layer_init(nn.Linear(a, b)), nn.Tanh())))
+            layers = [(layer_init(nn.Linear(a, b)), nn.Tanh()) for a, b in zip(sizes, sizes[1:])]
+            return nn.Sequential(*(m for pair in layers for m in pair))
 
         self.actor_trunk, self.critic_trunk = trunk(), trunk()
         # Not named `head`: LSTMWrapper would rebuild a `head` for its own width, which the split cannot read.
