@@ -50,7 +50,7 @@ def test_eval_writes_a_video_of_a_mujoco_env(tmp_path, monkeypatch):
     import imageio.v3 as iio  # the mujoco package comes with the test extra
 
     _headless(monkeypatch)
-
+    monkeypatch.chdir(tmp_path)  # MuJoCo 4 writes its warnings (deprecated XML attributes) to ./MUJOCO_LOG.TXT
     video, settings = tmp_path / "cheetah.gif", tmp_path / "short.toml"
     # An untrained policy for a few 64x48 frames: rendering is software OpenGL on a CI machine.
     settings.write_text("[env]\nmax_episode_steps = 4\nwidth = 64\nheight = 48\n")
