@@ -11,6 +11,10 @@ run's metrics.jsonl, plays random actions until 10 infos report it, and prints o
     python benchmarks/bench_learning.py ocean-squared --steps 2000000   # another budget
 
 `--metric` is the info key to report (`episode_return`, or an env's own such as Ocean's `score`).
+Other flags (after the env ids) go to `puffer train` unchanged, to measure a variant of the
+shipped config; `--data-dir DIR` keeps the runs (checkpoints, metrics.jsonl) instead of a temp dir:
+
+    python benchmarks/bench_learning.py gym-Hopper-v5 --seeds 1 --train.minibatch-size 128
 
 A row is a regression check: a changed config or trainer shows as a changed score.
 """
@@ -30,18 +34,24 @@ import numpy as np
 #: published or stated references, with their source
 REFERENCES = {
     "gym-Pendulum-v1": "about -200 (tuned PPO; rl-baselines3-zoo PPO)",
-    "gym-HalfCheetah-v5": "1,400-1,900 at 1M on v4 (CleanRL ppo_continuous_action)",
-    "gym-Hopper-v5": ">= 1,500 at 1M (this project's target)",
+    "gym-HalfCheetah-v5": "1,400-1,900 at 1M on v4 (CleanRL ppo_continuous_action); 5,836 +- 172 at 1M on v3 "
+                          "(RL Zoo's tuned PPO, deterministic eval: huggingface.co/sb3/ppo-HalfCheetah-v3)",
+    "gym-Hopper-v5": "2,410 +- 10 at 1M on v3 (RL Zoo's tuned PPO, deterministic eval: "
+                     "huggingface.co/sb3/ppo-Hopper-v3); target >= 1,500",
+    "gym-Walker2d-v5": "3,572 +- 808 at 1M on v3 (RL Zoo PPO, deterministic eval: huggingface.co/sb3/ppo-Walker2d-v3)",
     "gym-CartPole-v1": "500 (the maximum)",
 }
 
 
-def train_run(env_id: str, seed: int, steps: int | None, data_dir: Path, metric: str) -> tuple[float, float]:
-    """(last logged mean of the info `metric`, mean SPS of the run's log steps) of one `puffer train` run."""
+def train_run(env_id: str, seed: int, steps: int | None, data_dir: Path, metric: str,
+              overrides: list[str] = ()) -> tuple[float, float]:
+    """(last logged mean of the info `metric`, mean SPS of the run's log steps) of one `puffer train` run
+    (`overrides`: more `puffer train` flags)."""
     argv = [sys.executable, "-m", "pufferlib", "train", env_id, "--train.seed", str(seed), "--vec.seed",
             str(seed * 1000), "--train.data-dir", str(data_dir)]
     if steps:
         argv += ["--train.total-timesteps", str(steps)]
+    argv += list(overrides)
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
     metrics = sorted(data_dir.glob("*/metrics.jsonl"), key=lambda p: p.stat().st_mtime)[-1]
     rows = [json.loads(line) for line in metrics.read_text().splitlines()[1:] if line.strip()]
@@ -84,12 +94,14 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=None, help="override total_timesteps")
     parser.add_argument("--metric", default="episode_return", help="info key to report (default episode_return)")
-    args = parser.parse_args()
+    parser.add_argument("--data-dir", default=None, help="keep the runs under DIR/ENV/SEED (default: a temp dir)")
+    args, overrides = parser.parse_known_args()
     print(f"| env | budget (steps) | {args.metric}: median [min, max] | seeds | random play | SPS | reference |")
     print("|---|---|---|---|---|---|---|")
     for env_id in args.env_ids:
         with tempfile.TemporaryDirectory() as tmp:
-            results = [train_run(env_id, seed, args.steps, Path(tmp) / str(seed), args.metric)
+            root = Path(args.data_dir) / env_id if args.data_dir else Path(tmp)
+            results = [train_run(env_id, seed, args.steps, root / str(seed), args.metric, overrides)
                        for seed in range(1, args.seeds + 1)]
         scores = [r[0] for r in results]
         sps = statistics.median(r[1] for r in results)

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import difflib
 import functools
+import os
 import re
+import sys
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -28,9 +30,17 @@ _VERSION = re.compile(r"^(?P<name>.+?)[-_]v(?P<version>\d+)$")
 
 
 def make_gymnasium(gym_id: str, **kwargs: Any) -> GymnasiumEnv:
-    """`gymnasium.make(gym_id, **kwargs)` (the user's env kwargs, passed through)."""
+    """`gymnasium.make(gym_id, **kwargs)`.
+
+    On a Linux machine without a display, a rendering env gets `MUJOCO_GL=egl` unless the user
+    chose a backend: Gymnasium's MuJoCo renderer otherwise picks GLFW, which needs a display, and
+    `puffer eval --video-path` of a MuJoCo env would fail on a server.
+    """
     import gymnasium
 
+    if (kwargs.get("render_mode") and sys.platform.startswith("linux") and "MUJOCO_GL" not in os.environ
+            and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")):
+        os.environ["MUJOCO_GL"] = "egl"
     return gymnasium.make(gym_id, **kwargs)
 
 
@@ -66,13 +76,18 @@ def _gym_spec(name: str) -> EnvSpec:
             hint = f" Did you mean: {', '.join(GYM_PREFIX + c for c in close)}?" if close else ""
             raise EnvNotFoundError(f"Gymnasium has no env {name!r}.{hint}")
         gym_id = max(matches, key=version)
+    config = shipped_config(GYM_PREFIX + gym_id)
     return EnvSpec(GYM_PREFIX + gym_id, functools.partial(make_gymnasium, gym_id),
                    package="gymnasium", description=f"gymnasium.make({gym_id!r})",
-                   config=shipped_config(GYM_PREFIX + gym_id))
+                   policy=config.pop("spec", {}).get("policy"), config=config)
 
 
 def shipped_config(env_id: str) -> dict:
-    """The core's tuned default config of a family id (`pufferlib/data/envs/<id>.toml`); {} if it ships none."""
+    """The core's tuned default config of a family id (`pufferlib/data/envs/<id>.toml`); {} if it ships none.
+
+    Its `[spec]` table holds EnvSpec fields rather than training settings: `policy = "module:Class"`
+    names the id's default policy (`EnvSpec.policy`).
+    """
     path = resources.files("pufferlib") / "data" / "envs" / f"{env_id}.toml"
     return tomllib.loads(path.read_text()) if path.is_file() else {}
 

@@ -43,9 +43,11 @@ class ActionHead(nn.Module):
         self.actor = layer_init(nn.Linear(hidden_size, out), std=0.01)
         self.critic = layer_init(nn.Linear(hidden_size, 1), std=1.0)
 
-    def forward(self, hidden: torch.Tensor) -> tuple[Logits, torch.Tensor]:
+    def forward(self, hidden: torch.Tensor,
+                critic_hidden: torch.Tensor | None = None) -> tuple[Logits, torch.Tensor]:
+        """(logits, value) of `hidden`; the value reads `critic_hidden` instead when given."""
         logits = self.actor(hidden)
-        value = self.critic(hidden)
+        value = self.critic(hidden if critic_hidden is None else critic_hidden)
         if self.continuous:
             return torch.distributions.Normal(logits, self.logstd.expand_as(logits).exp()), value
         if self.nvec is not None:
@@ -90,6 +92,48 @@ class Default(nn.Module):
         return self.head(hidden)
 
     def forward(self, obs: torch.Tensor):
+        return self.decode_actions(self.encode_observations(obs))
+
+
+class ActorCritic(nn.Module):
+    """Separate actor and critic MLPs over a flat observation (the continuous-control PPO layout).
+
+    Each network has `num_layers` tanh layers of `hidden_size` units; the actor ends in a
+    Gaussian (Box) or categorical head, the critic in one value. Sharing no layers keeps the
+    value loss from disturbing the policy's features, which MuJoCo-style tasks need.
+    `encode_observations` returns both trunks' features side by side (2 * hidden_size), and
+    `decode_actions` splits them again, so that `LSTMWrapper` can sit between the two.
+    """
+
+    def __init__(self, env: EnvSpaces, hidden_size: int = 64, num_layers: int = 2):
+        super().__init__()
+        if num_layers < 1:
+            raise ValueError(f"num_layers={num_layers}: ActorCritic needs at least one hidden layer.")
+        self.hidden_size = 2 * hidden_size
+        shape = env.single_observation_space.shape
+        assert shape is not None, "observation spaces are Boxes"
+        obs_size = int(np.prod(shape))
+
+        def trunk() -> nn.Sequential:
+            sizes = [obs_size] + [hidden_size] * num_layers
+            layers = [(layer_init(nn.Linear(a, b)), nn.Tanh()) for a, b in zip(sizes, sizes[1:])]
+            return nn.Sequential(*(m for pair in layers for m in pair))
+
+        self.actor_trunk, self.critic_trunk = trunk(), trunk()
+        # Not named `head`: LSTMWrapper would rebuild a `head` for its own width, which the split cannot read.
+        self.heads = ActionHead(env.single_action_space, hidden_size)
+
+    def encode_observations(self, obs: torch.Tensor) -> torch.Tensor:
+        """(batch, *obs_shape) -> (batch, 2 * hidden_size): actor features, then critic features."""
+        flat = obs.reshape(obs.shape[0], -1).float()
+        return torch.cat([self.actor_trunk(flat), self.critic_trunk(flat)], -1)
+
+    def decode_actions(self, hidden: torch.Tensor) -> tuple[Logits, torch.Tensor]:
+        """(batch, 2 * hidden_size) -> (logits, value): the actor reads the first half, the critic the second."""
+        actor, critic = hidden.chunk(2, dim=-1)
+        return self.heads(actor, critic)
+
+    def forward(self, obs: torch.Tensor) -> tuple[Logits, torch.Tensor]:
         return self.decode_actions(self.encode_observations(obs))
 
 

@@ -86,3 +86,26 @@ def test_lstm_sequence_equals_stepwise_rollout_with_resets():
     # without the resets the outputs differ: the test would catch a wrapper that ignores them
     no_reset, _ = policy.forward_sequence(obs, (h0, c0), torch.zeros_like(starts))
     assert not torch.allclose(no_reset, expected, atol=1e-3)
+
+
+def test_actor_critic_value_loss_leaves_the_actor_untouched():
+    env = fake_env(spaces.Box(-1, 1, (4,), np.float32), spaces.Box(-1, 1, (2,), np.float32))
+    policy = models.ActorCritic(env, hidden_size=8, num_layers=2)
+    dist, value = policy(torch.randn(5, 4))
+    assert isinstance(dist, torch.distributions.Normal) and dist.mean.shape == (5, 2) and value.shape == (5, 1)
+    value.sum().backward()
+    assert all(p.grad is None or not p.grad.any() for p in policy.actor_trunk.parameters())
+    assert all(p.grad is not None and p.grad.any() for p in policy.critic_trunk.parameters())
+    assert sum(isinstance(m, torch.nn.Linear) for m in policy.actor_trunk) == 2
+
+
+def test_actor_critic_runs_under_the_lstm_at_twice_its_width():
+    from pufferlib.errors import APIUsageError
+    from pufferlib.policy_factory import wrap_recurrent
+
+    env = fake_env(spaces.Box(-1, 1, (4,), np.float32), spaces.Discrete(3))
+    wrapped = wrap_recurrent(env, models.ActorCritic(env, hidden_size=8), hidden_size=16)
+    logits, value, _ = wrapped(torch.zeros(5, 4), wrapped.initial_state(5))
+    assert logits.shape == (5, 3) and value.shape == (5, 1)
+    with pytest.raises(APIUsageError, match="rnn.hidden_size=8"):
+        wrap_recurrent(env, models.ActorCritic(env, hidden_size=8), hidden_size=8)
