@@ -34,7 +34,7 @@ from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
 from pufferlib.metrics_file import MetricsFile
 from pufferlib.protocols import RecurrentPolicy, VecEnv
 from pufferlib.rollout import Rollout
-from pufferlib.threads import ThreadTuner, candidate_counts, usable_cores
+from pufferlib.threads import OtherLoad, ThreadTuner, candidate_counts, usable_cores
 
 
 def _resolve_device(device: str) -> torch.device:
@@ -97,7 +97,7 @@ class PuffeRL:
         if device.type == "cpu" and cfg["cpu_threads"] > 0:
             torch.set_num_threads(cfg["cpu_threads"])
         elif device.type == "cpu":
-            self.thread_tuner = ThreadTuner(candidate_counts(usable_cores()))
+            self.thread_tuner = ThreadTuner(candidate_counts(usable_cores()), others=OtherLoad())
         rank = int(os.environ.get("RANK", "0"))
         torch.manual_seed(cfg["seed"] + rank)
         np.random.seed(cfg["seed"] + rank)

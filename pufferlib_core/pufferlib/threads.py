@@ -7,13 +7,15 @@ the load changes during a run (parallel sweep trials, a user's other jobs), so
 `ThreadTuner` measures instead of guessing.
 
 Contract: `step(work)` is called once per training iteration (collect + update) with the
-agent steps it covered. The tuner times iterations with the count in use, tries each
-candidate count once, then keeps the fastest, and now and then re-measures the runner-up
-for one iteration (every `probe_every` iterations, doubling up to `max_probe_every` while
-the choice stands, back to `probe_every` when a probe wins), so that it follows the load.
-A probe of a slower count costs one iteration in `probe_every` or fewer. The choice is
-applied with `set_threads` (torch.set_num_threads), never more often than once per
-iteration.
+agent steps it covered. The tuner starts with all candidate threads, times iterations with
+the count in use, keeps the fastest count measured, and now and then tries another for one
+iteration (a probe): a count not measured yet, else the runner-up. Probes come every
+`probe_every` iterations (doubling up to `max_probe_every` while the choice stands, back to
+`probe_every` when a probe wins), and at once when other processes start or stop taking
+CPU (`OtherLoad`: at least `busy_cores` of it, on Linux), so that a machine that turns busy
+is answered within two iterations while a quiet one pays no probe in its first
+`probe_every`. A probe of a slower count costs one iteration. The choice is applied with
+`set_threads` (torch.set_num_threads), at most once per iteration.
 """
 
 from __future__ import annotations
@@ -42,12 +44,45 @@ def candidate_counts(cores: int) -> list[int]:
     return counts + [cores]
 
 
+class OtherLoad:
+    """CPU used by other processes (all but this one), in cores, between calls.
+
+    From the machine's busy time in /proc/stat (user, nice, system, irq, softirq and steal:
+    a hypervisor's steal is a taken core too) less this process's own CPU time (all its
+    threads). Returns None where /proc/stat does not exist. Child processes (e.g. the
+    multiprocessing backend's env workers) count as others.
+    """
+
+    _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def __init__(self) -> None:
+        self._last = self._sample()
+
+    def _sample(self) -> tuple[float, float, float] | None:
+        try:
+            with open("/proc/stat") as f:
+                fields = [int(x) for x in f.readline().split()[1:9]]
+        except (OSError, ValueError):
+            return None
+        busy = (sum(fields[0:3]) + sum(fields[5:8])) / self._TICKS
+        own = os.times()
+        return busy, own.user + own.system, time.monotonic()
+
+    def __call__(self) -> float | None:
+        now = self._sample()
+        last, self._last = self._last, now
+        if now is None or last is None or now[2] <= last[2]:
+            return None
+        return max(0.0, (now[0] - last[0]) - (now[1] - last[1])) / (now[2] - last[2])
+
+
 class ThreadTuner:
     """Keeps the fastest of `counts` threads by measured agent steps per second (see module doc)."""
 
     def __init__(self, counts: Sequence[int], probe_every: int = 8, max_probe_every: int = 32,
                  set_threads: Callable[[int], None] = torch.set_num_threads,
-                 clock: Callable[[], float] = time.perf_counter):
+                 clock: Callable[[], float] = time.perf_counter,
+                 others: Callable[[], float | None] | None = None, busy_cores: float = 0.5):
         if not counts or min(counts) < 1:
             raise ValueError(f"thread counts must be positive, got {list(counts)}")
         self.counts = sorted(set(counts))
@@ -59,14 +94,16 @@ class ThreadTuner:
         self._best = self.current
         self._since_probe = 0
         self._last: float | None = None
+        self._others, self.busy_cores = others, busy_cores
+        self._busy = False  # whether other processes took at least busy_cores, last we looked
         self._set(self.current)
 
     def step(self, work: int) -> int:
         """Record one iteration of `work` agent steps with the current count; returns the next count."""
         now = self._clock()
         last, self._last = self._last, now
-        if last is None or now <= last:  # the first call starts the clock
-            return self.current
+        if last is None or now <= last:  # the first call starts the clock (and reads the load)
+            return self._use(self._probe(self.current)) if self._load_changed() else self.current
         rate = work / (now - last)
         probed = self.current != self._best and self.rates[self.current] is not None
         old = self.rates[self.current]
@@ -75,20 +112,33 @@ class ThreadTuner:
         if old is not None and not probed and abs(rate - old) <= 0.25 * old:
             rate = 0.5 * (old + rate)
         self.rates[self.current] = rate
-        unmeasured = [n for n in self.counts if self.rates[n] is None]
-        if unmeasured:
-            return self._use(unmeasured[-1])
         best = max(self.counts, key=lambda n: self.rates[n] or 0.0)
         if probed:  # the probe's answer: switch if it won, otherwise wait longer before the next
             self.probe_every = self.min_probe_every if best != self._best else min(
                 2 * self.probe_every, self.max_probe_every)
         self._best = best
         self._since_probe += 1
-        if self._since_probe >= self.probe_every and len(self.counts) > 1:
-            self._since_probe = 0
-            runner_up = max((n for n in self.counts if n != best), key=lambda n: self.rates[n] or 0.0)
-            return self._use(runner_up)
+        if self._load_changed() or self._since_probe >= self.probe_every:
+            return self._use(self._probe(best))
         return self._use(best)
+
+    def _load_changed(self) -> bool:
+        """Whether other processes started or stopped taking `busy_cores` since the last look."""
+        shared = self._others() if self._others is not None else None
+        if shared is None or (shared >= self.busy_cores) == self._busy:
+            return False
+        self._busy = not self._busy
+        return True
+
+    def _probe(self, best: int) -> int:
+        """The count to try next instead of `best`: one not measured yet, else the runner-up."""
+        self._since_probe = 0
+        if len(self.counts) == 1:
+            return best
+        unmeasured = [n for n in self.counts if self.rates[n] is None and n != best]
+        if unmeasured:
+            return unmeasured[-1]
+        return max((n for n in self.counts if n != best), key=lambda n: self.rates[n] or 0.0)
 
     def _use(self, count: int) -> int:
         if count != self.current:

@@ -6,7 +6,7 @@ import torch
 import pufferlib
 from pufferlib import PuffeRL
 from pufferlib.dashboard import Dashboard
-from pufferlib.threads import ThreadTuner, candidate_counts, usable_cores
+from pufferlib.threads import OtherLoad, ThreadTuner, candidate_counts, usable_cores
 
 
 class Machine:
@@ -22,6 +22,10 @@ class Machine:
     def clock(self):
         return self.now
 
+    def others(self):
+        """Cores taken by other processes, as `OtherLoad` would see them."""
+        return 1.0 if self.busy else 0.0
+
     def iterate(self, tuner, n=1):
         for _ in range(n):
             self.now += self.cost[(self.threads, self.busy)]
@@ -34,7 +38,7 @@ TWO_CORES = {(1, False): 1.0, (2, False): 0.625, (1, True): 1.1, (2, True): 3.3}
 
 
 def make(machine, **kw):
-    tuner = ThreadTuner([1, 2], set_threads=machine.set_threads, clock=machine.clock, **kw)
+    tuner = ThreadTuner([1, 2], set_threads=machine.set_threads, clock=machine.clock, others=machine.others, **kw)
     tuner.step(0)  # starts the clock, as the trainer's first iteration does
     return tuner
 
@@ -44,6 +48,7 @@ def test_keeps_the_faster_count_on_an_idle_machine_and_probes_rarely():
     tuner = make(machine)
     machine.iterate(tuner, 200)
     assert tuner.current == 2
+    assert machine.history[:8] == [2] * 8  # no probe in the first probe_every iterations
     assert machine.history[-100:].count(1) <= 3  # probes back off to one in 32 iterations
 
 
@@ -64,8 +69,52 @@ def test_returns_to_two_threads_when_the_machine_is_idle_again():
     machine.busy = True
     machine.iterate(tuner, 200)
     machine.busy = False
-    machine.iterate(tuner, 40)  # within the longest probe interval
+    machine.iterate(tuner, 2)  # the load's change triggers a probe of two threads
     assert tuner.current == 2
+
+
+def test_a_machine_busy_from_the_start_gets_one_thread_from_the_first_iteration():
+    machine = Machine(TWO_CORES)
+    machine.busy = True
+    tuner = make(machine)  # the clock starts after the warm-up iteration, which saw the load
+    machine.iterate(tuner, 20)
+    assert machine.history[:8] == [1] * 8
+
+
+def test_without_a_load_signal_probes_on_schedule():
+    machine = Machine(TWO_CORES)
+    tuner = ThreadTuner([1, 2], set_threads=machine.set_threads, clock=machine.clock)
+    tuner.step(0)
+    machine.busy = True
+    machine.iterate(tuner, 10)
+    assert tuner.current == 1
+
+
+def test_other_load_sees_a_busy_process_but_not_this_one():
+    import subprocess
+    import sys
+    import time
+
+    load = OtherLoad()
+    if load() is None and load._sample() is None:
+        pytest.skip("no /proc/stat")  # not Linux
+    load()
+    end = time.perf_counter() + 0.5
+    while time.perf_counter() < end:  # this process's own work is not "others"
+        pass
+    own = load()
+    spin = "import time\nend = time.time() + 1.5\nwhile time.time() < end: pass"
+    spinner = subprocess.Popen([sys.executable, "-c", spin])
+    try:
+        time.sleep(0.3)
+        load()
+        time.sleep(0.8)
+        other = load()
+    finally:
+        spinner.kill()
+        spinner.wait()
+    assert own is not None and other is not None
+    assert other >= 0.6 and own < other - 0.4
 
 
 def test_loaded_throughput_beats_any_fixed_count_over_a_changing_load():
@@ -82,7 +131,7 @@ def test_loaded_throughput_beats_any_fixed_count_over_a_changing_load():
         return machine.now
 
     adaptive = total("tune")
-    assert adaptive < 0.92 * min(total(1), total(2))  # 0.89 here; 0.82 if it knew the load in advance
+    assert adaptive < 0.9 * min(total(1), total(2))  # 0.88 here; 0.82 if it knew the load in advance
 
 
 def test_candidate_counts():
@@ -102,7 +151,7 @@ def test_cpu_threads_zero_tunes_while_training():
     env = pufferlib.make("gym-CartPole-v1", num_envs=4, seed=0)
     try:
         trainer = PuffeRL(env=env, device="cpu", cpu_threads=0, batch_size=256, minibatch_size=128,
-                          total_timesteps=256 * 6, checkpoint_interval=0,
+                          total_timesteps=256 * 12, checkpoint_interval=0,
                           dashboard=Dashboard(interval=1e9, rich=False))
         assert trainer.thread_tuner is not None
         while not trainer.done_training():
@@ -110,7 +159,7 @@ def test_cpu_threads_zero_tunes_while_training():
             trainer.train()
         rates = trainer.thread_tuner.rates
         assert set(rates) == set(candidate_counts(usable_cores()))
-        assert all(r is not None and r > 0 for r in rates.values())  # every count was measured
+        assert all(r is not None and r > 0 for r in rates.values())  # every count measured by iteration 9
         assert torch.get_num_threads() == trainer.thread_tuner.current
         fixed = PuffeRL(env=env, device="cpu", cpu_threads=1, batch_size=256, minibatch_size=128,
                         checkpoint_interval=0, dashboard=Dashboard(interval=1e9, rich=False))
