@@ -39,7 +39,7 @@ _OLDER_CHILDREN: set[int] = set()
 
 def ray_processes() -> list[psutil.Process]:
     """Live processes of the Ray instance this test process started (its descendants since then)."""
-    return live(p for p in psutil.Process().children(recursive=True) if p.pid not in _OLDER_CHILDREN)
+    return descendants(_OLDER_CHILDREN)
 
 
 def live(processes) -> list[psutil.Process]:
@@ -54,32 +54,33 @@ def live(processes) -> list[psutil.Process]:
     return out
 
 
-@pytest.fixture(scope="module")
-def ray_instance():
-    import ray
+def descendants(older: set[int]) -> list[psutil.Process]:
+    """Live processes this test process started (directly or not), except `older` ones."""
+    return live(p for p in psutil.Process().children(recursive=True) if p.pid not in older)
 
-    from pufferlib.vector.ray import connect
 
+@contextlib.contextmanager
+def ray_environment(prefix: str):
+    """Run a Ray started inside in its own RAY_TMPDIR, its workers able to import tests.core;
+    yields the pids of the processes that were there before. On exit (after the caller shut
+    Ray down): wait up to 20 s for Ray's processes to end, kill any left by pid, restore the
+    environment, remove the folder, and fail if any process was left."""
+    older = {p.pid for p in psutil.Process().children(recursive=True)}
     saved = {k: os.environ.get(k) for k in ("PYTHONPATH", "RAY_TMPDIR")}
-    # Ray's workers inherit the environment: let them import tests.core.mp_envs too
     root = str(Path(__file__).resolve().parents[2])
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [root, saved["PYTHONPATH"]]))
     # Ray keeps its sockets and session logs under RAY_TMPDIR (short: socket paths are limited)
-    temp_dir = tempfile.mkdtemp(prefix="puffer-ray-", dir="/tmp")
+    temp_dir = tempfile.mkdtemp(prefix=prefix, dir="/tmp")
     os.makedirs(os.path.join(temp_dir, "ray"))
     os.environ["RAY_TMPDIR"] = temp_dir
-    _OLDER_CHILDREN.clear()
-    _OLDER_CHILDREN.update(p.pid for p in psutil.Process().children(recursive=True))
     try:
-        connect(num_cpus=4)
-        yield ray
+        yield older
     finally:
-        ray.shutdown()
         deadline = time.monotonic() + 20
-        while ray_processes() and time.monotonic() < deadline:
+        while descendants(older) and time.monotonic() < deadline:
             time.sleep(0.2)
-        left = [(p.pid, p.name()) for p in ray_processes()]
-        for p in ray_processes():  # never leave Ray behind, even when the check below fails
+        left = [(p.pid, p.name()) for p in descendants(older)]
+        for p in descendants(older):  # never leave Ray behind, even when the check below fails
             with contextlib.suppress(psutil.Error):
                 p.kill()
         shutil.rmtree(temp_dir, ignore_errors=True)
@@ -89,6 +90,22 @@ def ray_instance():
             else:
                 os.environ[key] = value
         assert not left, f"Ray processes left behind: {left}"
+
+
+@pytest.fixture(scope="module")
+def ray_instance():
+    import ray
+
+    from pufferlib.vector.ray import connect
+
+    with ray_environment("puffer-ray-") as older:
+        _OLDER_CHILDREN.clear()
+        _OLDER_CHILDREN.update(older)
+        try:
+            connect(num_cpus=4)
+            yield ray
+        finally:
+            ray.shutdown()
 
 
 def actor_processes() -> list[psutil.Process]:

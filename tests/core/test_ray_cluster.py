@@ -9,12 +9,7 @@ node-killing test runs last. Every Ray process the module started is gone at its
 
 from __future__ import annotations
 
-import contextlib
-import os
-import shutil
-import tempfile
 import time
-from pathlib import Path
 
 import numpy as np
 import psutil
@@ -24,16 +19,11 @@ import pufferlib.vector
 from pufferlib.errors import WorkerError
 from tests.core.mp_envs import Tagged
 from tests.core.test_multiprocessing import assert_same, rollout
-from tests.core.test_ray import LOOPBACK, listening_addresses, live
+from tests.core.test_ray import LOOPBACK, descendants, listening_addresses, ray_environment
 
 pytestmark = pytest.mark.slow  # starting two nodes takes tens of seconds
 
 CPUS_PER_NODE = 2
-
-
-def descendants(older: set[int]) -> list[psutil.Process]:
-    """Live processes this test process started (directly or not), except `older` ones."""
-    return live(p for p in psutil.Process().children(recursive=True) if p.pid not in older)
 
 
 @pytest.fixture(scope="module")
@@ -44,40 +34,21 @@ def cluster():
 
     from pufferlib.vector.ray import connect
 
-    older = {p.pid for p in psutil.Process().children(recursive=True)}
-    saved = {k: os.environ.get(k) for k in ("PYTHONPATH", "RAY_TMPDIR")}
-    root = str(Path(__file__).resolve().parents[2])  # the actors import tests.core.mp_envs
-    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [root, saved["PYTHONPATH"]]))
-    temp_dir = tempfile.mkdtemp(prefix="puffer-rayc-", dir="/tmp")
-    os.environ["RAY_TMPDIR"] = temp_dir
     ray_constants.ENABLE_RAY_CLUSTER = False  # node addresses stay 127.0.0.1 (see pufferlib.vector.ray)
     loopback = {"node_ip_address": "127.0.0.1", "num_cpus": CPUS_PER_NODE}
-    nodes = None
-    try:
-        nodes = Cluster(initialize_head=True, head_node_args={**loopback, "include_dashboard": False,
-                                                              "_system_config": {"health_check_period_ms": 500,
-                                                                                 "health_check_failure_threshold": 4}})
-        worker = nodes.add_node(**loopback)
-        connect(nodes.address)
-        yield nodes, worker, older
-    finally:
-        ray.shutdown()
-        if nodes is not None:
-            nodes.shutdown()
-        deadline = time.monotonic() + 20
-        while descendants(older) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        left = [(p.pid, p.name()) for p in descendants(older)]
-        for p in descendants(older):  # never leave Ray behind, even when the check below fails
-            with contextlib.suppress(psutil.Error):
-                p.kill()
-        shutil.rmtree(temp_dir, ignore_errors=True)
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
-        assert not left, f"Ray processes left behind: {left}"
+    with ray_environment("puffer-rayc-") as older:
+        nodes = None
+        try:
+            nodes = Cluster(initialize_head=True, head_node_args={
+                **loopback, "include_dashboard": False,
+                "_system_config": {"health_check_period_ms": 500, "health_check_failure_threshold": 4}})
+            worker = nodes.add_node(**loopback)
+            connect(nodes.address)
+            yield nodes, worker, older
+        finally:
+            ray.shutdown()
+            if nodes is not None:
+                nodes.shutdown()
 
 
 def block_actors(older: set[int]) -> list[psutil.Process]:
