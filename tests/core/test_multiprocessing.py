@@ -157,32 +157,42 @@ def test_pufferlib_make_picks_multiprocessing_with_workers():
 
 # ---- async ---------------------------------------------------------------------------
 
-def test_async_batches_serve_the_fastest_workers_with_their_env_ids():
-    # Envs 0 and 1 are slow, 2 and 3 fast: the fast ones must be served more often.
+def slow_and_fast_tagged_envs():
+    """(creators, args, kwargs) of 4 tagged envs of 2 agents: envs 0 and 1 slow (0.2 s a step), 2 and 3 fast."""
     creators, args, kwargs = tagged_creators(4, num_agents=2)
     for i in (0, 1):
         kwargs[i]["delays"] = (0.2,)
-    vecenv = pufferlib.vector.make(creators, args, kwargs, backend=MP, num_envs=4, num_workers=4,
-                                   batch_size=2)
-    with vecenv:
-        vecenv.async_reset()
-        steps = np.zeros(4, int)
-        last_action = np.full(8, -1)
-        rng = np.random.default_rng(0)
-        for _ in range(12):
-            obs, rewards, terminals, truncations, infos, env_ids, masks = vecenv.recv()
-            assert obs.shape == (4, 4) and len(env_ids) == 4 and masks.all()
-            tags = env_ids // 2
-            np.testing.assert_array_equal(obs[:, 0], tags)          # the rows belong to those envs
-            np.testing.assert_array_equal(obs[:, 1], env_ids % 2)
-            np.testing.assert_array_equal(obs[:, 2], steps[tags])   # each at its own step count
-            np.testing.assert_array_equal(obs[:, 3], last_action[env_ids])  # having got its own action
-            np.testing.assert_array_equal(rewards, np.where(steps[tags] > 0, tags, 0))
-            actions = rng.integers(0, 1000, 4)
-            steps[tags[::2]] += 1
-            last_action[env_ids] = actions
-            vecenv.send(actions)
-        assert steps[2:].sum() > steps[:2].sum() + 4
+    return creators, args, kwargs
+
+
+def check_async_batches_serve_the_fastest(vecenv) -> None:
+    """Over 12 async batches of 2 envs of `slow_and_fast_tagged_envs`: every row belongs to its
+    env id, at its own step, with its own last action and reward; the fast envs are served more."""
+    vecenv.async_reset()
+    steps = np.zeros(4, int)
+    last_action = np.full(8, -1)
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        obs, rewards, terminals, truncations, infos, env_ids, masks = vecenv.recv()
+        assert obs.shape == (4, 4) and len(env_ids) == 4 and masks.all()
+        tags = env_ids // 2
+        np.testing.assert_array_equal(obs[:, 0], tags)          # the rows belong to those envs
+        np.testing.assert_array_equal(obs[:, 1], env_ids % 2)
+        np.testing.assert_array_equal(obs[:, 2], steps[tags])   # each at its own step count
+        np.testing.assert_array_equal(obs[:, 3], last_action[env_ids])  # having got its own action
+        np.testing.assert_array_equal(rewards, np.where(steps[tags] > 0, tags, 0))
+        actions = rng.integers(0, 1000, 4)
+        steps[tags[::2]] += 1
+        last_action[env_ids] = actions
+        vecenv.send(actions)
+    assert steps[2:].sum() > steps[:2].sum() + 4
+
+
+def test_async_batches_serve_the_fastest_workers_with_their_env_ids():
+    creators, args, kwargs = slow_and_fast_tagged_envs()
+    with pufferlib.vector.make(creators, args, kwargs, backend=MP, num_envs=4, num_workers=4,
+                               batch_size=2) as vecenv:
+        check_async_batches_serve_the_fastest(vecenv)
 
 
 def test_async_reset_while_envs_are_in_flight():

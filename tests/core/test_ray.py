@@ -26,7 +26,12 @@ import pufferlib.registry
 import pufferlib.vector
 from pufferlib.errors import APIUsageError, WorkerError
 from tests.core.mp_envs import NestedEnv, Tagged, tagged_creators
-from tests.core.test_multiprocessing import assert_same, rollout
+from tests.core.test_multiprocessing import (
+    assert_same,
+    check_async_batches_serve_the_fastest,
+    rollout,
+    slow_and_fast_tagged_envs,
+)
 
 LOOPBACK = {"127.0.0.1", "::1", "::ffff:127.0.0.1"}
 pytestmark = pytest.mark.slow  # the module's Ray start takes tens of seconds
@@ -174,27 +179,10 @@ def test_actor_with_several_cpus_runs_its_block_in_processes(ray_instance):
 
 @transports
 def test_async_batches_serve_the_fastest_actors_with_their_env_ids(ray_instance, transport):
-    creators, args, kwargs = tagged_creators(4, num_agents=2)
-    for i in (0, 1):
-        kwargs[i]["delays"] = (0.2,)
+    creators, args, kwargs = slow_and_fast_tagged_envs()
     with pufferlib.vector.make(creators, args, kwargs, backend="ray", num_envs=4, num_workers=4,
                                batch_size=2, transport=transport) as vecenv:
-        vecenv.async_reset()
-        steps = np.zeros(4, int)
-        last_action = np.full(8, -1)
-        rng = np.random.default_rng(0)
-        for _ in range(12):
-            obs, rewards, terminals, truncations, infos, env_ids, masks = vecenv.recv()
-            assert obs.shape == (4, 4) and len(env_ids) == 4 and masks.all()
-            tags = env_ids // 2
-            np.testing.assert_array_equal(obs[:, 0], tags)          # the rows belong to those envs
-            np.testing.assert_array_equal(obs[:, 2], steps[tags])   # each at its own step count
-            np.testing.assert_array_equal(obs[:, 3], last_action[env_ids])  # having got its own action
-            actions = rng.integers(0, 1000, 4)
-            steps[tags[::2]] += 1
-            last_action[env_ids] = actions
-            vecenv.send(actions)
-        assert steps[2:].sum() > steps[:2].sum() + 4
+        check_async_batches_serve_the_fastest(vecenv)
 
 
 @transports
