@@ -22,6 +22,7 @@ import copy
 import inspect
 from collections.abc import Callable, Hashable, Mapping
 from functools import partial
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, SupportsFloat, TypeAlias, cast
 
 import numpy as np
@@ -146,8 +147,8 @@ class GymnasiumPufferEnv(_Emulated):
             self._inner, self._env_step, self._env_reset = inner, inner.step, inner.reset
         space, layout = self.env.action_space, self.action_layout
         if isinstance(space, spaces.Discrete) and space.start == 0:
-            # a numpy integer scalar, as gymnasium's vector envs pass
-            self._action: Callable[[np.ndarray], object] = _first_item
+            # a numpy integer scalar, as gymnasium's vector envs pass (a C call: `actions[0, 0]`)
+            self._action: Callable[[np.ndarray], object] = itemgetter((0, 0))
         else:
             self._action = _unflatten_first(layout)
         self.episode_return = 0.0
@@ -218,10 +219,6 @@ class GymnasiumPufferEnv(_Emulated):
         close = getattr(self.env, "close", None)
         if close is not None:
             close()
-
-
-def _first_item(actions: np.ndarray) -> object:
-    return actions[0, 0]
 
 
 def _unflatten_first(layout: ActionLayout) -> Callable[[np.ndarray], object]:

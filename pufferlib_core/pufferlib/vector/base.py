@@ -209,10 +209,10 @@ class VecEnv:
         return self.seed if seed is None else check_seed(seed)
 
     def _expect_recv(self, group: int) -> int:
-        self._check_open()
-        if not self._started:
-            raise APIUsageError("recv() before any reset: call reset() or async_reset() first.")
-        if self._recv_pending:
+        if self.closed or not self._started or self._recv_pending:  # one test on the hot path
+            self._check_open()
+            if not self._started:
+                raise APIUsageError("recv() before any reset: call reset() or async_reset() first.")
             raise APIUsageError("recv() was called twice without send(); send actions for the last batch first.")
         self._recv_pending = True
         self._last_group = group
@@ -221,15 +221,15 @@ class VecEnv:
     def _expect_send(self) -> int:
         """The group that send() acts on; the state changes only once its actions are accepted
         (`_write_actions`), so that a rejected send() can be retried."""
-        self._check_open()
-        if not self._recv_pending:
+        if self.closed or not self._recv_pending:
+            self._check_open()
             raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
         return self._last_group
 
-    def _write_actions(self, rows: slice, actions: npt.ArrayLike) -> None:
-        """Validate `actions` for the batch-aligned rows `rows`, copy them into the buffer and
+    def _write_actions(self, group: int, actions: npt.ArrayLike) -> None:
+        """Validate `actions` for the rows of batch group `group`, copy them into the buffer and
         mark the batch as sent (nothing changes when they are rejected)."""
-        dest = self._group_views[rows.start // self.agents_per_batch][6]
+        dest = self._group_views[group][6]
         dest[...] = self._act_check(actions, dest.shape)
         self._recv_pending = False
 
@@ -243,10 +243,6 @@ class VecEnv:
         for name in ("observations", "rewards", "terminals", "truncations", "masks"):
             np.take(getattr(self, name), rows, axis=0, out=getattr(out, name))
         return out.observations, out.rewards, out.terminals, out.truncations, infos, rows, out.masks
-
-    def _batch(self, rows: slice, infos: list[Info]) -> Batch:
-        obs, rewards, terminals, truncations, ids, masks, _ = self._group_views[rows.start // self.agents_per_batch]
-        return obs, rewards, terminals, truncations, infos, ids, masks
 
     def _require_sync(self, what: str) -> None:
         if self.batch_size != self.num_envs:

@@ -368,7 +368,7 @@ class Multiprocessing(VecEnv):
         if not self._recv_pending:
             raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
         if self._held_rows is self._all_rows:
-            self._write_actions(self._all_rows, actions)  # the whole batch: the base class's path
+            self._write_actions(0, actions)  # the whole batch (group 0): the base class's path
         else:
             shape = (self.agents_per_batch, *self._act_shape)
             self.actions[self._held_rows] = self._act_check(actions, shape)

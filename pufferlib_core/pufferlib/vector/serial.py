@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
 import numpy.typing as npt
 
 from pufferlib.emulation import _Emulated
@@ -67,7 +68,11 @@ class Serial(VecEnv):
         self._group_steps = [[(self.envs[i].step, self.envs[i].actions) for i in self._env_range(g)]
                              for g in range(num_envs // batch_size)]
         self._group = 0
-        self._infos: list[list[Info]] = [[] for _ in range(num_envs // batch_size)]
+        self._groups = num_envs // batch_size
+        self._infos: list[list[Info]] = [[] for _ in range(self._groups)]
+        # What step() returns besides the infos (the whole batch: one group when it is synchronous).
+        self._actions = self.actions
+        self._sync_result = (self.observations, self.rewards, self.terminals, self.truncations)
 
     def _env_range(self, group: int) -> range:
         return range(group * self.batch_size, (group + 1) * self.batch_size)
@@ -82,19 +87,35 @@ class Serial(VecEnv):
 
     def send(self, actions: npt.ArrayLike) -> None:
         group = self._expect_send()
-        rows = self._rows(group)
-        self._write_actions(rows, actions)  # raises before any state changes on bad actions
+        self._write_actions(group, actions)  # raises before any state changes on bad actions
         infos = self._infos[group]
         for step, env_actions in self._group_steps[group]:
             env_infos = step(env_actions)[4]
             if env_infos:
                 infos.extend(env_infos)
-        self._group = (group + 1) % len(self._infos)
+        self._group = (group + 1) % self._groups
+
+    def step(self, actions: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Info]]:
+        """Step every env; return (observations, rewards, terminals, truncations, infos).
+
+        The same as `send(actions)` then `recv()`, in one call: the synchronous case is the
+        common one, and its per-call bookkeeping is a visible share of a cheap env's step.
+        """
+        if self.batch_size != self.num_envs or self.closed or not self._recv_pending:
+            return super().step(actions)  # the checks and errors of the general path
+        self._actions[...] = self._act_check(actions, self._actions.shape)
+        infos: list[Info] = []
+        for step, env_actions in self._group_steps[0]:
+            env_infos = step(env_actions)[4]
+            if env_infos:
+                infos.extend(env_infos)
+        return self._sync_result + (infos,)
 
     def recv(self) -> Batch:
         group = self._expect_recv(self._group)
         infos, self._infos[group] = self._infos[group], []
-        return self._batch(self._rows(group), infos)
+        obs, rewards, terminals, truncations, ids, masks, _ = self._group_views[group]
+        return obs, rewards, terminals, truncations, infos, ids, masks
 
     def close(self) -> None:
         """Close every env, then raise the first error any close() raised; safe to call again."""
