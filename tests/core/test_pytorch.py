@@ -151,3 +151,22 @@ def test_distinct_token_rows_cuts_padding_and_maps_every_row_back(monkeypatch):
     assert torch.equal(distinct, tokens[:, :2].long()) and torch.equal(row_of, torch.arange(4))
     empty = pufferlib.pytorch.distinct_token_rows(torch.zeros(2, 4, dtype=torch.uint8))[0]
     assert empty.shape == (1, 1)
+
+
+def test_embed_matches_the_embedding_module_in_values_and_gradients():
+    torch.manual_seed(0)
+    table = torch.nn.Embedding(50, 6)
+    indices = torch.randint(0, 50, (4, 7, 3))
+    indices[0] = 5  # repeated rows accumulate their gradients
+    out = pufferlib.pytorch.embed(table, indices)
+    assert out.shape == (4, 7, 3, 6)
+    weights = torch.randn_like(out)
+    (out * weights).sum().backward()
+    ours = table.weight.grad.clone()
+    table.weight.grad = None
+    expected = table(indices)
+    (expected * weights).sum().backward()
+    torch.testing.assert_close(out, expected)
+    torch.testing.assert_close(ours, table.weight.grad)
+    with pytest.raises(APIUsageError, match="padding_idx"):
+        pufferlib.pytorch.embed(torch.nn.Embedding(5, 2, padding_idx=0), indices % 5)

@@ -68,14 +68,14 @@ class NetHackPolicy(nn.Module):
         for key, encoder in self.encoders.items():
             value = parts[key]
             if key == "glyphs":
-                x = self.glyph_embed(value.long().clamp(0, MAX_GLYPH)).permute(0, 3, 1, 2)
+                x = pufferlib.pytorch.embed(self.glyph_embed, value.long().clamp(0, MAX_GLYPH)).permute(0, 3, 1, 2)
                 features.append(encoder(x))
             elif key == "message":
                 distinct, row_of = pufferlib.pytorch.distinct_token_rows(value)
                 x = encoder(self.message_embed(distinct).transpose(1, 2)) * distinct.ne(0).unsqueeze(1)
                 features.append(x.amax(-1)[row_of])
             elif key == "inv_glyphs":
-                features.append(self.inventory_embed(value.long().clamp(0, MAX_GLYPH)).mean(1))
+                features.append(pufferlib.pytorch.embed(self.inventory_embed, value.long().clamp(0, MAX_GLYPH)).mean(1))
             else:
                 x = value.reshape(batch, -1).float()
                 features.append(encoder(torch.sign(x) * torch.log1p(x.abs())))

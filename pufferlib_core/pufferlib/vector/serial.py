@@ -71,7 +71,6 @@ class Serial(VecEnv):
         self._groups = num_envs // batch_size
         self._infos: list[list[Info]] = [[] for _ in range(self._groups)]
         # What step() returns besides the infos (the whole batch: one group when it is synchronous).
-        self._actions = self.actions
         self._sync_result = (self.observations, self.rewards, self.terminals, self.truncations)
 
     def _env_range(self, group: int) -> range:
@@ -88,12 +87,15 @@ class Serial(VecEnv):
     def send(self, actions: npt.ArrayLike) -> None:
         group = self._expect_send()
         self._write_actions(group, actions)  # raises before any state changes on bad actions
-        infos = self._infos[group]
+        self._step_group(group, self._infos[group])
+        self._group = (group + 1) % self._groups
+
+    def _step_group(self, group: int, infos: list[Info]) -> None:
+        """Step the envs of `group` on the actions in their buffers; add their infos to `infos`."""
         for step, env_actions in self._group_steps[group]:
             env_infos = step(env_actions)[4]
             if env_infos:
                 infos.extend(env_infos)
-        self._group = (group + 1) % self._groups
 
     def step(self, actions: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Info]]:
         """Step every env; return (observations, rewards, terminals, truncations, infos).
@@ -103,12 +105,9 @@ class Serial(VecEnv):
         """
         if self.batch_size != self.num_envs or self.closed or not self._recv_pending:
             return super().step(actions)  # the checks and errors of the general path
-        self._actions[...] = self._act_check(actions, self._actions.shape)
+        self.actions[...] = self._act_check(actions, self.actions.shape)
         infos: list[Info] = []
-        for step, env_actions in self._group_steps[0]:
-            env_infos = step(env_actions)[4]
-            if env_infos:
-                infos.extend(env_infos)
+        self._step_group(0, infos)
         return self._sync_result + (infos,)
 
     def recv(self) -> Batch:
