@@ -18,6 +18,7 @@ import pufferlib
 from pufferlib import PuffeRL, checkpoint, cli
 from pufferlib.dashboard import Dashboard
 from pufferlib.errors import APIUsageError, NonFiniteError
+from tests.core.signals import default_sigint
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -117,7 +118,7 @@ def test_interrupted_train_saves_and_prints_the_resume_command(tmp_path, sig, ca
         [sys.executable, "-m", "pufferlib", "train", "gym-CartPole-v1", "--train.data-dir", str(data),
          "--vec.num-envs", "2", "--train.batch-size", "128", "--train.minibatch-size", "64",
          "--train.total-timesteps", "100000000", "--train.checkpoint-interval", "0", "--train.log-interval", "0"],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     try:
         deadline = time.time() + 120
         while _logged_steps(data) < 256 and time.time() < deadline and proc.poll() is None:

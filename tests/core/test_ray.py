@@ -26,6 +26,7 @@ import pufferlib.registry
 import pufferlib.vector
 from pufferlib.errors import APIUsageError, WorkerError
 from tests.core.mp_envs import NestedEnv, Tagged, tagged_creators
+from tests.core.signals import default_sigint
 from tests.core.test_multiprocessing import (
     assert_same,
     check_async_batches_serve_the_fastest,
@@ -244,7 +245,7 @@ def test_ctrl_c_of_the_driver_leaves_no_actors(ray_instance, tmp_path):
     log = tmp_path / "driver.log"
     with open(log, "w") as err:
         proc = subprocess.Popen([sys.executable, "-c", CTRL_C_SCRIPT, address], stdout=subprocess.PIPE,
-                                stderr=err, text=True, cwd=tmp_path)
+                                stderr=err, text=True, cwd=tmp_path, preexec_fn=default_sigint)
     watchdog = threading.Timer(120, proc.kill)  # readline() must not wait forever
     watchdog.start()
     try:

@@ -15,6 +15,7 @@ import pytest
 from pufferlib import cli
 from pufferlib.cli.options import base_parser as _base_parser
 from pufferlib.cli.options import parse_config
+from tests.core.signals import default_sigint
 
 SPACE = """
 [sweep]
@@ -183,8 +184,6 @@ def test_ctrl_c_marks_the_running_trial_interrupted_and_stops_it(tmp_path):
     space = tmp_path / "space.toml"
     space.write_text(SPACE)
     sweep_dir = tmp_path / "sweep"
-    # a shell's background job ignores SIGINT, and its children inherit that: restore Ctrl-C
-    default_sigint = lambda: signal.signal(signal.SIGINT, signal.SIG_DFL)  # noqa: E731
     with _running(_sweep(["gym-CartPole-v1", "--config", str(space), "--dir", str(sweep_dir), "--quiet",
                           "--sweep.max-runs", "2", "--train.total-timesteps", "1e7"],
                          preexec_fn=default_sigint)) as proc:
