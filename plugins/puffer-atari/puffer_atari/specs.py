@@ -61,13 +61,15 @@ def check_options(frameskip: Any = 4, repeat_action_probability: Any = 0.25, noo
 #: Training settings shared by the Atari ids (PPO's Atari settings, CleanRL's ppo_atari), with
 #: two of its four epochs per batch and the smaller network of puffer_atari.policy: on a CPU
 #: the update is most of the time, so each halving of it nearly doubles the steps per second.
-#: 16 envs (64 steps each per batch) and 2 torch threads: the convolutions' update gains about
-#: 1.5x from a second core, and acting on 16 frames per call costs less per frame than on 8.
+#: 16 envs (64 steps each per batch): acting on 16 frames per call costs less per frame than on
+#: 8. Torch threads chosen by measured speed (cpu_threads 0, pufferlib.threads): on 2 cores it
+#: picks both (the convolutions' update gains about 1.5x from the second one) and drops to one
+#: beside a busy process (874 SPS there against 519 with 2 threads fixed).
 BASE_CONFIG: dict = {
     "env": {"reward_clipping": True},
     "policy": {"cnn_width": 16, "hidden_size": 256},
     "vec": {"num_envs": 16},
-    "train": {"total_timesteps": 10_000_000, "batch_size": 1024, "minibatch_size": 256, "cpu_threads": 2,
+    "train": {"total_timesteps": 10_000_000, "batch_size": 1024, "minibatch_size": 256, "cpu_threads": 0,
               "bptt_horizon": 16, "update_epochs": 2, "learning_rate": 2.5e-4, "gamma": 0.99,
               "gae_lambda": 0.95, "clip_coef": 0.1, "vf_coef": 0.5, "ent_coef": 0.01,
               "max_grad_norm": 0.5, "anneal_lr": True},

@@ -26,12 +26,13 @@ CREATOR = "puffer_minigrid.env:make"
 KWARGS = {"mission": True, "mission_length": 128}
 POLICY = "puffer_minigrid.policy:MiniGridPolicy"
 #: 64 envs: the policy runs on 64 rows per step (its cost per call is mostly fixed); batches
-#: of 4096 steps (64 per env) in minibatches of 1024, on 2 torch threads (the update gains
-#: about 1.3x from a second core). minigrid-empty-8x8 reaches 0.95 in 100k steps.
+#: of 4096 steps (64 per env) in minibatches of 1024; torch threads chosen by measured speed
+#: (cpu_threads 0: both cores on an idle 2-core machine, about 1.3x one).
+#: minigrid-empty-8x8 reaches 0.95 in 100k steps.
 CONFIG: dict = {
     "vec": {"num_envs": 64},
     "policy": {"hidden_size": 128},
-    "train": {"total_timesteps": 1_000_000, "batch_size": 4096, "minibatch_size": 1024, "cpu_threads": 2,
+    "train": {"total_timesteps": 1_000_000, "batch_size": 4096, "minibatch_size": 1024, "cpu_threads": 0,
               "learning_rate": 2.5e-4, "gamma": 0.99, "gae_lambda": 0.95, "ent_coef": 0.01,
               "update_epochs": 4, "clip_coef": 0.2},
 }
