@@ -27,6 +27,8 @@ TASK_KWARGS = {"challenge": {"max_episode_steps": 1_000_000, "character": "@"}}
 def task_kwargs(task: str) -> dict:
     """The default env kwargs of `task`."""
     return {**KWARGS, **TASK_KWARGS.get(task, {})}
+
+
 #: Torch threads chosen by measured speed (cpu_threads 0): the glyph CNN's update gains from a second core.
 CONFIG: dict = {
     "vec": {"num_envs": 32},
