@@ -1,4 +1,4 @@
-"""Build of the core's C extension; every other piece of metadata lives in pyproject.toml."""
+"""Build of the core's C extensions; every other piece of metadata lives in pyproject.toml."""
 
 import sys
 
@@ -11,6 +11,11 @@ setup(
         Extension(
             "pufferlib.vector._sync",
             sources=["pufferlib_core/pufferlib/vector/_sync.c"],
+            extra_compile_args=extra_compile_args,
+        ),
+        Extension(
+            "pufferlib._stepper",
+            sources=["pufferlib_core/pufferlib/_stepper.c"],
             extra_compile_args=extra_compile_args,
         ),
     ],

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import copy
 import inspect
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from functools import partial
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, SupportsFloat, TypeAlias, cast
@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, SupportsFloat, TypeAlias, cast
 import numpy as np
 from gymnasium import spaces
 
+from pufferlib._stepper import GymStep
 from pufferlib.environment import Buffers, PufferEnv
 from pufferlib.errors import APIUsageError
 from pufferlib.spaces import ActionLayout, ObsLayout, observation_problems
@@ -35,6 +36,7 @@ from pufferlib.spaces import ActionLayout, ObsLayout, observation_problems
 if TYPE_CHECKING:
     from pettingzoo import AECEnv, ParallelEnv
 
+    from pufferlib._stepper import StepPair
     from pufferlib.protocols import Env, EnvCreator, GymnasiumEnv, Info
 
 #: A single-agent env that `GymnasiumPufferEnv` wraps: a Gymnasium env or a simple-style PufferEnv.
@@ -131,7 +133,6 @@ class GymnasiumPufferEnv(_Emulated):
             if getattr(self.env, attr, None) is None:
                 raise APIUsageError(f"{type(self.env).__name__} has no {attr}; set it in __init__.")
         self.render_mode = getattr(self.env, "render_mode", None)
-        self._setup(self.env.observation_space, self.env.action_space, 1, buf)
         self._inner: SingleAgentEnv
         if isinstance(self.env, PufferEnv) and self.env.is_simple_style:
             self._inner, self._max_steps = self.env, None
@@ -145,14 +146,17 @@ class GymnasiumPufferEnv(_Emulated):
             # Not a simple-style PufferEnv: an env with Gymnasium's API (a gymnasium.Env or alike).
             inner, self._max_steps = _peel_gymnasium_wrappers(cast("GymnasiumEnv", self.env))
             self._inner, self._env_step, self._env_reset = inner, inner.step, inner.reset
-        space, layout = self.env.action_space, self.action_layout
+        space = self.env.action_space
         if isinstance(space, spaces.Discrete) and space.start == 0:
             # a numpy integer scalar, as gymnasium's vector envs pass (a C call: `actions[0, 0]`)
             self._action: Callable[[np.ndarray], object] = itemgetter((0, 0))
         else:
-            self._action = _unflatten_first(layout)
-        self.episode_return = 0.0
-        self.episode_length = 0
+            self._action = self._unflatten_action
+        # After the step's parts: binding the arrays (in _setup) makes the C step from them.
+        self._setup(self.env.observation_space, self.env.action_space, 1, buf)
+
+    def _unflatten_action(self, actions: np.ndarray) -> object:
+        return self.action_layout.unflatten(actions[0])
 
     def _simple_step(self, action: object) -> StepResult:
         obs, reward, done, info = self._simple_env_step(action)
@@ -165,52 +169,46 @@ class GymnasiumPufferEnv(_Emulated):
     def _bind(self, buf: Buffers) -> None:
         super()._bind(buf)
         if self.obs_layout.structured:
-            self._fast_write = partial(self.obs_layout.write, views=self._obs_views[0])
-            self._write_final = partial(self.obs_layout.write,
-                                        views=self.obs_layout.leaf_views(self.final_observations[0]))
+            write = partial(self.obs_layout.write, views=self._obs_views[0])
+            write_final = partial(self.obs_layout.write, views=self.obs_layout.leaf_views(self.final_observations[0]))
         else:
-            self._fast_write = partial(self.observations[0].__setitem__, Ellipsis)
-            self._write_final = partial(self.final_observations[0].__setitem__, Ellipsis)
-        self._write = self._checked_write if self._obs_checks > 0 else self._fast_write
+            write = partial(self.observations[0].__setitem__, Ellipsis)
+            write_final = partial(self.final_observations[0].__setitem__, Ellipsis)
+        old = getattr(self, "_stepper", None)
+        arrays = (self.observations, self.rewards, self.terminals, self.truncations, self.final_observations)
+        if not all(a.flags.c_contiguous for a in arrays):
+            raise APIUsageError(f"{type(self).__name__} writes into C-contiguous arrays; the observations, rewards, "
+                                "terminals, truncations and final_observations given are not all C-contiguous.")
+        self._stepper = GymStep(
+            self._env_step, self._env_reset, self._action, self._check_obs, write, write_final, arrays,
+            self._max_steps, checks=OBS_CHECKS if old is None else old.checks,
+            copy_rows=not self.obs_layout.structured, ndarray=np.ndarray)
+        if old is not None:
+            self._stepper.episode_return, self._stepper.episode_length = old.episode_return, old.episode_length
 
-    def _checked_write(self, obs: object) -> None:
-        """`_write` for the first OBS_CHECKS observations: check, then write."""
-        self._check_obs(obs)
-        self._obs_checks -= 1
-        if self._obs_checks <= 0:
-            self._write = self._fast_write
-        self._fast_write(obs)
+    @property
+    def episode_return(self) -> float:
+        """The sum of this episode's rewards so far."""
+        return self._stepper.episode_return
+
+    @property
+    def episode_length(self) -> int:
+        """The steps of this episode so far."""
+        return self._stepper.episode_length
 
     def reset(self, seed: int | None = None):
         obs, info = self._env_reset(seed=seed)
-        self._write(obs)
+        self._stepper.write(obs)  # checked while the first observations are
         self.rewards[0] = 0.0
         self.terminals[0] = False
         self.truncations[0] = False
         self.masks[0] = True
-        self.episode_return, self.episode_length = 0.0, 0
+        self._stepper.episode_return, self._stepper.episode_length = 0.0, 0
         return self.observations, [info] if info else []
 
     def step(self, actions: np.ndarray):
-        obs, reward, terminal, truncated, info = self._env_step(self._action(actions))
-        self.episode_return += float(reward)
-        self.episode_length += 1
-        if self.episode_length == self._max_steps:
-            truncated = True
-        self.rewards[0] = reward
-        self.terminals[0] = terminal
-        self.truncations[0] = truncated
-        if terminal or truncated:
-            info = dict(info) if info else {}
-            info["episode_return"] = float(self.episode_return)
-            info["episode_length"] = self.episode_length
-            self._write_final(obs)
-            obs, _ = self._env_reset()
-            self.episode_return, self.episode_length = 0.0, 0
-            self._write(obs)
-            return self.observations, self.rewards, self.terminals, self.truncations, [info]
-        self._write(obs)
-        return self.observations, self.rewards, self.terminals, self.truncations, []
+        """Step the env on its action in `actions`; the work is `pufferlib._stepper.GymStep`'s (in C)."""
+        return self._stepper(actions)
 
     def render(self) -> object:
         return self._inner.render()
@@ -221,8 +219,11 @@ class GymnasiumPufferEnv(_Emulated):
             close()
 
 
-def _unflatten_first(layout: ActionLayout) -> Callable[[np.ndarray], object]:
-    return lambda actions: layout.unflatten(actions[0])
+def step_pairs(envs: Iterable[PufferEnv]) -> list[StepPair]:
+    """(step, actions) for each env, for `pufferlib._stepper.step_group`: an emulated Gymnasium
+    env's C step (stepped without a Python call), any other env's `step` method."""
+    return [(env._stepper if isinstance(env, GymnasiumPufferEnv) and type(env).step is GymnasiumPufferEnv.step
+             else env.step, env.actions) for env in envs]
 
 
 def _peel_gymnasium_wrappers(env: GymnasiumEnv) -> tuple[GymnasiumEnv, int | None]:

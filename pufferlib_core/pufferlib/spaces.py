@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
+from pufferlib._stepper import in_range
 from pufferlib.errors import APIUsageError
 
 LEAF_TYPES = (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)
@@ -368,8 +369,6 @@ def observation_problems(obs: object, space: spaces.Space, path: tuple = ()) -> 
 #: The unsigned dtype of each integer size (a negative action is huge in its unsigned view).
 _UNSIGNED: dict[int, np.dtype] = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
                                  8: np.dtype(np.uint64)}
-_max = np.maximum.reduce  # the ufunc itself: a third of ndarray.max()'s cost on a small batch
-_SHORT = 64  # up to this many actions, max() of a list is cheaper than a numpy reduction
 
 
 class ActionCheck:
@@ -432,15 +431,15 @@ class ActionCheck:
                     + (f" with non-integer values (e.g. {actions[actions != np.round(actions)].flat[0]})"
                        if kind == "f" else "") + ".")
             actions = actions.astype(np.int64)
-        # Negative values become huge in the same-size unsigned view: one comparison checks both ends.
-        unsigned = actions.view(_UNSIGNED[actions.dtype.itemsize])
         if self._scalar_high is not None:
-            # A Python max over a short list beats a numpy reduction's fixed cost.
-            short = unsigned.size <= _SHORT
-            largest = max(unsigned.ravel().tolist(), default=0) if short else _max(unsigned, axis=None)
-            bad = largest >= self._scalar_high
+            fits = in_range(actions, self._scalar_high)  # one pass in C
+            if fits is None:  # not C-contiguous or not in native byte order: a native copy is
+                fits = in_range(np.ascontiguousarray(actions, actions.dtype.newbyteorder("=")), self._scalar_high)
+            bad = not fits
         else:
-            bad = (unsigned.reshape(len(unsigned), -1) >= self.high).any()
+            # Negative values become huge in the same-size unsigned view: one comparison checks both ends.
+            unsigned = actions.view(_UNSIGNED[actions.dtype.itemsize])
+            bad = bool((unsigned.reshape(len(unsigned), -1) >= self.high).any())
         if bad:
             raise APIUsageError(
                 f"{self.who}actions out of range for {self.space}: min {actions.min()}, "

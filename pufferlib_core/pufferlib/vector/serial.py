@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from pufferlib.emulation import _Emulated
+from pufferlib._stepper import step_group
+from pufferlib.emulation import _Emulated, step_pairs
 from pufferlib.environment import Buffers, PufferEnv
 from pufferlib.errors import APIUsageError
 from pufferlib.vector.base import VecEnv, check_seed, close_all, create_env, probe_env
@@ -65,7 +66,7 @@ class Serial(VecEnv):
             close_all(self.envs)
             raise
         self.driver_env = self.envs[0]
-        self._group_steps = [[(self.envs[i].step, self.envs[i].actions) for i in self._env_range(g)]
+        self._group_steps = [step_pairs(self.envs[i] for i in self._env_range(g))
                              for g in range(num_envs // batch_size)]
         self._group = 0
         self._groups = num_envs // batch_size
@@ -92,10 +93,7 @@ class Serial(VecEnv):
 
     def _step_group(self, group: int, infos: list[Info]) -> None:
         """Step the envs of `group` on the actions in their buffers; add their infos to `infos`."""
-        for step, env_actions in self._group_steps[group]:
-            env_infos = step(env_actions)[4]
-            if env_infos:
-                infos.extend(env_infos)
+        step_group(self._group_steps[group], infos)
 
     def step(self, actions: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[Info]]:
         """Step every env; return (observations, rewards, terminals, truncations, infos).

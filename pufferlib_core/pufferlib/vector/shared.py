@@ -28,6 +28,8 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
+from pufferlib._stepper import step_group
+from pufferlib.emulation import step_pairs
 from pufferlib.environment import Buffers
 from pufferlib.vector import _sync
 from pufferlib.vector.base import create_env
@@ -206,15 +208,12 @@ def worker_main(spec: WorkerSpec, conn: Connection) -> None:
             i = spec.first_env + k
             envs.append(create_env(spec.creators[k], spec.args[k], spec.kwargs[k],
                                    buffers.slice(i * n, (i + 1) * n), spec.in_place, spec.like, i))
-        steps = [(env.step, env.actions) for env in envs]
+        steps = step_pairs(envs)
         while True:
             payload = b""
             if cmd == _sync.STEP:
                 infos: list[Info] = []
-                for step, actions in steps:
-                    env_infos = step(actions)[4]
-                    if env_infos:
-                        infos.extend(env_infos)
+                step_group(steps, infos)
                 payload = pickle.dumps(infos, pickle.HIGHEST_PROTOCOL) if infos else b""
             elif cmd == _sync.RESET:
                 seed = int(seeds[w]) if has_seed[w] else None
