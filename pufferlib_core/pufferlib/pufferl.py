@@ -253,7 +253,7 @@ class PuffeRL:
             for idx, weights in ppo.minibatch_segments(data.num_segments, per_minibatch, priorities,
                                                        cfg["prio_alpha"], beta):
                 idx = idx.to(self.device)
-                minibatch = packed[idx]
+                minibatch = packed.index_select(0, idx)  # index_select: half the cost of packed[idx] on CPU
                 step_stats, new_logprob = self._update(idx, None if uniform else weights.to(self.device),
                                                        minibatch, cfg)
                 if ratio is not None:
@@ -316,7 +316,7 @@ class PuffeRL:
         counts once. Returns the `ppo.LOSS_STATS` and the new log-probabilities (detached)."""
         data = self.rollout
         seg = data.segments
-        obs, actions = seg(data.obs)[idx], seg(data.actions)[idx]
+        obs, actions = seg(data.obs).index_select(0, idx), seg(data.actions).index_select(0, idx)
         old_logprob, old_value, advantages, returns, mask_weights = packed.unbind(-1)
         start = time.perf_counter()
         mb, length = obs.shape[:2]

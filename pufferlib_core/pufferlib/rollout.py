@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ContextManager
 
 import numpy as np
 import torch
@@ -91,6 +92,7 @@ class Rollout:
         # On CPU, per-step writes go through numpy views of the storage (cheaper than torch indexing).
         self._numpy = {name: getattr(self, name).numpy() for name in self.STEP_FIELDS} if device.type == "cpu" else None
         self.infos: dict[str, list[float]] = defaultdict(list)
+        self._grad_mode: Callable[[], ContextManager[None]] = torch.inference_mode  # see collect()
         env.async_reset()
 
     @staticmethod
@@ -130,21 +132,53 @@ class Rollout:
                 elif isinstance(value, (int, float, np.number)) and not isinstance(value, bool):
                     self.infos[key].append(float(value))
 
-    # no_grad rather than inference_mode: a policy may keep state (e.g. a running observation
-    # normaliser) set while acting, which inference tensors would bar from training.
-    @torch.no_grad()
     def collect(self, profile: dict[str, float]) -> dict[str, list[float]]:
         """Fill the storage with one batch; `profile` accumulates env/forward/copy seconds.
 
-        One loop serves every grouping of rows: a recv() of all rows (the synchronous case)
-        is the case where the batch's rows share one time index, written as a slice.
+        Acting runs under `torch.inference_mode` (on CartPole's small network, acting is 15%
+        faster than under `no_grad`). A policy that assigns new tensors to its buffers while
+        acting (a running normaliser, say) would leave inference tensors that training
+        cannot use: after the batch they are copied back into normal tensors, a warning
+        says so, and later batches collect under `no_grad`.
         """
+        with self._grad_mode():
+            infos = self._collect(profile)
+        if self._grad_mode is torch.inference_mode:
+            self._recover_from_inference_mode()
+        return infos
+
+    def _recover_from_inference_mode(self) -> None:
+        """Turn buffers the policy set while acting back into normal tensors (see `collect`)."""
+        replaced = []
+        for prefix, module in self.policy.named_modules():
+            if any(p.is_inference() for p in module.parameters(recurse=False)):
+                raise APIUsageError(f"{type(self.policy).__name__} created parameters while acting "
+                                    f"({prefix or 'the policy'}); create them in __init__.")
+            for name, buf in module.named_buffers(recurse=False):
+                if buf.is_inference():
+                    module._buffers[name] = buf.clone()  # outside inference mode: a normal tensor
+                    replaced.append(f"{prefix}.{name}" if prefix else name)
+        if replaced:
+            import warnings
+
+            self._grad_mode = torch.no_grad
+            warnings.warn(f"{type(self.policy).__name__} assigned new tensors to buffers {replaced} while acting; "
+                          "they were copied out of inference mode, and acting runs under torch.no_grad from now "
+                          "on (slower). Update buffers in place (buf.copy_(...)) to keep the fast path.",
+                          stacklevel=3)
+
+    def _collect(self, profile: dict[str, float]) -> dict[str, list[float]]:
+        """`collect`'s loop. One loop serves every grouping of rows: a recv() of all rows (the
+        synchronous case) is the case where the batch's rows share one time index, written as a slice."""
         self.final_values.fill_(float("nan"))
         self.t = 0
         self.ptr[:] = 0
         self.stored[:] = False
         self.bootstrapped[:] = False
         actor, dev, recurrent = self.actor, self.device, self.recurrent
+        # Seconds per profile key, added to `profile` once at the end (not per step).
+        env_s = copy_s = forward_s = 0.0
+        obs_np = obs_t = None  # the last observation array and its tensor (the same view each step when synchronous)
         while True:
             if self.held is not None:  # last batch's final observations, already accounted for
                 obs, ids, masks, starts = self.held
@@ -154,7 +188,7 @@ class Rollout:
                 clock = time.perf_counter()
                 obs, rewards, terminals, truncations, infos, ids, masks = self.env.recv()
                 now = time.perf_counter()
-                profile["env"] += now - clock
+                env_s += now - clock
                 clock = now
                 if infos:
                     self._add_infos(infos)
@@ -162,30 +196,34 @@ class Rollout:
                 self._close_steps(ids, rewards, terminals, truncations)
                 starts = terminals | truncations
             rows, t, store = self._where(ids)
-            obs_t = torch.from_numpy(obs) if self._numpy is not None else torch.from_numpy(obs).to(dev)
+            if obs is not obs_np:
+                obs_np, obs_t = obs, torch.from_numpy(obs) if self._numpy is not None else None
+            obs_dev = obs_t if obs_t is not None else torch.from_numpy(obs).to(dev)
             state = actor.state(self._index(rows), torch.from_numpy(starts).to(dev)) if recurrent else None
-            profile["copy"] += time.perf_counter() - clock
-
-            clock = time.perf_counter()
-            action, logprob, value, new_state = actor.act(obs_t, state)
             now = time.perf_counter()
-            profile["forward"] += now - clock
-            clock = now
+            copy_s += now - clock
 
+            action, logprob, value, new_state = actor.act(obs_dev, state)
+            clock = time.perf_counter()
+            forward_s += clock - now
+
+            send = actor.to_env(action)
             if store is not None:
                 if store is ALL_ROWS:
                     srows, st = rows, t
                 else:  # some rows are full: _where gave row ids with their own time indices
                     assert isinstance(rows, np.ndarray) and isinstance(t, np.ndarray)
                     srows, st = rows[store], t[store]
-                self._store(srows, st, store, obs=obs if self._numpy is not None else obs_t, actions=action,
+                # Discrete actions are stored as sent (one conversion); Box actions unclipped.
+                self._store(srows, st, store, obs=obs if self._numpy is not None else obs_dev,
+                            actions=action if actor.box or self._numpy is None else send,
                             logprobs=logprob, values=value, weights=masks, starts=starts)
                 if recurrent:
                     assert state is not None  # a recurrent actor has a state
                     self._store_segment_state(srows, st, store, state)
             if self._bootstrap(rows, t, value):
                 self.held = (obs.copy(), ids.copy(), np.array(masks, copy=True), np.array(starts, copy=True))
-                profile["copy"] += time.perf_counter() - clock
+                copy_s += time.perf_counter() - clock
                 break
             if store is None:
                 pass
@@ -196,11 +234,13 @@ class Rollout:
                 self.ptr[srows] += 1
             if recurrent:
                 actor.keep_state(self._index(rows), new_state)
-            send = actor.to_env(action)
             now = time.perf_counter()
-            profile["copy"] += now - clock
+            copy_s += now - clock
             self.env.send(send)
-            profile["env"] += time.perf_counter() - now
+            env_s += time.perf_counter() - now
+        profile["env"] += env_s
+        profile["copy"] += copy_s
+        profile["forward"] += forward_s
         self.steps_collected = self.batch_size
         return dict(self.infos)
 
@@ -248,6 +288,8 @@ class Rollout:
 
         The LSTM state is the row's state after acting at t, as the observation's own would be.
         """
+        if not np.count_nonzero(truncations):  # the common case, 4x cheaper than .any()
+            return
         cut = truncations & ~terminals
         if not cut.any():
             return

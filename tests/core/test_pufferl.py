@@ -7,6 +7,7 @@ import torch
 from gymnasium import spaces
 
 import pufferlib
+import pufferlib.models
 from pufferlib import PuffeRL, ppo
 from pufferlib.dashboard import Dashboard
 from tests.core.envs import ComeAndGo
@@ -408,9 +409,15 @@ def test_policy_state_set_while_acting_trains():
     env = pufferlib.make("gym-CartPole-v1", num_envs=2)
     policy = RunningScalePolicy()
     trainer = make_trainer(env, policy=policy, batch_size=64, minibatch_size=32)
-    trainer.evaluate()
+    # Acting runs in inference mode: the new buffer is copied out of it, once, with a warning,
+    # and later batches act under no_grad.
+    with pytest.warns(UserWarning, match=r"assigned new tensors to buffers \['scale'\]"):
+        trainer.evaluate()
+    assert not policy.scale.is_inference() and trainer.rollout._grad_mode is torch.no_grad
     trainer.train()
     assert not torch.equal(policy.scale, torch.ones(4))
+    trainer.evaluate()
+    trainer.train()
     trainer.close()
 
 
@@ -465,3 +472,32 @@ def test_default_sizes_fit_any_number_of_agent_rows():
     with pytest.raises(pufferlib.APIUsageError, match="multiple of the env's 3 agent rows"):
         make_trainer(env, batch_size=1000)  # explicit sizes are checked, not changed
     env.close()
+
+
+class _Counting(torch.nn.Module):
+    """A policy that counts the observations it acts on, in a buffer updated in place."""
+
+    def __init__(self, env):
+        super().__init__()
+        self.inner = pufferlib.models.Default(env, hidden_size=16)
+        self.register_buffer("seen", torch.zeros(()))
+
+    def forward(self, obs):
+        self.seen += len(obs)
+        return self.inner(obs)
+
+
+def test_a_buffer_updated_in_place_while_acting_keeps_inference_mode():
+    import warnings
+
+    env = pufferlib.make("gym-CartPole-v1", num_envs=2)
+    policy = _Counting(env)
+    trainer = make_trainer(env, policy=policy, batch_size=64, minibatch_size=32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for _ in range(2):
+            trainer.evaluate()
+            trainer.train()
+    assert trainer.rollout._grad_mode is torch.inference_mode
+    assert not policy.seen.is_inference() and policy.seen.item() >= 2 * 64
+    trainer.close()
