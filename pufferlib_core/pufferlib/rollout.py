@@ -23,7 +23,8 @@ from __future__ import annotations
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from typing import Any, ContextManager
+from contextlib import AbstractContextManager
+from typing import Any
 
 import numpy as np
 import torch
@@ -92,7 +93,7 @@ class Rollout:
         # On CPU, per-step writes go through numpy views of the storage (cheaper than torch indexing).
         self._numpy = {name: getattr(self, name).numpy() for name in self.STEP_FIELDS} if device.type == "cpu" else None
         self.infos: dict[str, list[float]] = defaultdict(list)
-        self._grad_mode: Callable[[], ContextManager[None]] = torch.inference_mode  # see collect()
+        self._grad_mode: Callable[[], AbstractContextManager[None]] = torch.inference_mode  # see collect()
         env.async_reset()
 
     @staticmethod
