@@ -186,6 +186,20 @@ class GymnasiumPufferEnv(_Emulated):
         if old is not None:
             self._stepper.episode_return, self._stepper.episode_length = old.episode_return, old.episode_length
 
+    def __getstate__(self) -> dict[str, object]:
+        """The env without its C step (not picklable); `__setstate__` makes it anew on the copied arrays."""
+        state = dict(self.__dict__)
+        stepper = state.pop("_stepper")
+        state["_step_counters"] = (stepper.episode_return, stepper.episode_length, stepper.checks)
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        counters = cast("tuple[float, int, int]", state.pop("_step_counters"))
+        self.__dict__.update(state)
+        self._bind(Buffers(self.observations, self.rewards, self.terminals, self.truncations, self.masks,
+                           self.actions, self.final_observations))
+        self._stepper.episode_return, self._stepper.episode_length, self._stepper.checks = counters
+
     @property
     def episode_return(self) -> float:
         """The sum of this episode's rewards so far."""

@@ -209,3 +209,19 @@ def test_in_range_declines_arrays_it_does_not_read():
     assert in_range(np.array([0, 1], ">i4"), 2) is None  # not native byte order
     assert in_range(np.array([0.0, 1.0]), 2) is None  # not integers
     assert in_range(np.zeros((2, 3), np.int64)[:, 1], 2) is None
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_an_emulated_env_copies_with_its_state_and_steps_into_its_own_arrays(how):
+    import copy
+    import pickle
+
+    env = GymnasiumPufferEnv(CountingEnv, env_kwargs=dict(length=100))
+    env.reset()
+    for _ in range(3):
+        env.step(np.ones((1, 1), np.int32))
+    twin = copy.deepcopy(env) if how == "deepcopy" else pickle.loads(pickle.dumps(env))
+    assert (twin.episode_return, twin.episode_length) == (3.0, 3)
+    obs = twin.step(np.ones((1, 1), np.int32))[0]
+    assert obs is twin.observations and obs[0, 0] == 4  # written into the copy's own arrays
+    assert env.observations[0, 0] == 3 and twin.episode_length == 4 and env.episode_length == 3
