@@ -402,7 +402,9 @@ class PuffeRL:
         if not rows:
             return
         merged: dict[str, float] = {}
-        for key in rows[-1]:
+        # Every key of the window, not only the last call's: env stats come only from calls in
+        # which an episode ended, which the last one need not be.
+        for key in dict.fromkeys(key for row in rows for key in row):
             values = [row[key] for row in rows if key in row]
             numeric = all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in values)
             merged[key] = float(np.mean(values)) if numeric and len(values) > 1 else values[-1]

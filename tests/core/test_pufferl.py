@@ -501,3 +501,17 @@ def test_a_buffer_updated_in_place_while_acting_keeps_inference_mode():
     assert trainer.rollout._grad_mode is torch.inference_mode
     assert not policy.seen.is_inference() and policy.seen.item() >= 2 * 64
     trainer.close()
+
+
+def test_a_log_step_keeps_episode_stats_of_any_call_in_its_window(tmp_path):
+    from pufferlib.metrics_file import read_metrics
+
+    env = pufferlib.emulate(lambda: Echo(length=10), num_envs=1)  # an episode ends in every 5th batch of 2
+    trainer = make_trainer(env, batch_size=2, minibatch_size=2, log_interval=1e9, data_dir=str(tmp_path))
+    for _ in range(12):  # the window's last calls end no episode
+        trainer.evaluate()
+        trainer.train()
+        trainer.mean_and_log()
+    trainer.close()  # writes the window as one log step
+    _, rows = read_metrics(next(tmp_path.glob("*")))
+    assert rows[-1]["environment/episode_length"] == 10
