@@ -61,6 +61,17 @@ def _init_distributed(device: torch.device) -> tuple[int, int, torch.device, boo
     return dist.get_rank(), dist.get_world_size(), device, created
 
 
+def seed_everything(train_config: Mapping[str, Any]) -> None:
+    """Seed torch and numpy with `train.seed` (+ the torchrun rank); cuDNN deterministic when
+    `train.torch_deterministic`. Called before a policy is built, so that its initial weights
+    follow the seed too."""
+    rank = int(os.environ.get("RANK", "0"))
+    torch.manual_seed(train_config["seed"] + rank)
+    np.random.seed(train_config["seed"] + rank)
+    if train_config["torch_deterministic"]:
+        torch.backends.cudnn.deterministic = True
+
+
 class PuffeRL:
     """The PPO trainer. `PuffeRL(config, env, policy)` or `PuffeRL(env=..., policy=..., **train_keys)`.
 
@@ -98,11 +109,7 @@ class PuffeRL:
             torch.set_num_threads(cfg["cpu_threads"])
         elif device.type == "cpu":
             self.thread_tuner = ThreadTuner(candidate_counts(usable_cores()), others=OtherLoad())
-        rank = int(os.environ.get("RANK", "0"))
-        torch.manual_seed(cfg["seed"] + rank)
-        np.random.seed(cfg["seed"] + rank)
-        if cfg["torch_deterministic"]:
-            torch.backends.cudnn.deterministic = True
+        seed_everything(cfg)
         if policy is None:
             policy = self._default_policy(set(config.get("policy", {})))
         from pufferlib.policy_factory import check_policy

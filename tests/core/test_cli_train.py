@@ -174,3 +174,16 @@ def test_plugins_add_config_sections_and_loggers(walk_env, tmp_path, capsys):
         assert "No logger plugin provides 'fakelgo'. Did you mean: fakelog?" in capsys.readouterr().err
     finally:
         pm.unregister(name="fake-logger")
+
+
+def test_the_seed_makes_a_run_repeatable_initial_weights_included(walk_env, tmp_path, capsys):
+    def weights(seed: int, name: str) -> dict:
+        data = str(tmp_path / name)
+        assert cli.main(["train", walk_env, *TINY, "--train.data-dir", data, "--train.seed", str(seed)]) == 0
+        path = Path(capsys.readouterr().out.split("Checkpoint: ")[-1].strip())
+        return checkpoint.policy_state(checkpoint.load(path)["policy"])
+
+    first, again, other = weights(1, "a"), weights(1, "b"), weights(2, "c")
+    assert first.keys() == again.keys()
+    assert all(np.array_equal(first[k].numpy(), again[k].numpy()) for k in first)
+    assert not all(np.array_equal(first[k].numpy(), other[k].numpy()) for k in first)

@@ -116,10 +116,12 @@ def _save_on_interrupt(trainer: PuffeRL, env_id: str, signum: int) -> None:
 
 def _train(args: argparse.Namespace, config: dict, resume_payload: dict | None) -> int:
     from pufferlib import PuffeRL
+    from pufferlib.pufferl import seed_everything
 
     rank = int(os.environ.get("RANK", "0"))
     env = make_from_config(args.env_id, config, rank)
     try:
+        seed_everything(config["train"])  # before the policy's initial weights are drawn
         policy = make_policy(env, config, env_id=args.env_id)
         run_dir = Path(resume_payload["path"]).parent if resume_payload is not None else None
         trainer = PuffeRL(config, env, policy, env_id=args.env_id, run_dir=run_dir)
