@@ -5,7 +5,9 @@ observations into actions for `env.send()`.
 parameters, the env's action mask, the LSTM state of every agent row (reset where an
 episode starts), and the conversion of sampled actions to what the env accepts (a Box
 action is sampled unclipped, scored unclipped, and clipped to the bounds only on its way
-to the env). Training (`pufferlib.rollout`) and `puffer eval` both act through it.
+to the env), and gSDE's exploration noise, held per agent row for several steps
+(`pufferlib.pytorch.StateDependentNormal`). Training (`pufferlib.rollout`) and `puffer eval`
+both act through it.
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ class Actor:
         obs_space = env.single_observation_space
         assert obs_space.shape is not None, f"{obs_space!r} has no shape"  # observation spaces are Boxes
         self._layout = env.obs_layout
+        # gSDE (a StateDependentNormal policy): each row's noise matrix and the steps it has been held.
+        self._noise: torch.Tensor | None = None
+        self._noise_age: torch.Tensor | None = None
         probe = torch.zeros(1, *obs_space.shape, dtype=pufferlib.pytorch.torch_dtype(obs_space.dtype))
         self._has_mask = pufferlib.pytorch.action_mask(probe, self._layout) is not None
         if self.recurrent:
@@ -71,16 +76,36 @@ class Actor:
         keep = (~starts).unsqueeze(1).to(self.h.dtype)
         return self.h[rows] * keep, self.c[rows] * keep
 
-    def act(self, obs: torch.Tensor, state: LSTMState | None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor,
-                                                                      LSTMState | None]:
-        """(action, logprob, value, new LSTM state or None) for one batch of observations."""
+    def act(self, obs: torch.Tensor, state: LSTMState | None, rows: RowIndex = ALL_ROWS,
+            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, LSTMState | None]:
+        """(action, logprob, value, new LSTM state or None) for one batch of observations, of agent
+        rows `rows` (their order in the batch; the rows matter to gSDE's held noise)."""
         if self.recurrent:
             logits, value, state = self.policy(obs, state)
         else:
             logits, value = self.policy(obs)[:2]
-        action, logprob, _ = pufferlib.pytorch.sample_logits(logits, None, self.nvec, self.action_mask(obs),
+        held = None
+        if isinstance(logits, pufferlib.pytorch.StateDependentNormal):
+            held = logits.mean + logits.noise(self._held_noise(rows, logits))
+        action, logprob, _ = pufferlib.pytorch.sample_logits(logits, held, self.nvec, self.action_mask(obs),
                                                              entropy=False)
         return action, logprob, value.float().view(-1), state
+
+    def _held_noise(self, rows: RowIndex, dist: pufferlib.pytorch.StateDependentNormal) -> torch.Tensor:
+        """gSDE's noise matrices of `rows`; each row draws a new one every `dist.hold` steps."""
+        std = dist.noise_std.detach()
+        if self._noise is None or self._noise.shape[1:] != std.shape:
+            self._noise = torch.randn(self.rows, *std.shape, device=std.device) * std
+            self._noise_age = torch.zeros(self.rows, dtype=torch.long, device=std.device)
+        assert self._noise_age is not None
+        age = self._noise_age[rows]
+        stale = age >= dist.hold
+        if bool(stale.any()):
+            index = torch.arange(self.rows, device=std.device)[rows][stale]
+            self._noise[index] = torch.randn(len(index), *std.shape, device=std.device) * std
+            age = torch.where(stale, 0, age)
+        self._noise_age[rows] = age + 1
+        return self._noise[rows]
 
     def keep_state(self, rows: RowIndex, state: LSTMState | None) -> None:
         """Store the LSTM state that acting on `rows` produced."""

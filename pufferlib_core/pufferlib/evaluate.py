@@ -119,7 +119,7 @@ def _play(env: VecEnv, policy: torch.nn.Module, episodes: int, render_mode: str 
             break
         rows = torch.from_numpy(np.asarray(ids))
         action, _, _, state = actor.act(torch.from_numpy(np.asarray(obs)),
-                                        actor.state(rows, torch.from_numpy(terminals | truncations)))
+                                        actor.state(rows, torch.from_numpy(terminals | truncations)), rows)
         actor.keep_state(rows, state)
         env.send(actor.to_env(action))
         if render_mode and isinstance(env, Renderable):

@@ -25,12 +25,24 @@ if TYPE_CHECKING:
 
 
 class ActionHead(nn.Module):
-    """Actor and critic heads for a Discrete, MultiDiscrete or Box action space."""
+    """Actor and critic heads for a Discrete, MultiDiscrete or Box action space.
 
-    def __init__(self, action_space: spaces.Space[object], hidden_size: int):
+    Box actions: a Gaussian with a state-independent log-std starting at `log_std_init`, or,
+    with `sde`, gSDE's state-dependent Gaussian (`pufferlib.pytorch.StateDependentNormal`:
+    a (hidden_size, action_dim) log-std, noise held for `sde_hold` steps). `ortho_init`:
+    orthogonal weights (actor scaled 0.01, critic 1.0), else PyTorch's default initialisation.
+    """
+
+    def __init__(self, action_space: spaces.Space[object], hidden_size: int, log_std_init: float = 0.0,
+                 sde: bool = False, sde_hold: int = 8, ortho_init: bool = True):
         super().__init__()
         self.nvec: list[int] | None = None
         self.continuous = isinstance(action_space, spaces.Box)
+        self.sde, self.sde_hold = sde and self.continuous, sde_hold
+        if sde and not self.continuous:
+            raise APIUsageError(f"sde = true is for Box actions; {action_space} is not one.")
+        if sde_hold < 1:
+            raise APIUsageError(f"sde_hold = {sde_hold}: the noise is held for at least one step.")
         if isinstance(action_space, spaces.Discrete):
             out = int(action_space.n)
         elif isinstance(action_space, spaces.MultiDiscrete):
@@ -39,15 +51,19 @@ class ActionHead(nn.Module):
         else:
             assert action_space.shape is not None, f"{action_space!r} has no shape"  # a Box
             out = int(np.prod(action_space.shape))
-            self.logstd = nn.Parameter(torch.zeros(1, out))
-        self.actor = layer_init(nn.Linear(hidden_size, out), std=0.01)
-        self.critic = layer_init(nn.Linear(hidden_size, 1), std=1.0)
+            self.logstd = nn.Parameter(torch.full((hidden_size, out) if self.sde else (1, out), float(log_std_init)))
+        self.actor, self.critic = nn.Linear(hidden_size, out), nn.Linear(hidden_size, 1)
+        if ortho_init:  # else PyTorch's default initialisation
+            layer_init(self.actor, std=0.01)
+            layer_init(self.critic, std=1.0)
 
     def forward(self, hidden: torch.Tensor,
                 critic_hidden: torch.Tensor | None = None) -> tuple[Logits, torch.Tensor]:
         """(logits, value) of `hidden`; the value reads `critic_hidden` instead when given."""
         logits = self.actor(hidden)
         value = self.critic(hidden if critic_hidden is None else critic_hidden)
+        if self.sde:
+            return pufferlib.pytorch.StateDependentNormal(logits, hidden, self.logstd, self.sde_hold), value
         if self.continuous:
             return torch.distributions.Normal(logits, self.logstd.expand_as(logits).exp()), value
         if self.nvec is not None:
@@ -103,9 +119,12 @@ class ActorCritic(nn.Module):
     value loss from disturbing the policy's features, which MuJoCo-style tasks need.
     `encode_observations` returns both trunks' features side by side (2 * hidden_size), and
     `decode_actions` splits them again, so that `LSTMWrapper` can sit between the two.
+    Box actions: `log_std_init`, `sde`, `sde_hold` and `ortho_init` as in `ActionHead` (gSDE reads
+    the actor's last tanh features; `ortho_init` also applies to the trunks).
     """
 
-    def __init__(self, env: EnvSpaces, hidden_size: int = 64, num_layers: int = 2):
+    def __init__(self, env: EnvSpaces, hidden_size: int = 64, num_layers: int = 2, log_std_init: float = 0.0,
+                 sde: bool = False, sde_hold: int = 8, ortho_init: bool = True):
         super().__init__()
         if num_layers < 1:
             raise ValueError(f"num_layers={num_layers}: ActorCritic needs at least one hidden layer.")
@@ -116,12 +135,13 @@ class ActorCritic(nn.Module):
 
         def trunk() -> nn.Sequential:
             sizes = [obs_size] + [hidden_size] * num_layers
-            layers = [(layer_init(nn.Linear(a, b)), nn.Tanh()) for a, b in zip(sizes, sizes[1:])]
+            linear = [nn.Linear(a, b) for a, b in zip(sizes, sizes[1:])]
+            layers = [(layer_init(layer) if ortho_init else layer, nn.Tanh()) for layer in linear]
             return nn.Sequential(*(m for pair in layers for m in pair))
 
         self.actor_trunk, self.critic_trunk = trunk(), trunk()
         # Not named `head`: LSTMWrapper would rebuild a `head` for its own width, which the split cannot read.
-        self.heads = ActionHead(env.single_action_space, hidden_size)
+        self.heads = ActionHead(env.single_action_space, hidden_size, log_std_init, sde, sde_hold, ortho_init)
 
     def encode_observations(self, obs: torch.Tensor) -> torch.Tensor:
         """(batch, *obs_shape) -> (batch, 2 * hidden_size): actor features, then critic features."""

@@ -5,7 +5,8 @@ Action heads come in three forms, matching the flat action spaces of the vectori
 - Discrete: a logits tensor of shape (batch, n).
 - MultiDiscrete: a list/tuple of logits tensors, one (batch, n_i) per sub-action (or one
   (batch, sum(nvec)) tensor split with `nvec=`).
-- Box: a `torch.distributions.Normal` with (batch, action_dim) mean and scale.
+- Box: a `torch.distributions.Normal` with (batch, action_dim) mean and scale, or its
+  subclass `StateDependentNormal` (gSDE: exploration noise held for several steps).
 
 `sample_logits` draws actions (or scores given ones) and returns their log-probability
 and entropy, summed over sub-actions.
@@ -132,6 +133,33 @@ def action_mask(flat: torch.Tensor, layout: ObsLayout | None) -> torch.Tensor | 
         if leaf.path == ("action_mask",):
             return _leaf(flat, leaf, layout.raw).reshape(flat.shape[0], -1).bool()
     return None
+
+
+class StateDependentNormal(torch.distributions.Normal):
+    """The Gaussian of generalised state-dependent exploration (gSDE; Raffin, Kober and Stulp,
+    "Smooth Exploration for Robotic Reinforcement Learning", CoRL 2021).
+
+    An action is `mean + latent @ M`, where `latent` (batch, features) are the actor's last
+    features and M (features, action_dim) a noise matrix with entries ~ N(0, exp(log_std)**2),
+    which the actor holds for `hold` steps per agent row (`pufferlib.acting.Actor`): the noise
+    changes smoothly with the state instead of independently at every step, which finds
+    rewards that independent noise does not (MountainCarContinuous). Given the latent, each
+    action dimension is Gaussian with variance `sum_i latent_i**2 * exp(log_std_i)**2`, the
+    scale of this Normal, which scores actions in training. The latent is detached: exploration
+    does not train the features, and the gradient reaches `log_std` through the scale.
+    """
+
+    def __init__(self, mean: torch.Tensor, latent: torch.Tensor, log_std: torch.Tensor, hold: int,
+                 eps: float = 1e-6):
+        self.latent = latent.detach()
+        self.noise_std = log_std.exp()
+        self.hold = hold
+        variance = self.latent.square() @ self.noise_std.square()
+        super().__init__(mean, torch.sqrt(variance + eps))
+
+    def noise(self, matrices: torch.Tensor) -> torch.Tensor:
+        """`latent @ M` per row for held noise matrices (batch, features, action_dim)."""
+        return (self.latent.unsqueeze(1) @ matrices.to(self.latent.dtype)).squeeze(1)
 
 
 def _categorical(logits: torch.Tensor, action: torch.Tensor | None, mask: torch.Tensor | None, with_entropy: bool):

@@ -204,7 +204,7 @@ class Rollout:
             now = time.perf_counter()
             copy_s += now - clock
 
-            action, logprob, value, new_state = actor.act(obs_dev, state)
+            action, logprob, value, new_state = actor.act(obs_dev, state, self._index(rows))
             clock = time.perf_counter()
             forward_s += clock - now
 
