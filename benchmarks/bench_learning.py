@@ -34,6 +34,8 @@ import numpy as np
 #: published or stated references, with their source
 REFERENCES = {
     "gym-Pendulum-v1": "about -200 (tuned PPO; rl-baselines3-zoo PPO)",
+    "gym-MountainCarContinuous-v0": "90, Gymnasium's reward threshold, reached by RL Zoo's tuned PPO with gSDE in 20k "
+                                    "steps (huggingface.co/sb3/ppo-MountainCarContinuous-v0)",
     "gym-HalfCheetah-v5": "1,400-1,900 at 1M on v4 (CleanRL ppo_continuous_action); 5,836 +- 172 at 1M on v3 "
                           "(RL Zoo's tuned PPO, deterministic eval: huggingface.co/sb3/ppo-HalfCheetah-v3)",
     "gym-Hopper-v5": "2,410 +- 10 at 1M on v3 (RL Zoo's tuned PPO, deterministic eval: "
