@@ -197,14 +197,16 @@ class Rollout:
                 self._close_steps(ids, rewards, terminals, truncations)
                 starts = terminals | truncations
             rows, t, store = self._where(ids)
+            index = self._index(rows)
             if obs is not obs_np:
-                obs_np, obs_t = obs, torch.from_numpy(obs) if self._numpy is not None else None
+                obs_np = obs
+                obs_t = torch.from_numpy(obs) if self._numpy is not None else None
             obs_dev = obs_t if obs_t is not None else torch.from_numpy(obs).to(dev)
-            state = actor.state(self._index(rows), torch.from_numpy(starts).to(dev)) if recurrent else None
+            state = actor.state(index, torch.from_numpy(starts).to(dev)) if recurrent else None
             now = time.perf_counter()
             copy_s += now - clock
 
-            action, logprob, value, new_state = actor.act(obs_dev, state, self._index(rows))
+            action, logprob, value, new_state = actor.act(obs_dev, state, index)
             clock = time.perf_counter()
             forward_s += clock - now
 
@@ -234,7 +236,7 @@ class Rollout:
                 self.stored[srows] = True
                 self.ptr[srows] += 1
             if recurrent:
-                actor.keep_state(self._index(rows), new_state)
+                actor.keep_state(index, new_state)
             now = time.perf_counter()
             copy_s += now - clock
             self.env.send(send)
