@@ -14,10 +14,21 @@ import importlib
 import os
 import sys
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pufferlib.errors import APIUsageError, CheckpointError, EnvNotFoundError, NonFiniteError, PufferError, WorkerError
 from pufferlib.hookspecs import hookimpl
+
+if TYPE_CHECKING:  # the lazy names below, as type checkers and IDEs should see them (tests/core/test_imports.py);
+    # exported through __all__, which ruff cannot read (it lists _LAZY)
+    from pufferlib.checker import check_env  # noqa: F401
+    from pufferlib.environment import Buffers, EpisodeStats, PufferEnv  # noqa: F401
+    from pufferlib.factory import emulate, make, make_from_config  # noqa: F401
+    from pufferlib.protocols import EnvCreator, Policy, RecurrentPolicy, VecEnv  # noqa: F401
+    from pufferlib.pufferl import PuffeRL  # noqa: F401
+    from pufferlib.registry import register  # noqa: F401
+    from pufferlib.spaces import ObsLayout  # noqa: F401
+    from pufferlib.spec import NATIVE, EnvSpec, load_object  # noqa: F401
 
 _LAZY = {
     "PufferEnv": "pufferlib.environment",

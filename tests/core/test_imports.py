@@ -81,3 +81,16 @@ def test_every_module_imports_alone_in_a_fresh_interpreter():
     with ThreadPoolExecutor(2) as pool:
         failed = [(m, err) for m, rc, err in pool.map(load, MODULES) if rc]
     assert not failed, failed
+
+
+def test_the_lazy_names_are_typed_for_type_checkers():
+    """Every name `pufferlib.__getattr__` loads lazily is imported, from the same module, in the
+    package's `if TYPE_CHECKING:` block, so that mypy and IDEs see `pufferlib.make` and the rest."""
+    tree = ast.parse((ROOT / "__init__.py").read_text())
+    typed: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for stmt in node.body:
+                if isinstance(stmt, ast.ImportFrom) and stmt.module:
+                    typed.update({alias.name: stmt.module for alias in stmt.names})
+    assert typed == pufferlib._LAZY
