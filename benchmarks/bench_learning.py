@@ -107,10 +107,16 @@ def main() -> None:
                        for seed in range(1, args.seeds + 1)]
         scores = [r[0] for r in results]
         sps = statistics.median(r[1] for r in results)
-        print(f"| {env_id} | {budget(env_id, args.steps):,} | {statistics.median(scores):.1f} "
-              f"[{min(scores):.1f}, {max(scores):.1f}] | {len(scores)} | {random_play(env_id, args.metric):.1f} | "
+        print(f"| {env_id} | {budget(env_id, args.steps):,} | {number(statistics.median(scores))} "
+              f"[{number(min(scores))}, {number(max(scores))}] | {len(scores)} | "
+              f"{number(random_play(env_id, args.metric))} | "
               f"{sps:,.0f} | "
               f"{REFERENCES.get(env_id, '')} |", flush=True)
+
+
+def number(x: float) -> str:
+    """A score for the table: one decimal from 10 up (1,904.0), three significant digits below (0.853)."""
+    return f"{x:,.1f}" if abs(x) >= 10 else f"{x:.3g}"
 
 
 if __name__ == "__main__":
