@@ -1,8 +1,9 @@
 """Learning table: what each shipped config reaches, over seeds, beside random play.
 
 For each env id, trains `puffer train ID` with its shipped config for `--seeds` seeds (in
-subprocesses, one at a time), reads the last logged mean episode return and SPS of each
-run's metrics.jsonl, plays random actions until 10 infos report it, and prints one Markdown row:
+subprocesses, one at a time, logging every epoch), reads the mean episode return of the last
+epoch that ended episodes and the SPS from each run's metrics.jsonl, plays random actions
+until 10 infos report it, and prints one Markdown row:
 
     | env | budget (steps) | return: median [min, max] over seeds | random play | SPS | reference |
 
@@ -47,10 +48,12 @@ REFERENCES = {
 
 def train_run(env_id: str, seed: int, steps: int | None, data_dir: Path, metric: str,
               overrides: list[str] = ()) -> tuple[float, float]:
-    """(last logged mean of the info `metric`, mean SPS of the run's log steps) of one `puffer train` run
-    (`overrides`: more `puffer train` flags)."""
+    """(the info `metric`'s mean over the last epoch that reported it, mean SPS of the run's epochs) of
+    one `puffer train` run (`overrides`: more `puffer train` flags)."""
+    # One log step per epoch: the last one then holds the last epoch's episodes, however fast the
+    # machine (with timed log steps, a short run's last step averaged over most of its training).
     argv = [sys.executable, "-m", "pufferlib", "train", env_id, "--train.seed", str(seed), "--vec.seed",
-            str(seed * 1000), "--train.data-dir", str(data_dir)]
+            str(seed * 1000), "--train.data-dir", str(data_dir), "--train.log-interval", "0"]
     if steps:
         argv += ["--train.total-timesteps", str(steps)]
     argv += list(overrides)
@@ -115,8 +118,8 @@ def main() -> None:
 
 
 def number(x: float) -> str:
-    """A score for the table: one decimal from 10 up (1,904.0), three significant digits below (0.853)."""
-    return f"{x:,.1f}" if abs(x) >= 10 else f"{x:.3g}"
+    """A score for the table: one decimal from 10 up (1,904.0), three significant digits below (0.853, 1.00)."""
+    return f"{x:,.1f}" if abs(x) >= 10 else f"{x:#.3g}"
 
 
 if __name__ == "__main__":
