@@ -172,6 +172,12 @@ class Rollout:
         """`collect`'s loop. One loop serves every grouping of rows: a recv() of all rows (the
         synchronous case) is the case where the batch's rows share one time index, written as a slice."""
         self.final_values.fill_(float("nan"))
+        # The usual values of the sparse fields: steps write them only where they differ
+        # (a done, a padded agent), which most steps do not.
+        self.terminals.zero_()
+        self.truncations.zero_()
+        self.starts.zero_()
+        self.weights.fill_(1.0)
         self.t = 0
         self.ptr[:] = 0
         self.stored[:] = False
@@ -218,9 +224,14 @@ class Rollout:
                     assert isinstance(rows, np.ndarray) and isinstance(t, np.ndarray)
                     srows, st = rows[store], t[store]
                 # Discrete actions are stored as sent (one conversion); Box actions unclipped.
-                self._store(srows, st, store, obs=obs if self._numpy is not None else obs_dev,
-                            actions=action if actor.box or self._numpy is None else send,
-                            logprobs=logprob, values=value, weights=masks, starts=starts)
+                values = dict(obs=obs if self._numpy is not None else obs_dev,
+                              actions=action if actor.box or self._numpy is None else send,
+                              logprobs=logprob, values=value)
+                if np.count_nonzero(starts):
+                    values["starts"] = starts
+                if np.count_nonzero(masks) != len(masks):  # padded agents: weight 0
+                    values["weights"] = masks
+                self._store(srows, st, store, **values)
                 if recurrent:
                     assert state is not None  # a recurrent actor has a state
                     self._store_segment_state(srows, st, store, state)
@@ -278,8 +289,11 @@ class Rollout:
             sel = ALL_ROWS if prev.all() else prev
             rows = ids[sel]
             t = self.ptr[rows] - 1
-        self._store(rows, t, sel, rewards=rewards, terminals=terminals, truncations=truncations)
-        if self._writes_final:
+        dones = {name: flags for name, flags in (("terminals", terminals), ("truncations", truncations))
+                 if np.count_nonzero(flags)}  # all False: the storage already says so
+        self._store(rows, t, sel, rewards=rewards, **dones)
+        # count_nonzero first: no truncation is the common case, and 4x cheaper to see than .any()
+        if self._writes_final and np.count_nonzero(truncations):
             self._final_values(self._all_rows[rows] if isinstance(rows, slice) else rows, t,
                                terminals[sel], truncations[sel])
         if not self._sync:
@@ -291,8 +305,6 @@ class Rollout:
 
         The LSTM state is the row's state after acting at t, as the observation's own would be.
         """
-        if not np.count_nonzero(truncations):  # the common case, 4x cheaper than .any()
-            return
         cut = truncations & ~terminals
         if not cut.any():
             return
