@@ -435,7 +435,8 @@ class ActionCheck:
             fits = in_range(actions, self._scalar_high)  # one pass in C
             if fits is None:  # not C-contiguous or not in native byte order: a native copy is
                 fits = in_range(np.ascontiguousarray(actions, actions.dtype.newbyteorder("=")), self._scalar_high)
-            bad = not fits
+            # None only for an integer type in_range cannot read: numpy's comparisons say it then
+            bad = (not fits) if fits is not None else bool((actions < 0).any() or (actions >= self._scalar_high).any())
         else:
             # Negative values become huge in the same-size unsigned view: one comparison checks both ends.
             unsigned = actions.view(_UNSIGNED[actions.dtype.itemsize])
