@@ -18,5 +18,10 @@ setup(
             sources=["pufferlib_core/pufferlib/_stepper.c"],
             extra_compile_args=extra_compile_args,
         ),
+        Extension(
+            "pufferlib._ppo",
+            sources=["pufferlib_core/pufferlib/_ppo.c"],
+            extra_compile_args=extra_compile_args,
+        ),
     ],
 )

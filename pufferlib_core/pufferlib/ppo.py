@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from pufferlib._ppo import reverse_scan
+
 
 def compute_advantages(rewards: torch.Tensor, values: torch.Tensor, terminals: torch.Tensor,
                        truncations: torch.Tensor, bootstrap: torch.Tensor, gamma: float, gae_lambda: float,
@@ -42,15 +44,10 @@ def compute_advantages(rewards: torch.Tensor, values: torch.Tensor, terminals: t
     if ratio is not None:
         delta *= np.minimum(host(ratio), rho_clip)
         chain *= np.minimum(host(ratio), c_clip)
-    # Only the recursion runs over time, on time-major rows.
-    delta, chain = np.ascontiguousarray(delta.T), np.ascontiguousarray(chain.T)
-    advantages = np.empty_like(delta)
-    last = np.zeros_like(boot)
-    for t in range(len(delta) - 1, -1, -1):
-        last = delta[t] + chain[t] * last
-        advantages[t] = last
-    advantages = np.ascontiguousarray(advantages.T)
-    return torch.from_numpy(advantages).to(values.device)
+    # Only the recursion runs over time: A_t = delta_t + chain_t * A_t+1, in C (pufferlib._ppo).
+    delta = np.ascontiguousarray(delta, dtype=np.float32)
+    reverse_scan(delta, np.ascontiguousarray(chain, dtype=np.float32), delta)
+    return torch.from_numpy(delta).to(values.device)
 
 
 #: The statistics `ppo_loss` returns, in this order.

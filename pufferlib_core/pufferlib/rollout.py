@@ -16,6 +16,11 @@ case that happens on one `recv()`, whose observations are held (not acted on) an
 the first step of the next batch, so no transition is lost. With several env groups, a
 row that is full while others still collect keeps acting; those few transitions are not
 stored (their rewards still count in the episode stats that the env reports).
+
+The synchronous case has its own loop (`_collect_sync`), because it is the common one and
+its per-step cost is a visible share of a cheap env's step: each step copies the env's
+arrays into one column of the storage (views made once) and keeps the policy's outputs in
+lists, stacked into the storage once per batch; starts are derived from the dones then.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import torch
 from gymnasium import spaces
 
 import pufferlib.pytorch
-from pufferlib.acting import ALL_ROWS, Actor, RowIndex
+from pufferlib.acting import ALL_ROWS, Actor
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
 
@@ -78,11 +83,10 @@ class Rollout:
             self.state_h = torch.zeros(rows * horizon // segment, size, device=device)
             self.state_c = torch.zeros_like(self.state_h)
         self._writes_final = env.writes_final_observations
-        # Where the next step of each row goes. When every recv() returns all rows (the synchronous
-        # case, `_sync`), the rows share one time index, `t`; otherwise each row has its own
-        # (`ptr`), and `stored` marks the rows whose last action was stored this batch.
+        # The synchronous case (every recv() returns all rows, `_collect_sync`) and the general
+        # one (`_collect_async`, where each row has its own time index `ptr` and `stored` marks
+        # the rows whose last action was stored this batch).
         self._sync = env.agents_per_batch == rows
-        self.t = 0
         self.ptr = np.zeros(rows, np.int64)
         self._all_rows = np.arange(rows)
         self.stored = np.zeros(rows, bool)
@@ -90,11 +94,36 @@ class Rollout:
         self.steps_collected = 0
         self.held: tuple | None = None
         self._row_cache: dict[int, tuple] = {}
-        # On CPU, per-step writes go through numpy views of the storage (cheaper than torch indexing).
-        self._numpy = {name: getattr(self, name).numpy() for name in self.STEP_FIELDS} if device.type == "cpu" else None
+        self._numpy = ({name: getattr(self, name).numpy() for name in self.STEP_FIELDS}
+                       if self.numpy_views(device) else None)
+        if self._sync:
+            self._host, self._columns = self._sync_columns()
+            self._outputs: dict[str, list[torch.Tensor]] = {
+                name: [] for name in ("actions", "logprobs", "values") + (() if "obs" in self._columns else ("obs",))}
         self.infos: dict[str, list[float]] = defaultdict(list)
         self._grad_mode: Callable[[], AbstractContextManager[None]] = torch.inference_mode  # see collect()
         env.async_reset()
+
+    def _sync_columns(self) -> tuple[dict[str, torch.Tensor], dict[str, list[np.ndarray]]]:
+        """(host mirrors, columns) of the fields the synchronous loop copies from the env each step.
+
+        `columns[name][t]` is a (rows, ...) numpy view of time index t: of the storage itself on
+        the CPU (the mirrors are then the storage), of a CPU mirror of it on another device
+        (copied over once per batch). On another device the observations are not mirrored:
+        they are on it already for acting, and go through the output lists.
+        """
+        names = ["rewards", "terminals", "truncations", "weights"] + (["obs"] if self._numpy is not None else [])
+        host = {name: getattr(self, name) if self._numpy is not None else torch.zeros_like(getattr(self, name),
+                                                                                            device="cpu")
+                for name in names}
+        return host, {name: list(tensor.numpy().swapaxes(0, 1)) for name, tensor in host.items()}
+
+    @staticmethod
+    def numpy_views(device: torch.device) -> bool:
+        """Whether per-step writes go through numpy views of the storage: on the CPU, where
+        they are cheaper than torch indexing. Elsewhere they go through torch, and the
+        synchronous loop's env fields through CPU mirrors (`_sync_columns`)."""
+        return device.type == "cpu"
 
     @staticmethod
     def check_sizes(rows: int, batch_size: int, segment: int) -> int:
@@ -143,7 +172,7 @@ class Rollout:
         says so, and later batches collect under `no_grad`.
         """
         with self._grad_mode():
-            infos = self._collect(profile)
+            infos = self._collect_sync(profile) if self._sync else self._collect_async(profile)
         if self._grad_mode is torch.inference_mode:
             self._recover_from_inference_mode()
         return infos
@@ -168,9 +197,103 @@ class Rollout:
                           "on (slower). Update buffers in place (buf.copy_(...)) to keep the fast path.",
                           stacklevel=3)
 
-    def _collect(self, profile: dict[str, float]) -> dict[str, list[float]]:
-        """`collect`'s loop. One loop serves every grouping of rows: a recv() of all rows (the
-        synchronous case) is the case where the batch's rows share one time index, written as a slice."""
+    def _collect_sync(self, profile: dict[str, float]) -> dict[str, list[float]]:
+        """`collect` when every recv() returns all rows: they share one time index `t`.
+
+        A recv() after acting at t-1 closes step t-1 (its reward and dones) and brings the
+        observation of step t. The env's arrays are copied into column t of the storage
+        (`_columns`); the policy's outputs stay in lists until the batch is full and are then
+        stacked into it, and each step's start flag is the previous step's done.
+        """
+        actor, recurrent, horizon, dev = self.actor, self.recurrent, self.horizon, self.device
+        columns, outputs = self._columns, self._outputs
+        obs_columns, obs_out = columns.get("obs"), outputs.get("obs")
+        rewards_col, terminals_col = columns["rewards"], columns["terminals"]
+        truncations_col, weights_col = columns["truncations"], columns["weights"]
+        actions_out, logprobs_out, values_out = outputs["actions"], outputs["logprobs"], outputs["values"]
+        for values in outputs.values():
+            values.clear()
+        self.final_values.fill_(float("nan"))
+        env_s = copy_s = forward_s = 0.0
+        clock = time.perf_counter()
+        if self.held is not None:  # last batch's final observations, already accounted for
+            obs, ids, masks, starts = self.held
+            self.held = None
+        else:  # the reset's observations: no step to close
+            obs, _, terminals, truncations, infos, ids, masks = self.env.recv()
+            now = time.perf_counter()
+            env_s += now - clock
+            clock = now
+            if infos:
+                self._add_infos(infos)
+            starts = terminals | truncations
+        first_starts = starts
+        obs_np = obs_t = None  # the last observation array and its tensor (the same view each step on the CPU)
+        t = 0
+        while True:
+            if obs is not obs_np:
+                obs_np = obs
+                obs_t = torch.from_numpy(obs) if self._numpy is not None else None
+            # Off the CPU a copy (what moving it there makes anyway), kept in the output lists.
+            obs_dev = obs_t if obs_t is not None else torch.from_numpy(obs).to(dev, copy=True)
+            state = actor.state(ALL_ROWS, torch.from_numpy(starts).to(dev)) if recurrent else None
+            now = time.perf_counter()
+            copy_s += now - clock
+
+            action, logprob, value, new_state = actor.act(obs_dev, state)
+            clock = time.perf_counter()
+            forward_s += clock - now
+
+            if t == horizon:  # the bootstrap value; these observations start the next batch
+                self.bootstrap.copy_(value)
+                self.held = (obs.copy(), np.array(ids, copy=True), np.array(masks, copy=True), starts)
+                break
+            send = actor.to_env(action)
+            if obs_columns is not None:
+                np.copyto(obs_columns[t], obs)
+            else:
+                assert obs_out is not None  # off the CPU the observations go through the output lists
+                obs_out.append(obs_dev)
+            np.copyto(weights_col[t], masks)  # padded agents: weight 0
+            actions_out.append(action)  # Box actions unclipped
+            logprobs_out.append(logprob)
+            values_out.append(value)
+            if recurrent:
+                assert state is not None  # a recurrent actor has a state
+                self._store_segment_state(ALL_ROWS, t, ALL_ROWS, state)
+                actor.keep_state(ALL_ROWS, new_state)
+            now = time.perf_counter()
+            copy_s += now - clock
+            self.env.send(send)
+            obs, rewards, terminals, truncations, infos, ids, masks = self.env.recv()
+            clock = time.perf_counter()
+            env_s += clock - now
+            if infos:
+                self._add_infos(infos)
+            np.copyto(rewards_col[t], rewards)
+            np.copyto(terminals_col[t], terminals)
+            np.copyto(truncations_col[t], truncations)
+            # count_nonzero first: no truncation is the common case, and 4x cheaper to see than .any()
+            if self._writes_final and np.count_nonzero(truncations):
+                self._final_values(self._all_rows, t, terminals, truncations)
+            t += 1
+            if recurrent or t == horizon:
+                starts = terminals | truncations
+        for name, values in outputs.items():
+            torch.stack(values, 1, out=getattr(self, name))
+        if self._numpy is None:
+            for name, mirror in self._host.items():
+                getattr(self, name).copy_(mirror)
+        self.starts[:, 0] = torch.from_numpy(first_starts)
+        self.starts[:, 1:] = self.terminals[:, :-1] | self.truncations[:, :-1]
+        profile["env"] += env_s
+        profile["copy"] += copy_s + time.perf_counter() - clock
+        profile["forward"] += forward_s
+        self.steps_collected = self.batch_size
+        return dict(self.infos)
+
+    def _collect_async(self, profile: dict[str, float]) -> dict[str, list[float]]:
+        """`collect` when recv() returns groups of rows (`env_ids`): each row has its own time index."""
         self.final_values.fill_(float("nan"))
         # The usual values of the sparse fields: steps write them only where they differ
         # (a done, a padded agent), which most steps do not.
@@ -178,14 +301,12 @@ class Rollout:
         self.truncations.zero_()
         self.starts.zero_()
         self.weights.fill_(1.0)
-        self.t = 0
         self.ptr[:] = 0
         self.stored[:] = False
         self.bootstrapped[:] = False
         actor, dev, recurrent = self.actor, self.device, self.recurrent
         # Seconds per profile key, added to `profile` once at the end (not per step).
         env_s = copy_s = forward_s = 0.0
-        obs_np = obs_t = None  # the last observation array and its tensor (the same view each step when synchronous)
         while True:
             if self.held is not None:  # last batch's final observations, already accounted for
                 obs, ids, masks, starts = self.held
@@ -202,12 +323,9 @@ class Rollout:
                 ids = np.asarray(ids)
                 self._close_steps(ids, rewards, terminals, truncations)
                 starts = terminals | truncations
-            rows, t, store = self._where(ids)
-            index = self._index(rows)
-            if obs is not obs_np:
-                obs_np = obs
-                obs_t = torch.from_numpy(obs) if self._numpy is not None else None
-            obs_dev = obs_t if obs_t is not None else torch.from_numpy(obs).to(dev)
+            t, store = self._where(ids)
+            index = torch.from_numpy(ids).to(dev)
+            obs_dev = torch.from_numpy(obs).to(dev)
             state = actor.state(index, torch.from_numpy(starts).to(dev)) if recurrent else None
             now = time.perf_counter()
             copy_s += now - clock
@@ -218,11 +336,7 @@ class Rollout:
 
             send = actor.to_env(action)
             if store is not None:
-                if store is ALL_ROWS:
-                    srows, st = rows, t
-                else:  # some rows are full: _where gave row ids with their own time indices
-                    assert isinstance(rows, np.ndarray) and isinstance(t, np.ndarray)
-                    srows, st = rows[store], t[store]
+                srows, st = (ids, t) if store is ALL_ROWS else (ids[store], t[store])  # some rows are full
                 # Discrete actions are stored as sent (one conversion); Box actions unclipped.
                 values = dict(obs=obs if self._numpy is not None else obs_dev,
                               actions=action if actor.box or self._numpy is None else send,
@@ -235,15 +349,11 @@ class Rollout:
                 if recurrent:
                     assert state is not None  # a recurrent actor has a state
                     self._store_segment_state(srows, st, store, state)
-            if self._bootstrap(rows, t, value):
+            if self._bootstrap(ids, t, value):
                 self.held = (obs.copy(), ids.copy(), np.array(masks, copy=True), np.array(starts, copy=True))
                 copy_s += time.perf_counter() - clock
                 break
-            if store is None:
-                pass
-            elif self._sync:
-                self.t += 1
-            else:
+            if store is not None:
                 self.stored[srows] = True
                 self.ptr[srows] += 1
             if recurrent:
@@ -258,46 +368,30 @@ class Rollout:
         self.steps_collected = self.batch_size
         return dict(self.infos)
 
-    def _where(self, ids: np.ndarray) -> tuple[slice | np.ndarray, int | np.ndarray, slice | np.ndarray | None]:
-        """(rows, t, store) of a batch: the storage rows of `ids` (a slice when every row came),
-        their time indices (one int when they share it), and which of them still have room
-        (ALL_ROWS, positions in the batch, or None)."""
-        if self._sync:  # every row at once: one time index, `self.t`
-            return ALL_ROWS, self.t, ALL_ROWS if self.t < self.horizon else None
+    def _where(self, ids: np.ndarray) -> tuple[np.ndarray, slice | np.ndarray | None]:
+        """(t, store) of a batch of rows `ids`: their time indices, and which of them still have
+        room (ALL_ROWS, positions in the batch, or None)."""
         t = self.ptr[ids]
         free = t < self.horizon
         if free.all():
-            return ids, t, ALL_ROWS
-        return ids, t, np.flatnonzero(free) if free.any() else None
-
-    def _index(self, rows: slice | np.ndarray) -> RowIndex:
-        return rows if isinstance(rows, slice) else torch.from_numpy(rows).to(self.device)
+            return t, ALL_ROWS
+        return t, np.flatnonzero(free) if free.any() else None
 
     def _close_steps(self, ids: np.ndarray, rewards: np.ndarray, terminals: np.ndarray,
                      truncations: np.ndarray) -> None:
         """Write a recv()'s rewards and dones to the step whose action caused them (rows that stored one)."""
-        if self._sync:
-            if self.t == 0:  # nothing acted on yet in this batch (a reset's observations)
-                return
-            rows: slice | np.ndarray = ALL_ROWS
-            t: int | np.ndarray = self.t - 1
-            sel: slice | np.ndarray = ALL_ROWS
-        else:
-            prev = self.stored[ids]
-            if not prev.any():
-                return
-            sel = ALL_ROWS if prev.all() else prev
-            rows = ids[sel]
-            t = self.ptr[rows] - 1
+        prev = self.stored[ids]
+        if not prev.any():
+            return
+        sel: slice | np.ndarray = ALL_ROWS if prev.all() else prev
+        rows = ids[sel]
+        t = self.ptr[rows] - 1
         dones = {name: flags for name, flags in (("terminals", terminals), ("truncations", truncations))
                  if np.count_nonzero(flags)}  # all False: the storage already says so
         self._store(rows, t, sel, rewards=rewards, **dones)
-        # count_nonzero first: no truncation is the common case, and 4x cheaper to see than .any()
         if self._writes_final and np.count_nonzero(truncations):
-            self._final_values(self._all_rows[rows] if isinstance(rows, slice) else rows, t,
-                               terminals[sel], truncations[sel])
-        if not self._sync:
-            self.stored[rows] = False
+            self._final_values(rows, t, terminals[sel], truncations[sel])
+        self.stored[rows] = False
 
     def _final_values(self, rows: np.ndarray, t: np.ndarray | int, terminals: np.ndarray,
                       truncations: np.ndarray) -> None:
@@ -318,7 +412,7 @@ class Rollout:
     def _store_segment_state(self, rows: slice | np.ndarray, t: int | np.ndarray, sel: slice | np.ndarray,
                              state: tuple[torch.Tensor, torch.Tensor]) -> None:
         """Keep the LSTM state (of batch positions `sel`) of stored rows whose step at `t` starts
-        a `segment`-step training sequence."""
+        a `segment`-step training sequence (every row at one int `t` in the synchronous case)."""
         per_row = self.horizon // self.segment
         view_h = self.state_h.view(self.rows, per_row, -1)
         view_c = self.state_c.view(self.rows, per_row, -1)
@@ -335,15 +429,8 @@ class Rollout:
             pick = torch.from_numpy(pos).to(self.device)
             view_h[seg_rows, seg_t], view_c[seg_rows, seg_t] = state[0][pick], state[1][pick]
 
-    def _bootstrap(self, rows: slice | np.ndarray, t: int | np.ndarray, value: torch.Tensor) -> bool:
+    def _bootstrap(self, rows: np.ndarray, t: np.ndarray, value: torch.Tensor) -> bool:
         """Record V(obs) of rows that are full and have no bootstrap value yet; True once all rows have one."""
-        if isinstance(t, int):
-            if t == self.horizon:
-                self.bootstrap[:] = value
-                self.bootstrapped[:] = True
-                return True
-            return False
-        assert isinstance(rows, np.ndarray)  # with a time index per row come their row ids
         full = (t >= self.horizon) & ~self.bootstrapped[rows]
         if full.any():
             pos = np.flatnonzero(full)
@@ -366,30 +453,19 @@ class Rollout:
         self._row_cache[id(ids)] = (ids, index)
         return index
 
-    def _store(self, rows: slice | np.ndarray, t: int | np.ndarray, sel: slice | np.ndarray, **values: Any) -> None:
-        """storage[name][rows, t] = value[sel] for each named per-row batch value (numpy or torch).
-
-        `rows` is ALL_ROWS with one int `t` in the synchronous case; otherwise storage row
-        ids with their time indices, and `sel` picks their positions in the batch.
-        """
-        if isinstance(rows, slice):  # every row at one time index: same shapes, no reshape
-            if self._numpy is not None:
-                for name, value in values.items():
-                    self._numpy[name][:, t] = value.numpy() if isinstance(value, torch.Tensor) else value
-                return
-            index: tuple = (rows, t)
-            n = self.rows
+    def _store(self, rows: np.ndarray, t: np.ndarray, sel: slice | np.ndarray, **values: Any) -> None:
+        """storage[name][rows, t] = value[sel] for each named per-row batch value (numpy or torch):
+        storage row ids `rows` with their time indices `t`; `sel` picks their positions in the batch."""
+        n = len(rows)
+        index: tuple
+        if (t == t[0]).all():
+            cached = self._rows(rows)
+            index = ((cached if isinstance(cached, slice) else rows) if self._numpy is not None else cached,
+                     int(t[0]))
+        elif self._numpy is not None:
+            index = (rows, t)
         else:
-            assert isinstance(t, np.ndarray)  # with row ids come their time indices
-            n = len(rows)
-            if (t == t[0]).all():
-                cached = self._rows(rows)
-                index = ((cached if isinstance(cached, slice) else rows) if self._numpy is not None else cached,
-                         int(t[0]))
-            elif self._numpy is not None:
-                index = (rows, t)
-            else:
-                index = (torch.from_numpy(rows).to(self.device), torch.from_numpy(t).to(self.device))
+            index = (torch.from_numpy(rows).to(self.device), torch.from_numpy(t).to(self.device))
         if self._numpy is not None:
             for name, value in values.items():
                 if isinstance(value, torch.Tensor):

@@ -8,6 +8,7 @@ from gymnasium import spaces
 
 import pufferlib
 import pufferlib.models
+import pufferlib.rollout
 from pufferlib import PuffeRL, ppo
 from pufferlib.dashboard import Dashboard
 from tests.core.envs import ComeAndGo
@@ -177,6 +178,36 @@ def test_rollout_aligns_rewards_dones_and_starts(vec_kwargs):
         assert torch.equal(data.starts[:, 1:], count[:, 1:] == 0)
         trainer.train()
     trainer.close()
+
+
+ROLLOUT_FIELDS = ("obs", "actions", "logprobs", "values", "rewards", "weights", "terminals", "truncations",
+                  "starts", "final_values", "bootstrap")
+
+
+@pytest.mark.parametrize("rnn", [False, True], ids=["mlp", "lstm"])
+@pytest.mark.parametrize("env_batch", [4, 2], ids=["sync", "async"])
+def test_torch_storage_path_stores_what_the_numpy_path_stores(monkeypatch, rnn, env_batch):
+    """Off the CPU the rollout writes through torch (and CPU mirrors when synchronous); forced
+    on the CPU, that path must fill the storage exactly as the numpy views do."""
+    def batches(numpy_views):
+        monkeypatch.setattr(pufferlib.rollout.Rollout, "numpy_views", staticmethod(lambda device: numpy_views))
+        env = pufferlib.emulate(lambda: Echo(length=3, truncate=True), num_envs=4, batch_size=env_batch)
+        cfg = {"rnn": {"enabled": rnn, "hidden_size": 8}, "policy": {"hidden_size": 8},
+               "train": dict(batch_size=64, minibatch_size=32, bptt_horizon=4, seed=3)}
+        trainer = PuffeRL(cfg, env, **quiet())
+        assert (trainer.rollout._numpy is not None) == numpy_views
+        out = []
+        for _ in range(2):
+            trainer.evaluate()
+            out.append({name: getattr(trainer.rollout, name).clone() for name in ROLLOUT_FIELDS})
+            trainer.train()
+        trainer.close()
+        return out
+
+    for views, torch_path in zip(batches(True), batches(False)):
+        assert views["truncations"].any() and views["starts"].any()
+        for name in ROLLOUT_FIELDS:
+            assert torch.equal(views[name].nan_to_num(-7), torch_path[name].nan_to_num(-7)), name
 
 
 def test_truncations_are_stored_as_truncations():
