@@ -19,8 +19,8 @@ setup(
             extra_compile_args=extra_compile_args,
         ),
         Extension(
-            "pufferlib._ppo",
-            sources=["pufferlib_core/pufferlib/_ppo.c"],
+            "pufferlib._train",
+            sources=["pufferlib_core/pufferlib/_train.c"],
             extra_compile_args=extra_compile_args,
         ),
     ],

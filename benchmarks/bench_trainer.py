@@ -174,9 +174,9 @@ def bench_cartpole(steps: int, rounds: int) -> None:
 def bench_profile(steps: int) -> None:
     sps, metrics = run_puffer(steps)
     shares = {k: metrics[f"performance/{k}"] for k in ("env", "forward", "learn", "copy", "other")}
-    text = "  ".join(f"{k} {v:.0%}" for k, v in shares.items())
+    text = "  ".join(f"{k} {v:.1%}" for k, v in shares.items())
     print(f"profile   default config, CartPole: {sps:,.0f} SPS | {text} | "
-          f"trainer overhead (copy+other) {shares['copy'] + shares['other']:.0%} (target <= 8%)")
+          f"trainer overhead (copy+other) {shares['copy'] + shares['other']:.1%} (target <= 8%)")
 
 
 def squared_sps(epochs: int, cpu_threads: int) -> tuple[float, str]:

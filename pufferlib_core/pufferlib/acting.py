@@ -37,6 +37,7 @@ class Actor:
 
     def __init__(self, env: VecEnv, policy: torch.nn.Module, device: torch.device | str = "cpu"):
         self.policy, self.device = policy, torch.device(device)
+        self._on_cpu = self.device.type == "cpu"
         self.rows = env.num_agents
         self.recurrent = bool(getattr(policy, "is_recurrent", False))
         act_space = env.single_action_space
@@ -121,5 +122,5 @@ class Actor:
 
     def to_env(self, action: torch.Tensor) -> np.ndarray:
         """Sampled actions as the env takes them: numpy, Box actions clipped to the bounds."""
-        send = action.cpu().numpy()
+        send = action.numpy() if self._on_cpu else action.cpu().numpy()  # .cpu() costs 0.5 us even on the CPU
         return send.clip(self._low, self._high) if self.box else send

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from pufferlib._ppo import reverse_scan
+from pufferlib._train import gae
 
 
 def compute_advantages(rewards: torch.Tensor, values: torch.Tensor, terminals: torch.Tensor,
@@ -30,24 +30,16 @@ def compute_advantages(rewards: torch.Tensor, values: torch.Tensor, terminals: t
     given, temporal differences are weighted by min(rho_clip, ratio) and the chain by
     min(c_clip, ratio), as in V-trace. With ratio None (or all ones) this is plain GAE.
     """
-    # A loop over time of small vector ops: numpy on the host is several times faster than torch.
+    # The loop over time runs in C on the host (pufferlib._train.gae), over float32 (or bool) arrays.
     def host(x: torch.Tensor) -> np.ndarray:
-        return x.detach().float().cpu().numpy()
+        x = x.detach()
+        return (x if x.dtype in (torch.float32, torch.bool) else x.float()).cpu().contiguous().numpy()
 
-    r, v, term, trunc, boot = map(host, (rewards, values, terminals, truncations, bootstrap))
-    # V(s_t+1): the next step's value, the bootstrap after the last step; for a truncated
-    # step the value of the final observation. Terminal: no future.
-    final = v if final_values is None else np.where(np.isnan(fv := host(final_values)), v, fv)
-    next_value = np.where(trunc > 0, final, np.concatenate([v[:, 1:], boot[:, None]], axis=1))
-    delta = r + gamma * next_value * (1.0 - term) - v
-    chain = gamma * gae_lambda * (1.0 - np.minimum(term + trunc, 1.0))  # the lambda-chain stops at a done
-    if ratio is not None:
-        delta *= np.minimum(host(ratio), rho_clip)
-        chain *= np.minimum(host(ratio), c_clip)
-    # Only the recursion runs over time: A_t = delta_t + chain_t * A_t+1, in C (pufferlib._ppo).
-    delta = np.ascontiguousarray(delta, dtype=np.float32)
-    reverse_scan(delta, np.ascontiguousarray(chain, dtype=np.float32), delta)
-    return torch.from_numpy(delta).to(values.device)
+    out = np.empty(tuple(rewards.shape), np.float32)
+    gae(host(rewards), host(values), host(terminals), host(truncations), host(bootstrap),
+        None if final_values is None else host(final_values), None if ratio is None else host(ratio),
+        gamma, gae_lambda, rho_clip, c_clip, out)
+    return torch.from_numpy(out).to(values.device)
 
 
 #: The statistics `ppo_loss` returns, in this order.
@@ -127,30 +119,27 @@ def ppo_loss(new_logprob: torch.Tensor, entropy: torch.Tensor, new_value: torch.
 
 def explained_variance(values: torch.Tensor, returns: torch.Tensor) -> float:
     """1 - Var(returns - values) / Var(returns): how much of the return the critic explains."""
-    var = returns.var()
-    return float("nan") if var == 0 else float(1 - (returns - values).var() / var)
+    var, residual = torch.stack([returns, returns - values]).var(1).tolist()
+    return float("nan") if var == 0 else 1 - residual / var
 
 
 def minibatch_segments(num_segments: int, per_minibatch: int, priorities: torch.Tensor | None = None,
                        alpha: float = 0.0, beta: float = 0.0,
-                       generator: torch.Generator | None = None) -> list[tuple[torch.Tensor, torch.Tensor]]:
-    """One epoch of minibatches: a list of (segment indices, importance weights).
+                       generator: torch.Generator | None = None) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """One epoch's minibatches: (segment indices, importance weights), minibatch i being entries
+    [i * per_minibatch, (i + 1) * per_minibatch) of both, `num_segments // per_minibatch` of them.
 
-    Uniform (`alpha == 0`): a random permutation split into `num_segments // per_minibatch`
-    minibatches, every segment used once, weights 1. Prioritised (`alpha > 0`): each
-    minibatch draws segments with probability proportional to priority**alpha (priority:
-    summed absolute advantage) and weights them by (N * p)**-beta, normalised to max 1.
+    Uniform (`alpha == 0`): a random permutation, every segment used at most once, weights None
+    (all 1). Prioritised (`alpha > 0`): each minibatch draws distinct segments with probability
+    proportional to priority**alpha (priority: summed absolute advantage) and weights them by
+    (N * p)**-beta, normalised to max 1 within the minibatch.
     """
     count = num_segments // per_minibatch
     if alpha <= 0 or priorities is None:
-        order = torch.randperm(num_segments, generator=generator)
-        return [(order[i * per_minibatch:(i + 1) * per_minibatch], torch.ones(per_minibatch))
-                for i in range(count)]
+        return torch.randperm(num_segments, generator=generator)[:count * per_minibatch], None
     probs = (priorities.float().cpu() + 1e-8) ** alpha
     probs = probs / probs.sum()
-    out = []
-    for _ in range(count):
-        idx = torch.multinomial(probs, per_minibatch, replacement=False, generator=generator)
-        weights = (num_segments * probs[idx]) ** -beta
-        out.append((idx, weights / weights.max()))
-    return out
+    idx = torch.stack([torch.multinomial(probs, per_minibatch, replacement=False, generator=generator)
+                       for _ in range(count)])
+    weights = (num_segments * probs[idx]) ** -beta
+    return idx.view(-1), (weights / weights.max(1, keepdim=True).values).view(-1)

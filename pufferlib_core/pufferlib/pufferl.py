@@ -13,12 +13,14 @@ in (agent rows, time) tensors; see `pufferlib.ppo` for the conventions.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, cast
 
@@ -36,6 +38,8 @@ from pufferlib.protocols import RecurrentPolicy, VecEnv
 from pufferlib.rollout import Rollout
 from pufferlib.threads import OtherLoad, ThreadTuner, candidate_counts, usable_cores
 
+#: The most bytes of minibatches (observations, actions, per-step floats) gathered at once.
+GATHER_BYTES = 32 << 20
 
 def _resolve_device(device: str) -> torch.device:
     if device == "auto":
@@ -140,6 +144,11 @@ class PuffeRL:
             self.forward_policy = compiled
         self.autocast = cfg["precision"] == "bfloat16" and self.device.type == "cuda"
         self.optimizers = self._make_optimizers(cfg)
+        # What every gradient step touches, looked up once (a walk over the modules and a
+        # disabled autocast context cost more than a small policy's arithmetic).
+        self._params = [p for opt in self.optimizers for group in opt.param_groups for p in group["params"]]
+        self._autocast: Callable[[], AbstractContextManager[object]] = (
+            functools.partial(torch.autocast, self.device.type, torch.bfloat16) if self.autocast else nullcontext)
         # The env keeps the seed it was made with (`puffer train` offsets it per rank).
         self.rollout = Rollout(env, self.forward_policy, self.device, cfg["batch_size"], self.segment,
                                self.recurrent)
@@ -248,7 +257,16 @@ class PuffeRL:
         # Every step present with weight 1 (no padded agents, no prioritised sampling): the loss
         # takes plain means.
         uniform = cfg["prio_alpha"] == 0 and bool((data.weights == 1).all())
-        stats: list[torch.Tensor] = []
+        stats: list[dict[str, torch.Tensor]] = []
+        # What a minibatch gathers per segment besides the packed floats (observations, actions,
+        # and for an LSTM its starting state and the episode starts).
+        per_segment = [data.segments(data.obs), data.segments(data.actions)]
+        if self.recurrent:
+            per_segment += [data.state_h, data.state_c, data.segments(data.starts)]
+        # Uniform sampling draws every epoch's order up front: consecutive draws are cheap, one
+        # after an update (its caches cold) costs ten times as much on a small batch.
+        orders = ([ppo.minibatch_segments(data.num_segments, per_minibatch) for _ in range(cfg["update_epochs"])]
+                  if cfg["prio_alpha"] <= 0 else None)
         for epoch in range(cfg["update_epochs"]):
             if epoch == 0 or vtrace:  # V-trace advantages follow the policy's new ratios
                 advantages = self._advantages(ratio)
@@ -257,16 +275,21 @@ class PuffeRL:
                 packed = data.segments(torch.stack([data.logprobs, data.values, advantages, returns, data.weights],
                                                    -1))
                 priorities = data.segments(advantages.abs()).sum(1) if cfg["prio_alpha"] > 0 else None
-            for idx, weights in ppo.minibatch_segments(data.num_segments, per_minibatch, priorities,
-                                                       cfg["prio_alpha"], beta):
-                idx = idx.to(self.device)
-                minibatch = packed.index_select(0, idx)  # index_select: half the cost of packed[idx] on CPU
-                step_stats, new_logprob = self._update(idx, None if uniform else weights.to(self.device),
-                                                       minibatch, cfg)
+            order, importance = orders[epoch] if orders else ppo.minibatch_segments(
+                data.num_segments, per_minibatch, priorities, cfg["prio_alpha"], beta)
+            for idx, weights, fields, tensors in self._minibatches(order, importance, per_minibatch, packed,
+                                                                   per_segment):
+                if uniform:
+                    loss_weights = None
+                else:  # padded agents weigh 0, prioritised segments their importance weights
+                    loss_weights = fields[4] if weights is None else fields[4] * weights.view(-1, 1)
+                step_stats, new_logprob = self._update(fields, tensors, loss_weights, cfg)
                 if ratio is not None:
-                    data.segments(ratio)[idx] = (new_logprob - minibatch[..., 0]).exp()
+                    data.segments(ratio)[idx] = (new_logprob - fields[0]).exp()
                 stats.append(step_stats)
-        self.losses = dict(zip(ppo.LOSS_STATS, torch.stack(stats).mean(0).tolist()))
+        # One stack for the whole batch's statistics (a stack per minibatch costs more than the maths).
+        self.losses = dict(zip(ppo.LOSS_STATS, torch.stack([s[k] for s in stats for k in ppo.LOSS_STATS]).view(
+            len(stats), len(ppo.LOSS_STATS)).mean(0).tolist()))
         if not all(math.isfinite(v) for v in self.losses.values()):  # the floats just read: no extra sync
             self.diverged = self._non_finite_source()
             raise NonFiniteError(self.diverged)
@@ -280,6 +303,32 @@ class PuffeRL:
         if cfg["checkpoint_interval"] > 0 and self.epoch % cfg["checkpoint_interval"] == 0:
             self.save_checkpoint()
         return self.losses
+
+    def _minibatches(self, order: torch.Tensor, weights: torch.Tensor | None, size: int, packed: torch.Tensor,
+                     tensors: list[torch.Tensor]) -> Iterator[tuple[torch.Tensor, torch.Tensor | None,
+                                                                    tuple[torch.Tensor, ...], list[torch.Tensor]]]:
+        """(segment indices, importance weights, the packed per-step floats unbound into their
+        fields, each of `tensors`) at the indices of each minibatch of `size` segments, in `order`
+        (see `ppo.minibatch_segments`).
+
+        Consecutive minibatches are gathered together, as many as fit in `GATHER_BYTES`, and
+        split into minibatches: a small batch takes a few calls per tensor per epoch instead of
+        a few per minibatch (on a small batch each call costs more than its arithmetic)."""
+        count = len(order) // size
+        segment_bytes = sum(x[0].numel() * x.element_size() for x in (packed, *tensors))
+        group = max(1, GATHER_BYTES // max(1, segment_bytes * size))
+        order = order.to(self.device)
+        weights = None if weights is None else weights.to(self.device)
+        for first in range(0, count, group):
+            span = slice(first * size, min(count, first + group) * size)
+            indices = order[span]
+            fields = [field.split(size) for field in packed.index_select(0, indices).unbind(-1)]
+            gathered = [x.index_select(0, indices).split(size) for x in tensors]
+            parts = indices.split(size)
+            weight_parts = None if weights is None else weights[span].split(size)
+            for j, idx in enumerate(parts):
+                yield (idx, None if weight_parts is None else weight_parts[j], tuple(f[j] for f in fields),
+                       [x[j] for x in gathered])
 
     def _non_finite_source(self) -> str:
         """Where the non-finite loss of this batch came from: the first bad step of the env's
@@ -316,22 +365,23 @@ class PuffeRL:
                                       data.bootstrap, cfg["gamma"], cfg["gae_lambda"], ratio,
                                       cfg["vtrace_rho_clip"], cfg["vtrace_c_clip"], data.final_values)
 
-    def _update(self, idx: torch.Tensor, weights: torch.Tensor | None, packed: torch.Tensor,
-                cfg: Mapping) -> tuple[torch.Tensor, torch.Tensor]:
-        """One gradient step on segments `idx`; `packed` holds their (logprob, value, advantage,
-        return, mask weight) per step; `weights` their importance weights, or None when every step
-        counts once. Returns the `ppo.LOSS_STATS` and the new log-probabilities (detached)."""
+    def _update(self, fields: tuple[torch.Tensor, ...], tensors: list[torch.Tensor], weights: torch.Tensor | None,
+                cfg: Mapping) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
+        """One gradient step on a minibatch of segments: `fields` are their (logprob, value,
+        advantage, return, mask weight) per step, `tensors` their observations, actions and, for
+        an LSTM, starting (h, c) and episode starts; `weights` are the loss's per-step weights,
+        or None when every step counts once. Returns the `ppo.LOSS_STATS` (0-d tensors) and the
+        new log-probabilities (detached)."""
         data = self.rollout
-        seg = data.segments
-        obs, actions = seg(data.obs).index_select(0, idx), seg(data.actions).index_select(0, idx)
-        old_logprob, old_value, advantages, returns, mask_weights = packed.unbind(-1)
+        obs, actions, *lstm = tensors
+        old_logprob, old_value, advantages, returns = fields[:4]
         start = time.perf_counter()
         mb, length = obs.shape[:2]
-        with torch.autocast(self.device.type, torch.bfloat16, enabled=self.autocast):
+        with self._autocast():
             if self.recurrent:
-                state = (data.state_h[idx], data.state_c[idx])
+                state_h, state_c, starts = lstm
                 policy = cast(RecurrentPolicy, self.policy)  # is_recurrent: it has forward_sequence
-                logits, value = policy.forward_sequence(obs, state, seg(data.starts)[idx])
+                logits, value = policy.forward_sequence(obs, (state_h, state_c), starts)
             else:
                 logits, value = self.forward_policy(obs.reshape(mb * length, *obs.shape[2:]))[:2]
             flat_actions = actions.reshape(mb * length, *actions.shape[2:])
@@ -340,19 +390,18 @@ class PuffeRL:
             assert entropy is not None  # sample_logits computes it by default
         new_logprob = new_logprob.float().view(mb, length)
         loss, stats = ppo.ppo_loss(new_logprob, entropy.float().view(mb, length), value.float().view(mb, length),
-                                   old_logprob, old_value, advantages, returns,
-                                   None if weights is None else mask_weights * weights.view(-1, 1), self.loss_config)
-        for opt in self.optimizers:
-            opt.zero_grad(set_to_none=True)
+                                   old_logprob, old_value, advantages, returns, weights, self.loss_config)
+        for param in self._params:  # optimizer.zero_grad(set_to_none=True) without its profiler context
+            param.grad = None
         loss.backward()
-        grads = [p.grad for p in self.policy.parameters() if p.grad is not None]
+        grads = [p.grad for p in self._params if p.grad is not None]
         if self.world_size > 1:
             self._average_gradients(grads)
         pufferlib.pytorch.clip_grad_norm_(grads, cfg["max_grad_norm"])
         for opt in self.optimizers:
             opt.step()
         self.profile["learn"] += time.perf_counter() - start
-        return torch.stack([stats[key] for key in ppo.LOSS_STATS]), new_logprob.detach()
+        return stats, new_logprob.detach()
 
     def _average_gradients(self, grads: list[torch.Tensor]) -> None:
         import torch.distributed as dist

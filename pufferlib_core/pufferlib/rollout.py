@@ -36,6 +36,7 @@ import torch
 from gymnasium import spaces
 
 import pufferlib.pytorch
+from pufferlib._train import copy_rows
 from pufferlib.acting import ALL_ROWS, Actor
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
@@ -97,32 +98,45 @@ class Rollout:
         self._numpy = ({name: getattr(self, name).numpy() for name in self.STEP_FIELDS}
                        if self.numpy_views(device) else None)
         if self._sync:
-            self._host, self._columns = self._sync_columns()
+            self._mirrors, self._first_copy, self._step_copies = self._sync_destinations()
             self._outputs: dict[str, list[torch.Tensor]] = {
-                name: [] for name in ("actions", "logprobs", "values") + (() if "obs" in self._columns else ("obs",))}
+                name: [] for name in ("actions", "logprobs", "values") + (() if "obs" in self._mirrors else ("obs",))}
         self.infos: dict[str, list[float]] = defaultdict(list)
         self._grad_mode: Callable[[], AbstractContextManager[None]] = torch.inference_mode  # see collect()
         env.async_reset()
 
-    def _sync_columns(self) -> tuple[dict[str, torch.Tensor], dict[str, list[np.ndarray]]]:
-        """(host mirrors, columns) of the fields the synchronous loop copies from the env each step.
+    def _sync_destinations(self) -> tuple[dict[str, torch.Tensor], tuple, list[tuple]]:
+        """(CPU mirrors, first copy, step copies): where the synchronous loop copies the env's arrays.
 
-        `columns[name][t]` is a (rows, ...) numpy view of time index t: of the storage itself on
-        the CPU (the mirrors are then the storage), of a CPU mirror of it on another device
-        (copied over once per batch). On another device the observations are not mirrored:
-        they are on it already for acting, and go through the output lists.
+        The mirrors are (rows, horizon) CPU tensors of the env fields: the storage itself on the
+        CPU, copies of it (moved over once per batch) on another device; `masks` is always a
+        mirror (bool), turned into the float `weights` once per batch. On another device the
+        observations are not mirrored: they are on it already for acting, and go through the
+        output lists. The recv() after acting at t brings the observation and masks of step
+        t + 1 and the rewards and dones of step t; `step_copies[t]` holds the (rows, ...)
+        numpy column views that `copy_rows` copies them into, in that order (None: not stored,
+        for the observation that ends the batch), and `first_copy` those of step 0's.
         """
-        names = ["rewards", "terminals", "truncations", "weights"] + (["obs"] if self._numpy is not None else [])
-        host = {name: getattr(self, name) if self._numpy is not None else torch.zeros_like(getattr(self, name),
-                                                                                            device="cpu")
-                for name in names}
-        return host, {name: list(tensor.numpy().swapaxes(0, 1)) for name, tensor in host.items()}
+        names = ["obs"] if self._numpy is not None else []
+        mirrors = {name: getattr(self, name) if self._numpy is not None else torch.zeros_like(getattr(self, name),
+                                                                                               device="cpu")
+                   for name in [*names, "rewards", "terminals", "truncations"]}
+        mirrors["masks"] = torch.zeros(self.rows, self.horizon, dtype=torch.bool)
+        columns = {name: list(tensor.numpy().swapaxes(0, 1)) for name, tensor in mirrors.items()}
+
+        def observed(name: str, t: int) -> np.ndarray | None:
+            return columns[name][t] if name in columns and t < self.horizon else None
+
+        first = (observed("obs", 0), columns["masks"][0])
+        steps = [(observed("obs", t + 1), observed("masks", t + 1), columns["rewards"][t], columns["terminals"][t],
+                  columns["truncations"][t]) for t in range(self.horizon)]
+        return mirrors, first, steps
 
     @staticmethod
     def numpy_views(device: torch.device) -> bool:
         """Whether per-step writes go through numpy views of the storage: on the CPU, where
         they are cheaper than torch indexing. Elsewhere they go through torch, and the
-        synchronous loop's env fields through CPU mirrors (`_sync_columns`)."""
+        synchronous loop's env fields through CPU mirrors (`_sync_destinations`)."""
         return device.type == "cpu"
 
     @staticmethod
@@ -180,12 +194,12 @@ class Rollout:
     def _recover_from_inference_mode(self) -> None:
         """Turn buffers the policy set while acting back into normal tensors (see `collect`)."""
         replaced = []
-        for prefix, module in self.policy.named_modules():
-            if any(p.is_inference() for p in module.parameters(recurse=False)):
+        for prefix, module in self.policy.named_modules():  # one walk, its dicts read directly
+            if any(p is not None and p.is_inference() for p in module._parameters.values()):
                 raise APIUsageError(f"{type(self.policy).__name__} created parameters while acting "
                                     f"({prefix or 'the policy'}); create them in __init__.")
-            for name, buf in module.named_buffers(recurse=False):
-                if buf.is_inference():
+            for name, buf in module._buffers.items():
+                if buf is not None and buf.is_inference():
                     module._buffers[name] = buf.clone()  # outside inference mode: a normal tensor
                     replaced.append(f"{prefix}.{name}" if prefix else name)
         if replaced:
@@ -200,16 +214,14 @@ class Rollout:
     def _collect_sync(self, profile: dict[str, float]) -> dict[str, list[float]]:
         """`collect` when every recv() returns all rows: they share one time index `t`.
 
-        A recv() after acting at t-1 closes step t-1 (its reward and dones) and brings the
-        observation of step t. The env's arrays are copied into column t of the storage
-        (`_columns`); the policy's outputs stay in lists until the batch is full and are then
-        stacked into it, and each step's start flag is the previous step's done.
+        A recv() after acting at t closes step t (its reward and dones) and brings the
+        observation of step t + 1: one `copy_rows` call copies them all into their columns of
+        the storage (`_sync_destinations`). The policy's outputs stay in lists until the batch is
+        full and are then stacked into it, and each step's start flag is the previous step's done.
         """
         actor, recurrent, horizon, dev = self.actor, self.recurrent, self.horizon, self.device
-        columns, outputs = self._columns, self._outputs
-        obs_columns, obs_out = columns.get("obs"), outputs.get("obs")
-        rewards_col, terminals_col = columns["rewards"], columns["terminals"]
-        truncations_col, weights_col = columns["truncations"], columns["weights"]
+        step_copies, outputs = self._step_copies, self._outputs
+        obs_out = outputs.get("obs")
         actions_out, logprobs_out, values_out = outputs["actions"], outputs["logprobs"], outputs["values"]
         for values in outputs.values():
             values.clear()
@@ -228,6 +240,7 @@ class Rollout:
                 self._add_infos(infos)
             starts = terminals | truncations
         first_starts = starts
+        copy_rows(self._first_copy, (obs, masks))
         obs_np = obs_t = None  # the last observation array and its tensor (the same view each step on the CPU)
         t = 0
         while True:
@@ -249,12 +262,8 @@ class Rollout:
                 self.held = (obs.copy(), np.array(ids, copy=True), np.array(masks, copy=True), starts)
                 break
             send = actor.to_env(action)
-            if obs_columns is not None:
-                np.copyto(obs_columns[t], obs)
-            else:
-                assert obs_out is not None  # off the CPU the observations go through the output lists
+            if obs_out is not None:
                 obs_out.append(obs_dev)
-            np.copyto(weights_col[t], masks)  # padded agents: weight 0
             actions_out.append(action)  # Box actions unclipped
             logprobs_out.append(logprob)
             values_out.append(value)
@@ -270,11 +279,8 @@ class Rollout:
             env_s += clock - now
             if infos:
                 self._add_infos(infos)
-            np.copyto(rewards_col[t], rewards)
-            np.copyto(terminals_col[t], terminals)
-            np.copyto(truncations_col[t], truncations)
-            # count_nonzero first: no truncation is the common case, and 4x cheaper to see than .any()
-            if self._writes_final and np.count_nonzero(truncations):
+            # Returns how many rows truncated: rarely any, and then their final values are due.
+            if copy_rows(step_copies[t], (obs, masks, rewards, terminals, truncations)) and self._writes_final:
                 self._final_values(self._all_rows, t, terminals, truncations)
             t += 1
             if recurrent or t == horizon:
@@ -282,8 +288,10 @@ class Rollout:
         for name, values in outputs.items():
             torch.stack(values, 1, out=getattr(self, name))
         if self._numpy is None:
-            for name, mirror in self._host.items():
-                getattr(self, name).copy_(mirror)
+            for name, mirror in self._mirrors.items():
+                if name != "masks":
+                    getattr(self, name).copy_(mirror)
+        self.weights.copy_(self._mirrors["masks"])  # padded agents: weight 0
         self.starts[:, 0] = torch.from_numpy(first_starts)
         self.starts[:, 1:] = self.terminals[:, :-1] | self.truncations[:, :-1]
         profile["env"] += env_s

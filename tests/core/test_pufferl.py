@@ -148,13 +148,27 @@ def test_loss_without_weights_equals_unit_weights(norm_adv, vf_clip_coef):
 
 
 def test_minibatches_cover_the_batch_once_and_priorities_bias_sampling():
-    batches = ppo.minibatch_segments(12, 4)
-    assert len(batches) == 3 and sorted(torch.cat([i for i, _ in batches]).tolist()) == list(range(12))
+    order, weights = ppo.minibatch_segments(12, 4)
+    assert weights is None and sorted(order.tolist()) == list(range(12))
+    order, _ = ppo.minibatch_segments(13, 4)  # three minibatches of 4; one segment left out
+    assert len(order) == 12 and len(set(order.tolist())) == 12
     prio = torch.tensor([100.0] + [0.0] * 11)
-    hits = sum(0 in ppo.minibatch_segments(12, 2, prio, 1.0, 1.0)[0][0].tolist() for _ in range(50))
-    assert hits == 50
-    idx, w = ppo.minibatch_segments(12, 4, torch.arange(12.0), 1.0, 1.0)[0]
-    assert w.max() == 1 and (w > 0).all()
+    for _ in range(50):  # each minibatch of 2 draws the heavy segment, and never twice
+        order, _ = ppo.minibatch_segments(12, 2, prio, 1.0, 1.0)
+        assert all(0 in pair and pair[0] != pair[1] for pair in order.view(6, 2).tolist())
+    order, w = ppo.minibatch_segments(12, 4, torch.arange(12.0), 1.0, 1.0)
+    assert order.shape == w.shape == (12,)
+    assert (w.view(3, 4).max(1).values == 1).all() and (w > 0).all()
+
+
+def test_explained_variance_is_the_share_of_return_variance_the_critic_explains():
+    rng = np.random.default_rng(0)
+    returns = rng.normal(size=256).astype(np.float32)
+    values = (returns + 0.5 * rng.normal(size=256)).astype(np.float32)
+    expected = 1 - np.var(returns - values, ddof=1) / np.var(returns, ddof=1)
+    assert ppo.explained_variance(torch.from_numpy(values), torch.from_numpy(returns)) == pytest.approx(expected, 1e-5)
+    assert ppo.explained_variance(torch.from_numpy(returns), torch.from_numpy(returns)) == 1.0
+    assert np.isnan(ppo.explained_variance(torch.zeros(8), torch.ones(8)))  # constant returns: undefined
 
 
 def make_trainer(env, **kw):
@@ -465,6 +479,29 @@ def test_bad_arguments_say_how_to_fix():
     env.close()
 
 
+@pytest.mark.parametrize("options", [dict(), dict(prio_alpha=0.8), dict(vtrace_rho_clip=1.0)],
+                         ids=["uniform", "prio", "vtrace"])
+@pytest.mark.parametrize("rnn", [False, True], ids=["mlp", "lstm"])
+def test_minibatches_gathered_together_train_as_gathered_one_by_one(monkeypatch, options, rnn):
+    """`_minibatches` gathers as many minibatches at once as fit in GATHER_BYTES: the grouping
+    must not change which steps a gradient step sees."""
+    def weights_after_training(gather_bytes):
+        monkeypatch.setattr(pufferlib.pufferl, "GATHER_BYTES", gather_bytes)
+        env = pufferlib.emulate(lambda: Echo(length=4), num_envs=4)
+        cfg = {"rnn": {"enabled": rnn, "hidden_size": 8}, "policy": {"hidden_size": 8},
+               "train": dict(batch_size=64, minibatch_size=16, bptt_horizon=4, update_epochs=2, seed=5, **options)}
+        trainer = PuffeRL(cfg, env, **quiet())
+        for _ in range(2):
+            trainer.evaluate()
+            trainer.train()
+        trainer.close()
+        return [p.detach().clone() for p in trainer.policy.parameters()]
+
+    one_by_one, together, in_pairs = (weights_after_training(size) for size in (1, 1 << 30, 16 * 4 * 30))
+    for a, b, c in zip(one_by_one, together, in_pairs):
+        assert torch.equal(a, b) and torch.equal(a, c)
+
+
 @pytest.mark.parametrize("options", [dict(optimizer="muon"), dict(vtrace_rho_clip=1.0, vtrace_c_clip=1.0),
                                      dict(prio_alpha=0.8, prio_beta0=0.4)], ids=["muon", "vtrace", "prio"])
 def test_optional_algorithms_update_the_policy(options, monkeypatch):
@@ -474,7 +511,8 @@ def test_optional_algorithms_update_the_policy(options, monkeypatch):
         assert [type(o).__name__ for o in trainer.optimizers] == ["Muon", "Adam"]
     seen = []
     original = ppo.minibatch_segments
-    monkeypatch.setattr(ppo, "minibatch_segments", lambda *a, **k: seen.append(a[2]) or original(*a, **k))
+    monkeypatch.setattr(ppo, "minibatch_segments",
+                        lambda *a, **k: seen.append(a[2] if len(a) > 2 else None) or original(*a, **k))
     advantages = []
     original_adv = trainer._advantages
     monkeypatch.setattr(trainer, "_advantages", lambda ratio: advantages.append(ratio) or original_adv(ratio))
@@ -484,7 +522,7 @@ def test_optional_algorithms_update_the_policy(options, monkeypatch):
     assert all(np.isfinite(v) for v in losses.values())
     assert all(not torch.equal(a, b) for a, b in zip(before, trainer.policy.parameters()))
     if "prio_alpha" in options:
-        assert all(p is not None and p.shape == (64,) for p in seen)  # per-segment priorities
+        assert len(seen) == 2 and all(p is not None and p.shape == (64,) for p in seen)  # per-segment priorities
     if "vtrace_rho_clip" in options:  # advantages recomputed each epoch from the latest ratios
         assert len(advantages) == 2 and not torch.equal(advantages[1], torch.ones_like(advantages[1]))
     trainer.close()

@@ -1,0 +1,8 @@
+"""Types of the C extension pufferlib._train (_train.c): the trainer's inner loops."""
+
+import numpy as np
+
+def copy_rows(destinations: tuple[np.ndarray | None, ...], sources: tuple[np.ndarray, ...], /) -> int: ...
+def gae(rewards: np.ndarray, values: np.ndarray, terminals: np.ndarray, truncations: np.ndarray,
+        bootstrap: np.ndarray, final_values: np.ndarray | None, ratio: np.ndarray | None, gamma: float,
+        gae_lambda: float, rho_clip: float, c_clip: float, out: np.ndarray, /) -> None: ...
