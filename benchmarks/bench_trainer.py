@@ -1,12 +1,13 @@
 """PuffeRL end-to-end training speed, against Stable-Baselines3 PPO, and where its time goes.
 
-    .venv/bin/python benchmarks/bench_trainer.py [--steps 40960] [--rounds 2] [--squared]
+    .venv/bin/python benchmarks/bench_trainer.py [--steps 40960] [--rounds 5] [--squared]
 
 cartpole  Same env (gym CartPole-v1, 8 envs, serial vectorization), same network (SB3's
           MlpPolicy: separate 64-64 tanh actor and critic), same sizes (n_steps 256,
-          batch 2048, minibatch 512, 4 epochs), 1 torch thread each. Rounds alternate
-          SB3 / PuffeRL so that load from other processes hits both alike; prints SPS of
-          each and the ratio (target >= 5x).
+          batch 2048, minibatch 512, 4 epochs), 1 torch thread each. Each round runs SB3,
+          PuffeRL and the bare loop back to back, so that load from other processes hits
+          them alike; prints median SPS and each ratio per round as median [min, max]
+          (target >= 5x).
 bare      The least PPO on these sizes must do, as one plain loop: CartPole's own step
           (no wrapper, no vectorizer), acting (one forward of 8 observations and a sample
           per step) and PPO updates (16 minibatches of 512); no storage, no advantages,
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -157,26 +159,38 @@ def timed_training(trainer: PuffeRL) -> tuple[float, dict]:
     return sps, metrics
 
 
+def spread(values: list[float], fmt: str = "{:.2f}x") -> str:
+    """median [min, max] of `values`."""
+    ordered = sorted(values)
+    return f"{fmt.format(statistics.median(ordered))} [{fmt.format(ordered[0])}, {fmt.format(ordered[-1])}]"
+
+
 def bench_cartpole(steps: int, rounds: int) -> None:
     same = dict(batch_size=SIZES["num_envs"] * SIZES["n_steps"], minibatch_size=SIZES["minibatch"],
                 update_epochs=SIZES["epochs"], learning_rate=3e-4)
     sb3, puffer, bare = [], [], []
-    for _ in range(rounds):
+    for _ in range(rounds):  # each round runs all three back to back: its ratios are paired
         sb3.append(time_sb3(steps))
         puffer.append(run_puffer(steps, SB3LikePolicy, **same)[0])
         bare.append(time_bare_ppo(max(1, steps // (SIZES["num_envs"] * SIZES["n_steps"]))))
-    a, b, c = max(sb3), max(puffer), max(bare)
-    print(f"cartpole  SB3 PPO {a:,.0f} SPS | PuffeRL {b:,.0f} SPS | ratio {b / a:.2f}x (target >= 5x)")
-    print(f"bare      env step + acting + PPO updates, nothing else: {c:,.0f} SPS = {c / a:.2f}x SB3, the "
-          f"ceiling of the ratio above | PuffeRL reaches {b / c:.0%} of it")
+    to_sb3 = [p / s for p, s in zip(puffer, sb3)]
+    to_bare = [p / b for p, b in zip(puffer, bare)]
+    ceiling = [b / s for b, s in zip(bare, sb3)]
+    print(f"cartpole  SB3 PPO {statistics.median(sb3):,.0f} SPS | PuffeRL {statistics.median(puffer):,.0f} SPS "
+          f"(medians of {rounds} rounds) | ratio {spread(to_sb3)} (target >= 5x)")
+    print(f"bare      env step + acting + PPO updates, nothing else: {statistics.median(bare):,.0f} SPS = "
+          f"{spread(ceiling)} SB3, the ceiling of the ratio above | PuffeRL reaches {spread(to_bare, '{:.0%}')} "
+          f"of it, per round (target >= 85%)")
 
 
-def bench_profile(steps: int) -> None:
-    sps, metrics = run_puffer(steps)
-    shares = {k: metrics[f"performance/{k}"] for k in ("env", "forward", "learn", "copy", "other")}
+def bench_profile(steps: int, rounds: int) -> None:
+    runs = [run_puffer(steps) for _ in range(rounds)]
+    keys = ("env", "forward", "learn", "copy", "other")
+    shares = {k: statistics.median(m[f"performance/{k}"] for _, m in runs) for k in keys}
+    overhead = [m["performance/copy"] + m["performance/other"] for _, m in runs]
     text = "  ".join(f"{k} {v:.1%}" for k, v in shares.items())
-    print(f"profile   default config, CartPole: {sps:,.0f} SPS | {text} | "
-          f"trainer overhead (copy+other) {shares['copy'] + shares['other']:.1%} (target <= 8%)")
+    print(f"profile   default config, CartPole: {statistics.median(sps for sps, _ in runs):,.0f} SPS | {text} "
+          f"(medians of {rounds}) | trainer overhead (copy+other) {spread(overhead, '{:.1%}')} (target <= 8%)")
 
 
 def squared_sps(epochs: int, cpu_threads: int) -> tuple[float, str]:
@@ -228,7 +242,7 @@ def bench_contended(epochs: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--steps", type=int, default=40960, help="training steps per timed run")
-    parser.add_argument("--rounds", type=int, default=2, help="alternating SB3/PuffeRL rounds (best of)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of SB3, PuffeRL and the bare loop back to back")
     parser.add_argument("--squared", action="store_true", help="also run the ocean-squared LSTM benchmark")
     parser.add_argument("--squared-epochs", type=int, default=2)
     parser.add_argument("--contended", action="store_true",
@@ -240,7 +254,7 @@ def main() -> None:
         bench_contended(args.contended_epochs)
         return
     bench_cartpole(args.steps, args.rounds)
-    bench_profile(args.steps)
+    bench_profile(args.steps, args.rounds)
     if args.squared:
         bench_squared(args.squared_epochs)
 

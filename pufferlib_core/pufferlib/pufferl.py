@@ -38,6 +38,10 @@ from pufferlib.protocols import RecurrentPolicy, VecEnv
 from pufferlib.rollout import Rollout
 from pufferlib.threads import OtherLoad, ThreadTuner, candidate_counts, usable_cores
 
+#: A minibatch as `PuffeRL._minibatches` hands it out: (segment indices, importance weights or
+#: None, the per-step float fields, the observations, actions and LSTM tensors).
+Minibatch = tuple[torch.Tensor, torch.Tensor | None, tuple[torch.Tensor, ...], tuple[torch.Tensor, ...]]
+
 #: The most bytes of minibatches (observations, actions, per-step floats) gathered at once.
 GATHER_BYTES = 32 << 20
 
@@ -305,8 +309,7 @@ class PuffeRL:
         return self.losses
 
     def _minibatches(self, order: torch.Tensor, weights: torch.Tensor | None, size: int, packed: torch.Tensor,
-                     tensors: list[torch.Tensor]) -> Iterator[tuple[torch.Tensor, torch.Tensor | None,
-                                                                    tuple[torch.Tensor, ...], list[torch.Tensor]]]:
+                     tensors: list[torch.Tensor]) -> Iterator[Minibatch]:
         """(segment indices, importance weights, the packed per-step floats unbound into their
         fields, each of `tensors`) at the indices of each minibatch of `size` segments, in `order`
         (see `ppo.minibatch_segments`).
@@ -322,13 +325,13 @@ class PuffeRL:
         for first in range(0, count, group):
             span = slice(first * size, min(count, first + group) * size)
             indices = order[span]
-            fields = [field.split(size) for field in packed.index_select(0, indices).unbind(-1)]
-            gathered = [x.index_select(0, indices).split(size) for x in tensors]
+            # One tuple per minibatch, of the fields and of the tensors (zip transposes the splits).
+            fields = list(zip(*(field.split(size) for field in packed.index_select(0, indices).unbind(-1))))
+            gathered = list(zip(*(x.index_select(0, indices).split(size) for x in tensors)))
             parts = indices.split(size)
             weight_parts = None if weights is None else weights[span].split(size)
             for j, idx in enumerate(parts):
-                yield (idx, None if weight_parts is None else weight_parts[j], tuple(f[j] for f in fields),
-                       [x[j] for x in gathered])
+                yield idx, None if weight_parts is None else weight_parts[j], fields[j], gathered[j]
 
     def _non_finite_source(self) -> str:
         """Where the non-finite loss of this batch came from: the first bad step of the env's
@@ -365,7 +368,7 @@ class PuffeRL:
                                       data.bootstrap, cfg["gamma"], cfg["gae_lambda"], ratio,
                                       cfg["vtrace_rho_clip"], cfg["vtrace_c_clip"], data.final_values)
 
-    def _update(self, fields: tuple[torch.Tensor, ...], tensors: list[torch.Tensor], weights: torch.Tensor | None,
+    def _update(self, fields: tuple[torch.Tensor, ...], tensors: tuple[torch.Tensor, ...], weights: torch.Tensor | None,
                 cfg: Mapping) -> tuple[dict[str, torch.Tensor], torch.Tensor]:
         """One gradient step on a minibatch of segments: `fields` are their (logprob, value,
         advantage, return, mask weight) per step, `tensors` their observations, actions and, for

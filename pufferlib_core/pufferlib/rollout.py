@@ -18,9 +18,11 @@ row that is full while others still collect keeps acting; those few transitions 
 stored (their rewards still count in the episode stats that the env reports).
 
 The synchronous case has its own loop (`_collect_sync`), because it is the common one and
-its per-step cost is a visible share of a cheap env's step: each step copies the env's
-arrays into one column of the storage (views made once) and keeps the policy's outputs in
-lists, stacked into the storage once per batch; starts are derived from the dones then.
+its per-step cost is a visible share of a cheap env's step: each recv()'s arrays go into
+their columns of the storage in one C call (`pufferlib._train.copy_rows`, into views made
+once), the policy's outputs stay in lists stacked into the storage once per batch, and
+starts are derived from the dones then. The general loop (`_collect_async`) writes each
+step's values where its rows' own time pointers say.
 """
 
 from __future__ import annotations
@@ -285,8 +287,8 @@ class Rollout:
             t += 1
             if recurrent or t == horizon:
                 starts = terminals | truncations
-        for name, values in outputs.items():
-            torch.stack(values, 1, out=getattr(self, name))
+        for name, values in outputs.items():  # time-major, then one transposed copy: twice as fast as stacking on dim 1
+            getattr(self, name).copy_(torch.stack(values).transpose(0, 1))
         if self._numpy is None:
             for name, mirror in self._mirrors.items():
                 if name != "masks":
