@@ -4,10 +4,11 @@
  *
  * copy_rows(destinations, sources) copies each source into the destination at the same
  * position and returns the number of nonzero bytes of the last source (the truncation flags,
- * for the rollout: a truncation is rare, and counting it here spares a numpy call per step).
- * A destination of None skips its source. A source is C-contiguous; its destination has the
- * same shape, format and item size, and contiguous rows (it may be strided in its first
- * dimension only: a column of the (rows, horizon, ...) storage). Both tuples have one length.
+ * for the rollout: a truncation is rare, and counting it here spares a numpy call per step;
+ * 0 when that source is skipped). A destination of None skips its source. A source is
+ * C-contiguous; its destination has the same shape, format and item size, and contiguous
+ * rows (it may be strided in its first dimension only: a column of the (rows, horizon, ...)
+ * storage). Both tuples have one length.
  *
  * gae(rewards, values, terminals, truncations, bootstrap, final_values, ratio, gamma,
  *     gae_lambda, rho_clip, c_clip, out) writes generalised advantage estimates of (rows, T)
@@ -197,7 +198,7 @@ done:
 static PyMethodDef module_methods[] = {
     {"copy_rows", copy_rows, METH_VARARGS,
      "copy_rows(destinations, sources): copy each source array into its destination (None: skip); return the "
-     "number of nonzero bytes of the last source."},
+     "number of nonzero bytes of the last source (0 when it is skipped)."},
     {"gae", gae, METH_VARARGS,
      "gae(rewards, values, terminals, truncations, bootstrap, final_values, ratio, gamma, gae_lambda, rho_clip, "
      "c_clip, out): generalised advantage estimates of (rows, T) float32 arrays into out (see _train.c)."},

@@ -45,6 +45,7 @@ Minibatch = tuple[torch.Tensor, torch.Tensor | None, tuple[torch.Tensor, ...], t
 #: The most bytes of minibatches (observations, actions, per-step floats) gathered at once.
 GATHER_BYTES = 32 << 20
 
+
 def _resolve_device(device: str) -> torch.device:
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")

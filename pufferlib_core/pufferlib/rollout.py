@@ -242,7 +242,10 @@ class Rollout:
                 self._add_infos(infos)
             starts = terminals | truncations
         first_starts = starts
-        copy_rows(self._first_copy, (obs, masks))
+        try:
+            copy_rows(self._first_copy, (obs, masks))
+        except (TypeError, ValueError) as error:
+            raise self._unfit_arrays(obs=obs, masks=masks) from error
         obs_np = obs_t = None  # the last observation array and its tensor (the same view each step on the CPU)
         t = 0
         while True:
@@ -281,8 +284,12 @@ class Rollout:
             env_s += clock - now
             if infos:
                 self._add_infos(infos)
-            # Returns how many rows truncated: rarely any, and then their final values are due.
-            if copy_rows(step_copies[t], (obs, masks, rewards, terminals, truncations)) and self._writes_final:
+            try:  # returns how many rows truncated: rarely any, and then their final values are due
+                truncated = copy_rows(step_copies[t], (obs, masks, rewards, terminals, truncations))
+            except (TypeError, ValueError) as error:
+                raise self._unfit_arrays(obs=obs, masks=masks, rewards=rewards, terminals=terminals,
+                                         truncations=truncations) from error
+            if truncated and self._writes_final:
                 self._final_values(self._all_rows, t, terminals, truncations)
             t += 1
             if recurrent or t == horizon:
@@ -301,6 +308,23 @@ class Rollout:
         profile["forward"] += forward_s
         self.steps_collected = self.batch_size
         return dict(self.infos)
+
+    def _unfit_arrays(self, **arrays: np.ndarray) -> APIUsageError:
+        """The error for a recv() whose arrays are not of the storage's dtypes and shapes."""
+        expected = {"obs": self.obs, "masks": self._mirrors["masks"], "rewards": self.rewards,
+                    "terminals": self.terminals, "truncations": self.truncations}
+        described = []
+        for name, array in arrays.items():
+            want = expected[name]
+            want_dtype, want_shape = str(want.dtype).removeprefix("torch."), (self.rows, *want.shape[2:])
+            got = np.asarray(array)
+            if str(got.dtype) != want_dtype or got.shape != want_shape or not got.flags.c_contiguous:
+                described.append(f"{name} {got.dtype} {got.shape}{'' if got.flags.c_contiguous else ' strided'} "
+                                 f"(expected {want_dtype} {want_shape}, C-contiguous)")
+        return APIUsageError(f"{type(self.env).__name__}.recv() returned arrays that do not fit its spaces: "
+                             f"{'; '.join(described) or 'see the chained error'}. A vectorized env returns "
+                             "C-contiguous arrays of its single spaces' dtypes, one row per agent (observations "
+                             "of the observation space, float32 rewards, bool terminals, truncations and masks).")
 
     def _collect_async(self, profile: dict[str, float]) -> dict[str, list[float]]:
         """`collect` when recv() returns groups of rows (`env_ids`): each row has its own time index."""

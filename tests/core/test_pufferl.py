@@ -224,6 +224,29 @@ def test_torch_storage_path_stores_what_the_numpy_path_stores(monkeypatch, rnn, 
             assert torch.equal(views[name].nan_to_num(-7), torch_path[name].nan_to_num(-7)), name
 
 
+class Float64Rewards:
+    """A vectorized env whose recv() breaks the contract: float64 rewards."""
+
+    def __init__(self, env):
+        self.env = env
+
+    def __getattr__(self, name):
+        return getattr(self.env, name)
+
+    def recv(self):
+        obs, rewards, *rest = self.env.recv()
+        return (obs, rewards.astype(np.float64), *rest)
+
+
+def test_recv_arrays_that_do_not_fit_their_spaces_are_named():
+    env = Float64Rewards(pufferlib.emulate(lambda: Echo(length=5), num_envs=2))
+    trainer = make_trainer(env, batch_size=32, minibatch_size=16)
+    with pytest.raises(pufferlib.APIUsageError, match=r"Float64Rewards.recv\(\) returned arrays that do not fit "
+                                                      r"its spaces: rewards float64 \(2,\) \(expected float32 \(2,\)"):
+        trainer.evaluate()
+    trainer.close()
+
+
 def test_truncations_are_stored_as_truncations():
     env = pufferlib.emulate(lambda: Echo(length=3, truncate=True), num_envs=2)
     trainer = make_trainer(env, batch_size=32, minibatch_size=16)

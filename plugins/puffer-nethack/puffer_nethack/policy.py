@@ -30,9 +30,11 @@ class NetHackPolicy(nn.Module):
     """Feed-forward policy over NLE's dict observation (any `observation_keys`).
 
     `hidden_size`: width of the joint encoding fed to the actor and critic.
+    `map_channels`: channels of the glyph CNN's second convolution (its output, 6 x 20 cells
+    of them, is flattened into the map's linear layer, so this sets most of the update's cost).
     """
 
-    def __init__(self, env: Any, hidden_size: int = 256):
+    def __init__(self, env: Any, hidden_size: int = 256, map_channels: int = 16):
         super().__init__()
         self.hidden_size = hidden_size
         self.obs_layout = env.obs_layout
@@ -44,7 +46,8 @@ class NetHackPolicy(nn.Module):
                 self.glyph_embed = nn.Embedding(MAX_GLYPH + 1, GLYPH_EMBED)
                 convs = nn.Sequential(
                     layer_init(nn.Conv2d(GLYPH_EMBED, 16, 3, stride=2, padding=1)), nn.ReLU(),
-                    layer_init(nn.Conv2d(16, 32, 3, stride=2, padding=1)), nn.ReLU(), nn.Flatten())
+                    layer_init(nn.Conv2d(16, map_channels, 3, stride=2, padding=1)), nn.ReLU(),
+                    nn.Flatten())
                 flat = convs(torch.zeros(1, GLYPH_EMBED, *shape)).shape[1]
                 self.encoders[key] = nn.Sequential(convs, layer_init(nn.Linear(flat, hidden_size)), nn.ReLU())
             elif key == "message":

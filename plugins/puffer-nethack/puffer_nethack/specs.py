@@ -32,7 +32,7 @@ def task_kwargs(task: str) -> dict:
 #: Torch threads chosen by measured speed (cpu_threads 0): the glyph CNN's update gains from a second core.
 CONFIG: dict = {
     "vec": {"num_envs": 32},
-    "policy": {"hidden_size": 256},
+    "policy": {"hidden_size": 256, "map_channels": 16},
     "train": {"total_timesteps": 50_000_000, "batch_size": 4096, "minibatch_size": 1024, "cpu_threads": 0,
               "learning_rate": 3e-4, "gamma": 0.999, "gae_lambda": 0.95, "ent_coef": 0.001,
               "update_epochs": 1, "clip_coef": 0.1, "max_grad_norm": 4.0},
