@@ -95,7 +95,7 @@ class Rollout:
         self.stored = np.zeros(rows, bool)
         self.bootstrapped = np.zeros(rows, bool)
         self.steps_collected = 0
-        self.held: tuple | None = None
+        self.held: tuple | None = None  # (obs, row ids or None when synchronous, masks, starts) carried over
         self._row_cache: dict[int, tuple] = {}
         self._numpy = ({name: getattr(self, name).numpy() for name in self.STEP_FIELDS}
                        if self.numpy_views(device) else None)
@@ -129,7 +129,7 @@ class Rollout:
         def observed(name: str, t: int) -> np.ndarray | None:
             return columns[name][t] if name in columns and t < self.horizon else None
 
-        first = (observed("obs", 0), columns["masks"][0])
+        first = (observed("obs", 0), observed("masks", 0))
         steps = [(observed("obs", t + 1), observed("masks", t + 1), columns["rewards"][t], columns["terminals"][t],
                   columns["truncations"][t]) for t in range(self.horizon)]
         return mirrors, first, steps
@@ -231,10 +231,10 @@ class Rollout:
         env_s = copy_s = forward_s = 0.0
         clock = time.perf_counter()
         if self.held is not None:  # last batch's final observations, already accounted for
-            obs, ids, masks, starts = self.held
+            obs, _, masks, starts = self.held
             self.held = None
         else:  # the reset's observations: no step to close
-            obs, _, terminals, truncations, infos, ids, masks = self.env.recv()
+            obs, _, terminals, truncations, infos, _, masks = self.env.recv()
             now = time.perf_counter()
             env_s += now - clock
             clock = now
@@ -264,7 +264,7 @@ class Rollout:
 
             if t == horizon:  # the bootstrap value; these observations start the next batch
                 self.bootstrap.copy_(value)
-                self.held = (obs.copy(), np.array(ids, copy=True), np.array(masks, copy=True), starts)
+                self.held = (obs.copy(), None, np.array(masks, copy=True), starts)  # rows: all, in order
                 break
             send = actor.to_env(action)
             if obs_out is not None:
@@ -279,7 +279,7 @@ class Rollout:
             now = time.perf_counter()
             copy_s += now - clock
             self.env.send(send)
-            obs, rewards, terminals, truncations, infos, ids, masks = self.env.recv()
+            obs, rewards, terminals, truncations, infos, _, masks = self.env.recv()
             clock = time.perf_counter()
             env_s += clock - now
             if infos:
