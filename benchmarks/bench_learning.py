@@ -10,6 +10,9 @@ until 10 infos report it, and prints one Markdown row:
     python benchmarks/bench_learning.py gym-Pendulum-v1 gym-Acrobot-v1 --seeds 3
     python benchmarks/bench_learning.py ocean-target --metric score --seeds 1   # Ocean's README table
     python benchmarks/bench_learning.py ocean-squared --steps 2000000   # another budget
+    python benchmarks/bench_learning.py ocean-go --metric score --seeds 2 --first-seed 2   # seeds 2, 3
+
+Each run's score and SPS also go to stderr as it ends, so seeds run apart can be combined.
 
 `--metric` is the info key to report (`episode_return`, or an env's own such as Ocean's `score`).
 Other flags (after the env ids) go to `puffer train` unchanged, to measure a variant of the
@@ -74,6 +77,7 @@ def random_play(env_id: str, metric: str, reports: int = 10) -> float:
     try:
         env.reset(seed=0)
         space = env.single_action_space
+        space.seed(0)  # the same random play on every run
         while len(returns) < reports:
             actions = np.stack([space.sample() for _ in range(env.num_agents)])
             infos = env.step(actions)[4]
@@ -96,7 +100,9 @@ def budget(env_id: str, steps: int | None) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("env_ids", nargs="+")
-    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--seeds", type=int, default=3, help="how many seeds (default 3)")
+    parser.add_argument("--first-seed", type=int, default=1,
+                        help="seeds run are FIRST_SEED .. FIRST_SEED + SEEDS - 1 (default 1)")
     parser.add_argument("--steps", type=int, default=None, help="override total_timesteps")
     parser.add_argument("--metric", default="episode_return", help="info key to report (default episode_return)")
     parser.add_argument("--data-dir", default=None, help="keep the runs under DIR/ENV/SEED (default: a temp dir)")
@@ -106,8 +112,11 @@ def main() -> None:
     for env_id in args.env_ids:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(args.data_dir) / env_id if args.data_dir else Path(tmp)
-            results = [train_run(env_id, seed, args.steps, root / str(seed), args.metric, overrides)
-                       for seed in range(1, args.seeds + 1)]
+            results = []
+            for seed in range(args.first_seed, args.first_seed + args.seeds):
+                results.append(train_run(env_id, seed, args.steps, root / str(seed), args.metric, overrides))
+                print(f"{env_id} seed {seed}: {args.metric} {results[-1][0]:.4g}, {results[-1][1]:,.0f} SPS",
+                      file=sys.stderr, flush=True)
         scores = [r[0] for r in results]
         sps = statistics.median(r[1] for r in results)
         print(f"| {env_id} | {budget(env_id, args.steps):,} | {number(statistics.median(scores))} "

@@ -1,6 +1,6 @@
 """The multiprocessing vectorizer against Gymnasium's AsyncVectorEnv, as ratios from one run.
 
-    .venv/bin/python benchmarks/bench_multiprocessing.py [--seconds 1.0] [--rounds 4]
+    .venv/bin/python benchmarks/bench_multiprocessing.py [--seconds 1.0] [--rounds 4] [--only cheap,burn]
 
 Each comparison builds both vectorized envs, then times them in alternating rounds
 (A, B, A, B, ...) so that load from other processes hits both sides alike, and prints
@@ -94,7 +94,9 @@ def puffer_stepper(creator: Callable, num_envs: int, num_workers: int, batch_siz
         if spin.waits:
             DIAGNOSIS.append(f"{spin.waits:,} waits for workers, {spin.waited_s / spin.waits * 1e6:.0f} us each on "
                              f"average ({spin.waited_s:.2f} s in all); {spin.spun / spin.waits:.0%} spun, and "
-                             f"{spin.paid / max(1, spin.spun):.0%} of those ended within the spin")
+                             f"{spin.paid / max(1, spin.spun):.0%} of those ended within the spin; "
+                             f"{spin.probes} probes, {spin.switches} switches, ending "
+                             f"{'spinning' if spin.current > 0 else 'asleep'}")
         vecenv.close()
 
     return step, close
@@ -104,7 +106,7 @@ def puffer_stepper(creator: Callable, num_envs: int, num_workers: int, batch_siz
 DIAGNOSIS: list[str] = []
 
 
-def compare(name: str, a, b, seconds: float, rounds: int, target: float) -> float:
+def compare_sides(name: str, a, b, seconds: float, rounds: int, target: float) -> float:
     """Alternate rounds of `a` and `b`; print both rates and the ratio a/b."""
     counts, times = [0, 0], [0.0, 0.0]
     steppers = [a(), b()]
@@ -133,21 +135,28 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.0, help="measuring time per side and figure")
     parser.add_argument("--rounds", type=int, default=4, help="alternations of the two sides")
+    parser.add_argument("--only", default=None, help="comma-separated figures to run (default: all)")
     args = parser.parse_args(argv)
     s, r = args.seconds, args.rounds
+    wanted = None if args.only is None else set(args.only.split(","))
+
+    def compare(name: str, a, b, target: float) -> None:
+        if wanted is None or name in wanted:
+            compare_sides(name, a, b, s, r, target)
+
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"cores: {os.cpu_count()}, load average: {load:.1f}; steps/s of ours, of the baseline, and the ratio\n")
     print(f"{'figure':<8} {'ours':>12} {'baseline':>12} {'ratio':>9}")
-    compare("cheap", lambda: puffer_stepper(cartpole, 2, 2), lambda: gym_stepper(cartpole, 2), s, r, 3.0)
-    compare("burn", lambda: puffer_stepper(BurnEnv, 2, 2), lambda: gym_stepper(BurnEnv, 2), s, r, 1.2)
-    compare("cheap16", lambda: puffer_stepper(cartpole, 16, 2), lambda: gym_stepper(cartpole, 16), s, r, 3.0)
-    compare("oversub", lambda: puffer_stepper(cartpole, 8, 4), lambda: puffer_stepper(cartpole, 8, 2), s, r, 0.8)
+    compare("cheap", lambda: puffer_stepper(cartpole, 2, 2), lambda: gym_stepper(cartpole, 2), 3.0)
+    compare("burn", lambda: puffer_stepper(BurnEnv, 2, 2), lambda: gym_stepper(BurnEnv, 2), 1.2)
+    compare("cheap16", lambda: puffer_stepper(cartpole, 16, 2), lambda: gym_stepper(cartpole, 16), 3.0)
+    compare("oversub", lambda: puffer_stepper(cartpole, 8, 4), lambda: puffer_stepper(cartpole, 8, 2), 0.8)
     waits = dict(env_kwargs=dict(jitter=True, sleep=True))
     compare("async", lambda: puffer_stepper(BurnEnv, 8, 8, batch_size=4, **waits),
-            lambda: puffer_stepper(BurnEnv, 8, 8, **waits), s, r, 1.3)
+            lambda: puffer_stepper(BurnEnv, 8, 8, **waits), 1.3)
     burns = dict(env_kwargs=dict(jitter=True))
     compare("asynccpu", lambda: puffer_stepper(BurnEnv, 2, 2, batch_size=1, **burns),
-            lambda: puffer_stepper(BurnEnv, 2, 2, **burns), s, r, 1.0)
+            lambda: puffer_stepper(BurnEnv, 2, 2, **burns), 1.0)
     return 0
 
 

@@ -59,14 +59,14 @@ def test_command_and_result_round_trip(sync):
     flags, states = make_flags(sync, 2)
     states[:] = sync.READY
     start = time.monotonic()
-    assert flags.wait_command(0, 0.0, 50.0) == -1  # no command: times out
+    assert flags.wait_command(0, 50.0) == -1  # no command: times out
     assert 0.04 < time.monotonic() - start < 1.0
     flags.send(0, sync.STEP)
-    assert flags.wait_command(0, 0.0, 1000.0) == sync.STEP
+    assert flags.wait_command(0, 1000.0) == sync.STEP
     pending = np.array([1, 0], np.uint8)
-    assert flags.wait_ready(pending, 1, 0.0, 20.0) == (0, 0)  # still stepping: timeout
+    assert flags.wait_ready(pending, 1, 20.0) == (0, 0)  # still stepping: timeout
     assert flags.post(0, sync.STEP, sync.READY_INFOS) is True
-    assert flags.wait_ready(pending, 1, 0.0, 1000.0) == (1, 1)
+    assert flags.wait_ready(pending, 1, 1000.0) == (1, 1)
     flags.send_many(np.array([1, 1], np.uint8), sync.RESET)
     assert list(states) == [sync.RESET, sync.RESET]
 
@@ -77,14 +77,14 @@ def test_close_replaces_a_running_command_and_errors_end_waits(sync):
     flags.send(1, sync.CLOSE)
     assert flags.post(1, sync.STEP, sync.READY) is False  # the worker learns it must close
     assert flags.post(0, sync.STEP, sync.ERROR) is True
-    assert flags.wait_ready(np.array([1, 0], np.uint8), 2, 0.0, 5000.0) == (-1, 0)
+    assert flags.wait_ready(np.array([1, 0], np.uint8), 2, 5000.0) == (-1, 0)
 
 
 def test_a_sleeping_waiter_is_woken(sync):
     flags, states = make_flags(sync, 3)
     states[:] = sync.READY
     got = []
-    thread = threading.Thread(target=lambda: got.append(flags.wait_command(2, 0.0, 5000.0)))
+    thread = threading.Thread(target=lambda: got.append(flags.wait_command(2, 5000.0)))
     thread.start()
     time.sleep(0.1)  # let it fall asleep
     start = time.monotonic()
@@ -94,13 +94,49 @@ def test_a_sleeping_waiter_is_woken(sync):
     states[:] = sync.STEP
     pending = np.ones(3, np.uint8)
     result = []
-    thread = threading.Thread(target=lambda: result.append(flags.wait_ready(pending, 3, 0.0, 5000.0)))
+    thread = threading.Thread(target=lambda: result.append(flags.wait_ready(pending, 3, 5000.0)))
     thread.start()
     for w in range(3):
         time.sleep(0.05)
         flags.post(w, sync.STEP, sync.READY)
     thread.join(5)
     assert result == [(3, 0)]
+
+
+@pytest.mark.parametrize("side", ["worker", "main"])
+def test_both_sides_spin_as_long_as_the_published_spin(sync, side):
+    """set_spin reaches both kinds of wait: with a long spin nobody sleeps, with none both do."""
+    block = np.zeros(sync.HEADER_BYTES + sync.SLOT_BYTES + 64, np.uint8)
+    start = -block.ctypes.data % 64
+    block = block[start:start + sync.HEADER_BYTES + sync.SLOT_BYTES]
+    flags = sync.Flags(block, 1)
+    states = np.ndarray((1,), np.uint32, buffer=block, offset=sync.HEADER_BYTES)
+    # the `sleeping` word of worker 0's slot, or main_sleeping of the results slot (see _sync.c)
+    sleeping = np.ndarray((), np.uint32, buffer=block, offset=4 + (sync.HEADER_BYTES if side == "worker" else 0))
+    assert flags.spin_us == 0.0  # a new block: no spin until the main process sets one
+    for spin_us, sleeps in ((2e5, False), (0.0, True)):
+        flags.set_spin(spin_us)
+        assert flags.spin_us == spin_us
+        states[:] = sync.READY if side == "worker" else sync.STEP
+        got: list = []
+        if side == "worker":
+            wait = lambda got=got: got.append(flags.wait_command(0, 5000.0))  # noqa: E731
+        else:
+            wait = lambda got=got: got.append(flags.wait_ready(np.ones(1, np.uint8), 1, 5000.0))  # noqa: E731
+        thread = threading.Thread(target=wait)
+        thread.start()
+        deadline = time.monotonic() + 0.1  # well within the long spin
+        while time.monotonic() < deadline and not int(sleeping):
+            time.sleep(0.002)
+        assert bool(int(sleeping)) == sleeps
+        if side == "worker":
+            flags.send(0, sync.STEP)
+        else:
+            flags.post(0, sync.STEP, sync.READY)
+        thread.join(5)
+        assert got == [sync.STEP if side == "worker" else (1, 0)]
+    with pytest.raises(ValueError, match="spin_us"):
+        flags.set_spin(-1.0)
 
 
 def test_bad_arguments(sync):
@@ -110,7 +146,7 @@ def test_bad_arguments(sync):
     with pytest.raises(IndexError):
         flags.send(1, sync.STEP)
     with pytest.raises(ValueError, match="1 bytes"):
-        flags.wait_ready(np.ones(2, np.uint8), 1, 0.0, 1.0)
+        flags.wait_ready(np.ones(2, np.uint8), 1, 1.0)
     flags.release()
     with pytest.raises(ValueError, match="released"):
         flags.send(0, sync.STEP)

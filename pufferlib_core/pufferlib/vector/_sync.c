@@ -8,14 +8,17 @@
  *                  u64 seq_counter   (orders completions)
  *                  u32 wake_target   (wake_counter value at which the main process wants waking)
  *   commands slot: u32 cmd_seq       (futex word the workers sleep on; +1 per wake-up round)
+ *                  u32 spin_ns       (how long every waiter spins before it sleeps; set by the main process)
  *   worker slot:   u32 state
  *                  u32 sleeping
  *                  u64 seq           (completion order of the last result)
  *                  i64 seed, u32 has_seed   (written by Python before RESET)
  *
  * `state` holds a result (READY, READY_INFOS, ERROR), owned by the main process, or a
- * command (INIT, STEP, RESET, CLOSE), owned by the worker. Waiting spins for a short
- * time, then blocks in the kernel: a futex on Linux, a sleeping poll elsewhere. A
+ * command (INIT, STEP, RESET, CLOSE), owned by the worker. Waiting spins for `spin_ns`
+ * (one value for both sides: spinning pays only when both sides do, see
+ * pufferlib.vector.shared.SpinPolicy), then blocks in the kernel: a futex on Linux, a
+ * sleeping poll elsewhere. A
  * waiter announces itself in its `sleeping` flag so that the other side only pays for
  * a wake-up system call when someone is actually asleep. Two choices keep context
  * switches down when processes outnumber cores: the main process wakes every worker it
@@ -84,6 +87,11 @@ typedef struct {
     uint64_t seq_counter;
     uint32_t wake_target;
 } MainSlot;
+
+typedef struct {
+    uint32_t cmd_seq;
+    uint32_t spin_ns;
+} CommandSlot;
 
 typedef struct {
     uint32_t state;
@@ -171,7 +179,7 @@ typedef struct {
     int has_view;
     Py_ssize_t num_workers;
     MainSlot *main;
-    uint32_t *cmd_seq;
+    CommandSlot *commands;
     char *base;
 } Flags;
 
@@ -214,7 +222,7 @@ static int Flags_init(Flags *self, PyObject *args, PyObject *kwds) {
     self->num_workers = num_workers;
     self->base = (char *)self->view.buf;
     self->main = (MainSlot *)self->base;
-    self->cmd_seq = (uint32_t *)(self->base + SLOT);
+    self->commands = (CommandSlot *)(self->base + SLOT);
     return 0;
 }
 
@@ -241,8 +249,8 @@ static inline uint32_t give_command(Flags *self, Py_ssize_t w, uint32_t cmd) {
 /* Main process: wake the sleeping workers among `bits`, all with one system call. */
 static inline void wake_workers(Flags *self, uint32_t bits) {
     if (!bits) return;
-    ADD32(self->cmd_seq, 1);
-    wake(self->cmd_seq, bits);
+    ADD32(&self->commands->cmd_seq, 1);
+    wake(&self->commands->cmd_seq, bits);
 }
 
 static PyObject *Flags_send(Flags *self, PyObject *args) {
@@ -272,26 +280,44 @@ static PyObject *Flags_send_many(Flags *self, PyObject *args) {
     Py_RETURN_NONE;
 }
 
+/* Main process: set how long every wait (its own and the workers') spins before sleeping. */
+static PyObject *Flags_set_spin(Flags *self, PyObject *args) {
+    double spin_us;
+    if (!PyArg_ParseTuple(args, "d", &spin_us) || check_worker(self, 0) < 0) return NULL;
+    if (!(spin_us >= 0 && spin_us <= 1e6)) {
+        PyErr_Format(PyExc_ValueError, "spin_us must be in [0, 1e6], got %g", spin_us);
+        return NULL;
+    }
+    STORE32(&self->commands->spin_ns, (uint32_t)(spin_us * 1e3));
+    Py_RETURN_NONE;
+}
+
+static PyObject *Flags_get_spin(Flags *self, void *Py_UNUSED(closure)) {
+    if (check_worker(self, 0) < 0) return NULL;
+    return PyFloat_FromDouble(LOAD32(&self->commands->spin_ns) / 1e3);
+}
+
 /* Worker: wait until a command arrives; return it, or -1 after timeout_ms without one. */
 static PyObject *Flags_wait_command(Flags *self, PyObject *args) {
     Py_ssize_t w;
-    double spin_us, timeout_ms;
-    if (!PyArg_ParseTuple(args, "ndd", &w, &spin_us, &timeout_ms) || check_worker(self, w) < 0) return NULL;
+    double timeout_ms;
+    if (!PyArg_ParseTuple(args, "nd", &w, &timeout_ms) || check_worker(self, w) < 0) return NULL;
     WorkerSlot *s = slot_of(self, w);
     uint32_t state = LOAD32(&s->state);
     if (state >= FIRST_COMMAND) return PyLong_FromUnsignedLong(state);
     double start = now_ns(), now = start, deadline = start + timeout_ms * 1e6;
+    double spin_ns = LOAD32(&self->commands->spin_ns);
     int rc = 0;
     Py_BEGIN_ALLOW_THREADS
-    while ((state = LOAD32(&s->state)) < FIRST_COMMAND && now - start < spin_us * 1e3) {
+    while ((state = LOAD32(&s->state)) < FIRST_COMMAND && now - start < spin_ns) {
         spin_pause(start, now);
         now = now_ns();
     }
     while (state < FIRST_COMMAND && now < deadline) {
         STORE32(&s->sleeping, 1);
-        uint32_t round = LOAD32(self->cmd_seq);
+        uint32_t round = LOAD32(&self->commands->cmd_seq);
         state = LOAD32(&s->state);
-        if (state < FIRST_COMMAND) rc = block_while_equal(self->cmd_seq, round, WORKER_BIT(w), deadline - now);
+        if (state < FIRST_COMMAND) rc = block_while_equal(&self->commands->cmd_seq, round, WORKER_BIT(w), deadline - now);
         STORE32(&s->sleeping, 0);
         state = LOAD32(&s->state);
         if (rc == EINTR) break;
@@ -324,8 +350,8 @@ static PyObject *Flags_post(Flags *self, PyObject *args) {
 static PyObject *Flags_wait_ready(Flags *self, PyObject *args) {
     Py_buffer pending;
     Py_ssize_t need;
-    double spin_us, timeout_ms;
-    if (!PyArg_ParseTuple(args, "y*ndd", &pending, &need, &spin_us, &timeout_ms)) return NULL;
+    double timeout_ms;
+    if (!PyArg_ParseTuple(args, "y*nd", &pending, &need, &timeout_ms)) return NULL;
     if (check_worker(self, 0) < 0 || pending.len != self->num_workers) {
         if (!PyErr_Occurred())
             PyErr_Format(PyExc_ValueError, "pending must hold %zd bytes", self->num_workers);
@@ -336,6 +362,7 @@ static PyObject *Flags_wait_ready(Flags *self, PyObject *args) {
     Py_ssize_t ready = 0, with_infos = 0;
     int error = 0, rc = 0;
     double start = now_ns(), now = start, deadline = start + timeout_ms * 1e6;
+    double spin_ns = LOAD32(&self->commands->spin_ns);
     Py_BEGIN_ALLOW_THREADS
     for (;;) {
         uint32_t counter = LOAD32(&self->main->wake_counter);
@@ -348,7 +375,7 @@ static PyObject *Flags_wait_ready(Flags *self, PyObject *args) {
             if (state == ERROR) error = 1;
         }
         if (ready >= need || error || now >= deadline) break;
-        if (now - start < spin_us * 1e3) {
+        if (now - start < spin_ns) {
             spin_pause(start, now);
         } else {
             STORE32(&self->main->wake_target, counter + (uint32_t)(need - ready));
@@ -370,14 +397,21 @@ static PyMethodDef Flags_methods[] = {
      "send(worker, command): give a worker a command and wake it if it sleeps."},
     {"send_many", (PyCFunction)Flags_send_many, METH_VARARGS,
      "send_many(mask, command): give every worker flagged in mask the command."},
+    {"set_spin", (PyCFunction)Flags_set_spin, METH_VARARGS,
+     "set_spin(spin_us): how long every wait, the main process's and the workers', spins before it sleeps."},
     {"wait_command", (PyCFunction)Flags_wait_command, METH_VARARGS,
-     "wait_command(worker, spin_us, timeout_ms) -> command, or -1 on timeout (worker side)."},
+     "wait_command(worker, timeout_ms) -> command, or -1 on timeout (worker side)."},
     {"post", (PyCFunction)Flags_post, METH_VARARGS,
      "post(worker, command, result) -> False if the command was replaced by CLOSE (worker side)."},
     {"wait_ready", (PyCFunction)Flags_wait_ready, METH_VARARGS,
-     "wait_ready(pending, need, spin_us, timeout_ms) -> (ready, with_infos), (-1, 0) on ERROR."},
+     "wait_ready(pending, need, timeout_ms) -> (ready, with_infos), (-1, 0) on ERROR."},
     {"release", (PyCFunction)Flags_release, METH_NOARGS, "Release the shared buffer."},
     {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef Flags_getset[] = {
+    {"spin_us", (getter)Flags_get_spin, NULL, "what every wait spins now, in microseconds (see set_spin)", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
 };
 
 static PyTypeObject FlagsType = {
@@ -390,6 +424,7 @@ static PyTypeObject FlagsType = {
     .tp_init = (initproc)Flags_init,
     .tp_dealloc = (destructor)Flags_dealloc,
     .tp_methods = Flags_methods,
+    .tp_getset = Flags_getset,
 };
 
 /* ---- exiting with the parent --------------------------------------------------- */

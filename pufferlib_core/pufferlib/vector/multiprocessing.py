@@ -123,9 +123,9 @@ SPIN_US = 50.0
 class Multiprocessing(VecEnv):
     """Steps `num_envs` envs in `num_workers` processes through shared memory (see module doc).
 
-    `spin_us`: how long a waiting process spins before it sleeps in the kernel. Default:
-    up to SPIN_US, adapted to whether spinning pays on this machine right now
-    (`shared.SpinPolicy`); a number given here is used for every wait.
+    `spin_us`: how long a waiting process (main or worker) spins before it sleeps in the
+    kernel. Default: SPIN_US or no spin, whichever makes recv/send cycles faster on this
+    machine right now (`shared.SpinPolicy`); a number given here is used for every wait.
     `start_method`: 'fork', 'spawn' or 'forkserver' (default: see `default_start_method`).
     `timeout`: seconds a reset or step may take before the waiting call raises `WorkerError`
     naming the stuck workers and their envs, and closes the vectorized env (default None:
@@ -147,7 +147,6 @@ class Multiprocessing(VecEnv):
                                 f"choose one of {mp.get_all_start_methods()}.")
         self.num_workers, self.envs_per_worker, self.zero_copy = workers, per_worker, zero_copy
         self.start_method, self.seed = start_method, check_seed(seed)
-        self._spin = SpinPolicy(SPIN_US if spin_us is None else spin_us, adaptive=spin_us is None)
 
         driver, in_place = probe_env(env_creators[0], env_args[0], env_kwargs[0])
         driver.close()
@@ -163,6 +162,8 @@ class Multiprocessing(VecEnv):
         self._block = self._new_block(layout.nbytes)
         buf = self._block.array
         self._flags = _sync.Flags(buf, workers)
+        self._spin = SpinPolicy(self._flags.set_spin, SPIN_US if spin_us is None else spin_us,
+                                adaptive=spin_us is None)
         self._procs: list[mp.process.BaseProcess] = []
         self._conns: list[Connection] = []
         self._finalizer = weakref.finalize(self, _shutdown, self._flags, self._procs, self._conns)
@@ -206,8 +207,7 @@ class Multiprocessing(VecEnv):
         for w in range(self.num_workers):
             envs = slice(w * self.envs_per_worker, (w + 1) * self.envs_per_worker)
             spec = WorkerSpec(w, self._block, layout, creators[envs], args[envs], kwargs[envs], in_place,
-                              envs.start, like, self._spin.spin_us, self._spin.adaptive,
-                              None if self.start_method == "forkserver" else os.getpid())
+                              envs.start, like, None if self.start_method == "forkserver" else os.getpid())
             parent_conn, child_conn = ctx.Pipe()
             # typeshed's BaseContext (what get_context(str) returns) lacks Process; every real context has it
             proc = ctx.Process(target=worker_main, args=(spec, child_conn), daemon=True,  # type: ignore[attr-defined]
@@ -241,9 +241,10 @@ class Multiprocessing(VecEnv):
             timeout = self.timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         slice_ms = LIVENESS_S * 1000
+        self._spin.cycle(time.perf_counter())
         while True:
             start = time.perf_counter()
-            ready, with_infos = self._flags.wait_ready(self._pending, need, self._spin.current, slice_ms)
+            ready, with_infos = self._flags.wait_ready(self._pending, need, slice_ms)
             self._spin.record(time.perf_counter() - start)
             if ready >= need:
                 return with_infos

@@ -148,7 +148,7 @@ class SharedMemoryActors(Multiprocessing):
         for w, actor in enumerate(self._actors):
             envs = slice(w * self.envs_per_worker, (w + 1) * self.envs_per_worker)
             spec = WorkerSpec(w, self._block, layout, creators[envs], args[envs], kwargs[envs], in_place,
-                              envs.start, like, self._spin.spin_us, self._spin.adaptive, None)
+                              envs.start, like, None)
             read_end, write_end = os.pipe()
             self._conns.append(Connection(read_end, writable=False))
             self._write_ends.append(write_end)

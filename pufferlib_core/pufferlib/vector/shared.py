@@ -15,9 +15,8 @@ import os
 import pickle
 import signal
 import sys
-import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from multiprocessing.connection import Connection
 from multiprocessing.sharedctypes import RawArray
@@ -116,52 +115,104 @@ STATE, SEQ, SEED, HAS_SEED = 0, 8, 16, 24
 
 
 class SpinPolicy:
-    """How long the next wait spins before it sleeps in the kernel (a futex).
+    """Whether the waits of the main process and of its workers spin, chosen from measured cycles.
 
-    Spinning saves the wake-up latency of a sleeping process, but pays only while the
-    process we wait for runs on another core: on a loaded machine a spinner burns the time
-    slice that process needs and loses the scheduler's wake-up priority (measured here:
-    2 workers on 2 cores beside 2 busy processes fell from 16.8K to 0.5K steps/s with any
-    spin). So, adaptively: spin up to `spin_us` while waits end within the spin; after a
-    wait that outlasts it, sleep at once for the next `backoff` waits, then try spinning
-    again. `backoff` doubles with each failed spin (up to MAX_BACKOFF) and halves with each
-    one that paid, so a machine where spinning mostly fails is probed rarely.
+    Spinning saves the wake-up latency of a sleeping process (70-180 us on the virtualised
+    2-core machines this was tuned on), but pays only while the process waited for runs on
+    another core, and only when both sides spin: a spinning main process waits just as long
+    for a sleeping worker as a sleeping one does. A policy on each side, judging its own
+    waits, locks both into sleeping once either backs off (each side's probe fails because
+    the other sleeps). So one policy, in the main process, decides for both sides and
+    publishes the spin in the shared block (`publish`, i.e. `Flags.set_spin`); the workers
+    read it at every wait.
+
+    It measures what the user pays: the cycle, from one wait of the main process for its
+    workers to the next (a recv/send pair with all that happens between), over windows of at
+    least WINDOW_CYCLES cycles and WINDOW_S seconds. It keeps the mode (spin up to `spin_us`,
+    or sleep at once) whose last window was faster, and after `stint` windows times the other
+    mode over as many cycles as that window held. The probe takes over when it is faster by
+    MARGIN (spinning must win by MARGIN; sleeping wins ties, as it leaves the cores to
+    others). It ends, lost, as soon as it can no longer win, or when its mean cycle is slower
+    after WINDOW_CYCLES cycles, so that a losing probe costs at most the lesser of one window
+    and WINDOW_CYCLES slow cycles. Each lost probe doubles `stint` (up to MAX_STINT); a won
+    one resets it.
+    On a loaded machine, where any spin is slow (2 workers on 2 cores beside 2 busy processes
+    fell from 16.8K to 0.5K steps/s with it), that keeps probing below 2% of the time.
+    Cycles over MAX_CYCLE_S are the user's pauses, not the vectorizer's, and are not counted.
     With `adaptive=False` every wait spins `spin_us`.
 
     It also counts, for diagnosis (`benchmarks/bench_multiprocessing.py` prints them): the
-    waits, how many spun, how many of those ended within the spin, and the seconds waited.
+    main process's waits, how many spun, how many of those ended within the spin, the seconds
+    waited, the probes and the switches of mode.
     """
 
-    MAX_BACKOFF = 4096
+    WINDOW_CYCLES = 16
+    WINDOW_S = 0.01
+    MARGIN = 0.05
+    MAX_STINT = 64
+    MAX_CYCLE_S = 0.1
 
-    def __init__(self, spin_us: float, adaptive: bool = True):
+    def __init__(self, publish: Callable[[float], None], spin_us: float, adaptive: bool = True):
         self.spin_us = float(spin_us)
-        self.adaptive = adaptive
-        self.current = self.spin_us  # what the next wait spins, in microseconds
-        self._skip = 0
-        self._backoff = 1
-        self.waits = self.spun = self.paid = 0
+        self.adaptive = adaptive and self.spin_us > 0
+        self.current = self.spin_us  # what every wait spins now, in microseconds
+        self._publish = publish
+        self._probing = False
+        self._stint = self._left = 1  # windows of the chosen mode between probes; left before the next
+        self._last: float | None = None  # when the previous cycle began
+        self._cycles, self._elapsed = 0, 0.0  # of the window being measured
+        self._best_cycles, self._best_elapsed = 0, 0.0  # of the chosen mode's last window
+        self.waits = self.spun = self.paid = self.probes = self.switches = 0
         self.waited_s = 0.0
+        publish(self.current)
 
     def record(self, waited_s: float) -> None:
-        """Account one finished wait that lasted `waited_s` seconds."""
+        """Account one finished wait of the main process that lasted `waited_s` seconds."""
         self.waits += 1
         self.waited_s += waited_s
         if self.current > 0:
             self.spun += 1
             self.paid += waited_s * 1e6 <= self.current
-        if not self.adaptive or self.spin_us <= 0:
+
+    def cycle(self, now: float) -> None:
+        """Mark the start of a cycle (a wait of the main process for its workers) at time `now`
+        (`time.perf_counter()`); at the end of a window, keep, probe or switch the mode."""
+        last, self._last = self._last, now
+        if not self.adaptive or last is None or now - last > self.MAX_CYCLE_S:
             return
-        if self.current > 0:
-            if waited_s * 1e6 <= self.current:
-                self._backoff = max(1, self._backoff // 2)
-            else:
-                self.current, self._skip = 0.0, self._backoff
-                self._backoff = min(2 * self._backoff, self.MAX_BACKOFF)
-        else:
-            self._skip -= 1
-            if self._skip <= 0:
-                self.current = self.spin_us
+        self._cycles += 1
+        self._elapsed += now - last
+        if self._probing:
+            factor = 1 - self.MARGIN if self.current > 0 else 1 + self.MARGIN
+            bound = self._best_elapsed * factor
+            slower = self._elapsed * self._best_cycles > bound * self._cycles
+            if self._elapsed >= bound or (slower and self._cycles >= self.WINDOW_CYCLES):  # it has lost
+                self._stint = min(2 * self._stint, self.MAX_STINT)
+                self._end_probe(won=False)
+            elif self._cycles >= self._best_cycles:
+                self._stint = 1
+                self._best_elapsed = self._elapsed
+                self.switches += 1
+                self._end_probe(won=True)
+        elif self._cycles >= self.WINDOW_CYCLES and self._elapsed >= self.WINDOW_S:
+            self._best_cycles, self._best_elapsed = self._cycles, self._elapsed
+            self._cycles, self._elapsed = 0, 0.0
+            self._left -= 1
+            if self._left <= 0:
+                self._probing = True
+                self.probes += 1
+                self._set(0.0 if self.current > 0 else self.spin_us)
+
+    def _end_probe(self, won: bool) -> None:
+        self._probing = False
+        self._cycles, self._elapsed = 0, 0.0
+        self._left = self._stint
+        if not won:
+            self._set(0.0 if self.current > 0 else self.spin_us)
+
+    def _set(self, spin_us: float) -> None:
+        self.current = spin_us
+        self._publish(spin_us)
 
 
 @dataclass
@@ -177,8 +228,6 @@ class WorkerSpec:
     in_place: bool
     first_env: int
     like: SimpleNamespace  # single_observation_space, single_action_space, num_agents of env 0
-    spin_us: float
-    adaptive_spin: bool
     parent_pid: int | None = None  # the main process; None when another process starts workers (forkserver)
 
 
@@ -199,7 +248,6 @@ def worker_main(spec: WorkerSpec, conn: Connection) -> None:
     seeds = spec.layout.slot_field(block, SEED, np.int64)
     has_seed = spec.layout.slot_field(block, HAS_SEED, np.uint32)
     envs: list[PufferEnv] = []
-    spin = SpinPolicy(spec.spin_us, spec.adaptive_spin)
     w, cmd = spec.index, _sync.INIT
     try:
         buffers = spec.layout.buffers(block)
@@ -226,12 +274,10 @@ def worker_main(spec: WorkerSpec, conn: Connection) -> None:
             if payload:
                 conn.send_bytes(payload)
             cmd = -1
-            start = time.perf_counter()
-            while cmd == -1:
-                cmd = flags.wait_command(w, spin.current, PARENT_CHECK_MS)
+            while cmd == -1:  # spinning as long as the main process's SpinPolicy says
+                cmd = flags.wait_command(w, PARENT_CHECK_MS)
                 if cmd == -1 and os.getppid() != parent:
                     return
-            spin.record(time.perf_counter() - start)
             if cmd == _sync.CLOSE:
                 break
     except Exception:
