@@ -188,7 +188,7 @@ def test_async_batches_serve_the_fastest_actors_with_their_env_ids(ray_instance,
 
 @transports
 def test_killed_actor_gives_worker_error_naming_node_and_envs(ray_instance, transport):
-    vecenv = pufferlib.vector.make(Tagged, backend="ray", num_envs=4, num_workers=2, timeout_s=30,
+    vecenv = pufferlib.vector.make(Tagged, backend="ray", num_envs=4, num_workers=2, timeout=30,
                                    transport=transport)
     vecenv.reset()
     os.kill(vecenv.actor_pids[1], 9)
@@ -224,6 +224,20 @@ def test_close_leaves_no_actors(ray_instance):
     assert not actor_processes()
     with pytest.raises(APIUsageError, match="closed"):
         vecenv.reset()
+
+
+def test_make_passes_its_timeout_and_refuses_the_multiprocessing_options(ray_instance):
+    """pufferlib.make(timeout=) (and so `--vec.timeout`) reaches the Ray backend; options only the
+    multiprocessing backend has are refused, not silently dropped."""
+    with pufferlib.make("gym-CartPole-v1", backend="ray", num_envs=2, num_workers=2, timeout=12.5) as vecenv:
+        assert vecenv.timeout == 12.5
+        vecenv.reset()
+    with pytest.raises(APIUsageError, match="start_method.*multiprocessing backend"):
+        pufferlib.make("gym-CartPole-v1", backend="ray", num_envs=2, start_method="spawn")
+    with pytest.raises(APIUsageError, match="spin_us"):
+        pufferlib.vector.make(Tagged, backend="ray", num_envs=2, spin_us=10.0)
+    with pytest.raises(APIUsageError, match="timeout must be a number of seconds"):
+        pufferlib.vector.make(Tagged, backend="ray", num_envs=2, timeout=0)
 
 
 CTRL_C_SCRIPT = """

@@ -89,7 +89,7 @@ def test_actors_on_both_nodes_equal_serial_and_close_leaves_none(cluster):
 def test_killed_node_gives_worker_error_naming_node_and_envs(cluster):
     """Runs last: it removes the second node."""
     nodes, worker, older = cluster
-    vecenv = pufferlib.vector.make(Tagged, backend="ray", num_envs=4, num_workers=2 * CPUS_PER_NODE, timeout_s=60)
+    vecenv = pufferlib.vector.make(Tagged, backend="ray", num_envs=4, num_workers=2 * CPUS_PER_NODE, timeout=60)
     try:
         vecenv.reset()
         lost = [w for w, node in enumerate(vecenv.actor_nodes) if worker.node_id[:8] in node]

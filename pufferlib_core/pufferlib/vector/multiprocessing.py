@@ -140,7 +140,7 @@ class Multiprocessing(VecEnv):
                  start_method: str | None = None, spin_us: float | None = None,
                  timeout: float | None = None, init_timeout: float | None = INIT_TIMEOUT_S):
         workers, per_worker, batch_size = resolve_layout(num_envs, num_workers, envs_per_worker, batch_size)
-        self.timeout, init_timeout = _check_timeout("timeout", timeout), _check_timeout("init_timeout", init_timeout)
+        self.timeout, init_timeout = check_timeout("timeout", timeout), check_timeout("init_timeout", init_timeout)
         start_method = start_method or default_start_method()
         if start_method not in mp.get_all_start_methods():
             raise APIUsageError(f"start_method={start_method!r} is not available here; "
@@ -386,7 +386,8 @@ class Multiprocessing(VecEnv):
         self._finalizer()
 
 
-def _check_timeout(name: str, value: object) -> float | None:
+def check_timeout(name: str, value: object) -> float | None:
+    """`value` as seconds (a number > 0) or None (wait forever); APIUsageError naming `name` otherwise."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:

@@ -20,7 +20,7 @@ actors that finished first, in actor order, with their `env_ids`; env i is reset
 Ray: the driver uses the Ray instance this process is connected to, else connects to
 `address` ('auto' or 'HOST:PORT'), else starts a local instance that binds to 127.0.0.1
 only (see `connect`). Faults: an actor that raises, dies or whose node dies gives a
-`WorkerError` naming the node and the envs (after at most `timeout_s` without a result; an
+`WorkerError` naming the node and the envs (after at most `timeout` seconds without a result; an
 actor that dies is seen within a fraction of a second on the shared-memory transport, once
 Ray reports it on the object store); `close()` kills every actor.
 """
@@ -40,7 +40,7 @@ from pufferlib.environment import Buffers
 from pufferlib.errors import APIUsageError, WorkerError
 from pufferlib.vector import ray_shared
 from pufferlib.vector.base import VecEnv, probe_env
-from pufferlib.vector.multiprocessing import resolve_layout
+from pufferlib.vector.multiprocessing import check_timeout, resolve_layout
 from pufferlib.vector.ray_shared import SharedMemoryActors
 
 if TYPE_CHECKING:
@@ -56,6 +56,8 @@ BlockResult: TypeAlias = ("tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
 #: Ray reads this when imported: "0" makes a local instance use 127.0.0.1 as its node address.
 _LOCAL_ONLY_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 INSTALL_HINT = "pip install 'puffer-core[ray]'"
+#: Default longest wait for the actors to start and for a block's result, in seconds.
+TIMEOUT_S = 300.0
 #: How actions and results travel between the driver and the actors.
 TRANSPORTS = {
     "auto": "shared memory when every actor is on the driver's node, else the object store",
@@ -171,23 +173,30 @@ class Ray(VecEnv):
     """Steps `num_envs` envs in `num_workers` Ray actors (see module doc).
 
     `cpus_per_worker`: CPUs each actor reserves; above 1 it runs its block with the
-    multiprocessing backend. `address`: see `connect`. `timeout_s`: longest wait for a
-    block before it counts as lost. `transport`: how actions and results travel (see
-    TRANSPORTS); the one used is in `self.transport`.
+    multiprocessing backend. `address`: see `connect`. `timeout`: longest wait, in seconds,
+    for the actors to start and for a block's result before it counts as lost (None: wait
+    forever). `transport`: how actions and results travel (see TRANSPORTS); the one used is
+    in `self.transport`. The multiprocessing backend's other options (`start_method`,
+    `init_timeout`, `zero_copy`, `spin_us`) have no meaning here and are refused.
     """
 
     def __init__(self, env_creators: Sequence[EnvCreator], env_args: Sequence[tuple[object, ...]],
                  env_kwargs: Sequence[dict[str, object]], num_envs: int, batch_size: int | None = None,
                  seed: int | None = 0, num_workers: int | None = None,
                  envs_per_worker: int | None = None, cpus_per_worker: int = 1,
-                 address: str | None = None, timeout_s: float = 300.0, transport: str = "auto",
-                 **unused: object):
+                 address: str | None = None, timeout: float | None = TIMEOUT_S, transport: str = "auto",
+                 **options: object):
+        given = sorted(k for k, v in options.items() if v is not None)
+        if given:
+            raise APIUsageError(f"{', '.join(given)}: option(s) of the multiprocessing backend, which the Ray "
+                                "backend does not have (its actors run in Ray's own processes); drop them.")
+        timeout = check_timeout("timeout", timeout)
         ray = _ray()
         if transport not in TRANSPORTS:
             raise APIUsageError(f"transport={transport!r} is not one of {sorted(TRANSPORTS)}: {TRANSPORTS}")
         workers, per_worker, batch_size = resolve_layout(num_envs, num_workers, envs_per_worker, batch_size)
         connect(address)
-        self._ray, self.seed, self.timeout_s = ray, seed, timeout_s
+        self._ray, self.seed, self.timeout = ray, seed, timeout
         self.num_workers, self.envs_per_worker = workers, per_worker
         self._local: SharedMemoryActors | None = None
         actor_cls = ray.remote(num_cpus=cpus_per_worker, max_restarts=0)(_Block)
@@ -207,7 +216,7 @@ class Ray(VecEnv):
             self.transport = self._choose(transport, on_this_node, cpus_per_worker)
             if self.transport == "shared_memory":
                 self._local = SharedMemoryActors(ray, self._actors, self.actor_pids, self._nodes, env_creators,
-                                                 env_args, env_kwargs, num_envs, batch_size, seed, timeout_s)
+                                                 env_args, env_kwargs, num_envs, batch_size, seed, timeout)
                 self.driver_env = self._local.driver_env
                 self._init_spaces(self.driver_env, num_envs, batch_size)
                 self.buffers = self._local.buffers
@@ -262,11 +271,11 @@ class Ray(VecEnv):
         """The futures' results; a failure closes the env and raises WorkerError naming the block."""
         ray = self._ray
         try:
-            return ray.get(futures, timeout=self.timeout_s)  # one call: the common case
+            return ray.get(futures, timeout=self.timeout)  # one call: the common case
         except ray.exceptions.GetTimeoutError:
-            wait_s = 0.0  # the whole timeout has passed: the first unfinished block is late
+            wait_s: float | None = 0.0  # the whole timeout has passed: the first unfinished block is late
         except ray.exceptions.RayError:
-            wait_s = self.timeout_s  # a block failed: find it (the others may still be running)
+            wait_s = self.timeout  # a block failed: find it (the others may still be running)
         out = []
         for fut, w in zip(futures, workers):
             try:
@@ -277,7 +286,7 @@ class Ray(VecEnv):
             except TimeoutError:
                 self.close()
                 raise WorkerError(f"Ray actor {w} ({self._envs_of(w)} on {self._node_of(w)}) sent no result "
-                                  f"within timeout_s={self.timeout_s} (an actor also waits there while the "
+                                  f"within timeout={self.timeout} s (an actor also waits there while the "
                                   "cluster lacks the CPUs it reserves: see `ray status`). The vectorized "
                                   "env is closed.") from None
             except ray.exceptions.RayTaskError as exc:
@@ -336,12 +345,12 @@ class Ray(VecEnv):
         if need == len(by_future):  # every block in flight is needed: no need to ask which are ready
             ready = list(by_future)
         else:
-            ready, _ = self._ray.wait(list(by_future), num_returns=need, timeout=self.timeout_s)
+            ready, _ = self._ray.wait(list(by_future), num_returns=need, timeout=self.timeout)
         if len(ready) < need:  # a failed actor's result is ready (with its error): these are late
             w = min(set(self._pending) - {by_future[f] for f in ready})
             self.close()
             raise WorkerError(f"Ray actor {w} ({self._envs_of(w)} on {self._node_of(w)}) sent no result "
-                              f"within timeout_s={self.timeout_s}. The vectorized env is closed.")
+                              f"within timeout={self.timeout} s. The vectorized env is closed.")
         held = sorted(by_future[f] for f in ready)
         results = self._get([self._pending.pop(w) for w in held], held)
         infos: list = []
