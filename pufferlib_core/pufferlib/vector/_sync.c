@@ -18,13 +18,12 @@
  * command (INIT, STEP, RESET, CLOSE), owned by the worker. Waiting spins for `spin_ns`
  * (one value for both sides: spinning pays only when both sides do, see
  * pufferlib.vector.shared.SpinPolicy), then blocks in the kernel: a futex on Linux, a
- * sleeping poll elsewhere. A
- * waiter announces itself in its `sleeping` flag so that the other side only pays for
- * a wake-up system call when someone is actually asleep. Two choices keep context
- * switches down when processes outnumber cores: the main process wakes every worker it
- * commands with one system call (a futex bitset with one bit per worker), and a
- * worker wakes the main process only when its result completes the batch the main
- * process waits for. All accesses are sequentially consistent, which is what makes
+ * sleeping poll elsewhere. A waiter announces itself in its `sleeping` flag so that the
+ * other side only pays for a wake-up system call when someone is actually asleep. Two
+ * choices keep context switches down when processes outnumber cores: the main process
+ * wakes every worker it commands with one system call (a futex bitset with one bit per
+ * worker), and a worker wakes the main process only when its result completes the batch
+ * the main process waits for. All accesses are sequentially consistent, which is what makes
  * "set flag, re-check, sleep" free of lost wake-ups.
  */
 #define PY_SSIZE_T_CLEAN
