@@ -125,9 +125,9 @@ def compare_sides(name: str, a, b, seconds: float, rounds: int, target: float) -
     verdict = "ok" if ratio >= target else "BELOW TARGET"
     print(f"{name:<8} {rates[0]:>12,.0f} {rates[1]:>12,.0f} {ratio:>8.2f}x  (target >= {target}x: {verdict})",
           flush=True)
-    if DIAGNOSIS:
-        print(f"{'':<8} ours: {DIAGNOSIS[0]}", flush=True)
-        DIAGNOSIS.clear()
+    for side, line in zip(("ours", "baseline"), DIAGNOSIS):  # the baseline has one when it is ours too
+        print(f"{'':<8} {side}: {line}", flush=True)
+    DIAGNOSIS.clear()
     return ratio
 
 
