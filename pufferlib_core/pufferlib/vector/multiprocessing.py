@@ -4,7 +4,8 @@
 Each worker steps its block one env after another (as `Serial` does), writing straight
 into the shared batch arrays; the main process and the workers synchronise through
 flags in the same shared block (`pufferlib.vector._sync`, a small C extension: atomics,
-a brief spin, then a futex on Linux). Infos are pickled only when non-empty.
+a brief spin, then a futex on Linux; whether both sides spin is chosen from measured
+cycle times, `shared.SpinPolicy`). Infos are pickled only when non-empty.
 
 Contract of the async API (EnvPool semantics), with `batch_size` counted in envs:
 
