@@ -85,6 +85,19 @@ def test_sync_equals_serial_over_1000_steps(creator, kwargs):
     assert any(isinstance(x, list) and x for x in got[1::6]), "the rollout produced no infos to compare"
 
 
+def test_the_spin_both_sides_use_is_in_the_shared_block():
+    """A given spin_us is published once for every wait; by default SpinPolicy chooses, starting at SPIN_US."""
+    from pufferlib.vector.multiprocessing import SPIN_US
+
+    with pufferlib.vector.make(NestedEnv, backend=MP, num_envs=2, num_workers=2, spin_us=7.0) as vecenv:
+        rollout(vecenv, 20)
+        assert vecenv._flags.spin_us == pytest.approx(7.0) and not vecenv._spin.adaptive
+    with pufferlib.vector.make(NestedEnv, backend=MP, num_envs=2, num_workers=2) as vecenv:
+        assert vecenv._flags.spin_us == pytest.approx(SPIN_US) and vecenv._spin.adaptive
+        rollout(vecenv, 200)
+        assert vecenv._flags.spin_us == pytest.approx(vecenv._spin.current)  # what it chose is what workers read
+
+
 def test_fork_start_method():
     with pufferlib.vector.make(NestedEnv, num_envs=4, seed=1) as serial:
         expected = rollout(serial, 50)
