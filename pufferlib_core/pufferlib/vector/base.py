@@ -97,6 +97,15 @@ class Closable(Protocol):
 SEED_LIMIT = 2**32
 
 
+def refuse_options(options: dict[str, object], why: str) -> None:
+    """APIUsageError naming the multiprocessing backend's options given (not None) to another
+    backend, which has no such options; `why` says what that backend does instead."""
+    given = sorted(k for k, v in options.items() if v is not None)
+    if given:
+        raise APIUsageError(f"{', '.join(given)}: option(s) of the multiprocessing backend; {why}. "
+                            "Pass backend='multiprocessing' or drop them.")
+
+
 def check_seed(seed: object) -> int | None:
     """`seed` as an int, or None; APIUsageError unless it is None or an int in [0, 2**32).
 

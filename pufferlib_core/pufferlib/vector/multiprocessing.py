@@ -242,9 +242,9 @@ class Multiprocessing(VecEnv):
             timeout = self.timeout
         deadline = None if timeout is None else time.monotonic() + timeout
         slice_ms = LIVENESS_S * 1000
-        self._spin.cycle(time.perf_counter())
+        start = time.perf_counter()
+        self._spin.cycle(start)
         while True:
-            start = time.perf_counter()
             ready, with_infos = self._flags.wait_ready(self._pending, need, slice_ms)
             self._spin.record(time.perf_counter() - start)
             if ready >= need:
@@ -261,6 +261,7 @@ class Multiprocessing(VecEnv):
                     assert timeout is not None  # there is a deadline
                     self._raise_timeout(timeout)
                 slice_ms = min(LIVENESS_S, left) * 1000
+            start = time.perf_counter()
 
     def _read(self, w: int) -> Any:
         """The next message of worker `w` (it is being written right now): its infos (a list of dicts)

@@ -39,7 +39,7 @@ import numpy.typing as npt
 from pufferlib.environment import Buffers
 from pufferlib.errors import APIUsageError, WorkerError
 from pufferlib.vector import ray_shared
-from pufferlib.vector.base import VecEnv, probe_env
+from pufferlib.vector.base import VecEnv, probe_env, refuse_options
 from pufferlib.vector.multiprocessing import check_timeout, resolve_layout
 from pufferlib.vector.ray_shared import SharedMemoryActors
 
@@ -186,10 +186,7 @@ class Ray(VecEnv):
                  envs_per_worker: int | None = None, cpus_per_worker: int = 1,
                  address: str | None = None, timeout: float | None = TIMEOUT_S, transport: str = "auto",
                  **options: object):
-        given = sorted(k for k, v in options.items() if v is not None)
-        if given:
-            raise APIUsageError(f"{', '.join(given)}: option(s) of the multiprocessing backend, which the Ray "
-                                "backend does not have (its actors run in Ray's own processes); drop them.")
+        refuse_options(options, "the Ray backend's actors run in Ray's own processes")
         timeout = check_timeout("timeout", timeout)
         ray = _ray()
         if transport not in TRANSPORTS:

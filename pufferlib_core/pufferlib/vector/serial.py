@@ -12,7 +12,7 @@ from pufferlib._stepper import step_group
 from pufferlib.emulation import _Emulated, step_pairs
 from pufferlib.environment import Buffers, PufferEnv
 from pufferlib.errors import APIUsageError
-from pufferlib.vector.base import VecEnv, check_seed, close_all, create_env, probe_env
+from pufferlib.vector.base import VecEnv, check_seed, close_all, create_env, probe_env, refuse_options
 
 if TYPE_CHECKING:
     from pufferlib.protocols import Batch, EnvCreator, Info
@@ -29,11 +29,7 @@ class Serial(VecEnv):
                  env_kwargs: Sequence[dict[str, object]], num_envs: int, batch_size: int | None = None,
                  seed: int | None = 0, num_workers: int | None = None, envs_per_worker: int | None = None,
                  zero_copy: bool | None = None, **options: object):
-        given = sorted(k for k, v in options.items() if v is not None)
-        if given:
-            raise APIUsageError(
-                f"{', '.join(given)}: option(s) of the multiprocessing backend; the serial backend steps "
-                "every env in this process. Pass backend='multiprocessing' or drop them.")
+        refuse_options(options, "the serial backend steps every env in this process")
         if zero_copy is False:
             raise APIUsageError("zero_copy=False asks for copies, but the serial backend always returns views "
                                 "of its batch arrays; copy what you keep, or use backend='multiprocessing'.")

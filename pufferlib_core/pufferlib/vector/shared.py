@@ -201,18 +201,19 @@ class SpinPolicy:
             if self._left <= 0:
                 self._probing = True
                 self.probes += 1
-                self._set(0.0 if self.current > 0 else self.spin_us)
+                self._flip()
 
     def _end_probe(self, won: bool) -> None:
         self._probing = False
         self._cycles, self._elapsed = 0, 0.0
         self._left = self._stint
         if not won:
-            self._set(0.0 if self.current > 0 else self.spin_us)
+            self._flip()
 
-    def _set(self, spin_us: float) -> None:
-        self.current = spin_us
-        self._publish(spin_us)
+    def _flip(self) -> None:
+        """Change mode (spinning <-> sleeping) and publish it."""
+        self.current = 0.0 if self.current > 0 else self.spin_us
+        self._publish(self.current)
 
 
 @dataclass
