@@ -42,6 +42,7 @@ CONSTRAINTS: dict[str, str | tuple[str, ...]] = {
     "train.total_timesteps": "[1, inf)",
     "train.batch_size": "[1, inf)",
     "train.minibatch_size": "[1, inf)",
+    "train.microbatch_size": "[0, inf)",
     "train.bptt_horizon": "[1, inf)",
     "train.update_epochs": "[1, inf)",
     "train.learning_rate": "[0, inf)",

@@ -297,12 +297,13 @@ class LSTMWrapper(nn.Module):
         hidden = self.policy.encode_observations(obs.reshape(batch * time, *obs.shape[2:]))
         hidden = hidden.reshape(batch, time, -1)
         h, c = state[0].unsqueeze(0), state[1].unsqueeze(0)
-        inner = starts[:, 1:].any(0).nonzero().flatten() + 1
-        cuts = [0, *inner.tolist(), time]
+        inner = (starts[:, 1:].any(0).nonzero().flatten() + 1).tolist()
+        # Per piece, the rows that keep their state (no episode start there), in one op for all pieces:
+        # a piece costs three calls (few rows, many pieces: the calls are the cost).
+        keep = (~starts[:, [0, *inner]].bool()).to(h.dtype).T.unsqueeze(-1)  # (pieces, batch, 1)
         outputs = []
-        for lo, hi in zip(cuts[:-1], cuts[1:]):
-            keep = (~starts[:, lo].bool()).to(h.dtype).view(1, batch, 1)
-            out, (h, c) = self.lstm(hidden[:, lo:hi], ((h * keep).contiguous(), (c * keep).contiguous()))
+        for piece, kept in zip(hidden.tensor_split(inner, dim=1), keep):
+            out, (h, c) = self.lstm(piece, (h * kept, c * kept))
             outputs.append(out)
         out = torch.cat(outputs, dim=1).reshape(batch * time, -1)
         return self.policy.decode_actions(out)

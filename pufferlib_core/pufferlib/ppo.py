@@ -57,37 +57,51 @@ class LossConfig:
     norm_adv: bool = True
 
 
+def normalize_advantages(advantages: torch.Tensor, weights: torch.Tensor | None) -> torch.Tensor:
+    """`advantages` scaled to mean 0 and (unbiased) std 1 over the present entries (`weights` > 0;
+    all of them when `weights` is None). Absent entries come back 0."""
+    if weights is None:
+        return (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+    present = weights > 0
+    count = present.sum().clamp(min=1)
+    mean = torch.where(present, advantages, 0.0).sum() / count
+    centred = torch.where(present, advantages - mean, 0.0)
+    std = (centred.square().sum() / (count - 1).clamp(min=1)).sqrt()
+    return centred / (std + 1e-8)
+
+
 def ppo_loss(new_logprob: torch.Tensor, entropy: torch.Tensor, new_value: torch.Tensor,
              old_logprob: torch.Tensor, old_value: torch.Tensor, advantages: torch.Tensor,
-             returns: torch.Tensor, weights: torch.Tensor | None, cfg: LossConfig) -> tuple[torch.Tensor, dict]:
+             returns: torch.Tensor, weights: torch.Tensor | None, cfg: LossConfig,
+             total: torch.Tensor | int | None = None) -> tuple[torch.Tensor, dict]:
     """The clipped PPO objective over one minibatch; returns (loss, stats).
 
     `weights` holds 0 for padded/absent agents (they add nothing to loss or statistics)
     and, with prioritised sampling, the importance weights of the sampled segments; None
     when every entry is present with weight 1 (the same result with fewer operations).
+
+    `total`: when the inputs are one microbatch of a minibatch, the minibatch's count of
+    present entries. `advantages` must then be normalised over the whole minibatch already
+    (`normalize_advantages`, when `cfg.norm_adv`), and every mean is this microbatch's sum
+    over `total`: the microbatches' losses, gradients and stats add up to the minibatch's.
+    None: the inputs are the whole minibatch.
     """
+    if total is None and cfg.norm_adv:
+        advantages = normalize_advantages(advantages, weights)
     if weights is None:
         def present_mean(x: torch.Tensor) -> torch.Tensor:
-            return x.mean()
+            return x.mean() if total is None else x.sum() / total
 
         weighted_mean = present_mean
-        if cfg.norm_adv:
-            advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
     else:
         present = weights > 0
-        count = present.sum().clamp(min=1)
+        count = present.sum().clamp(min=1) if total is None else total
 
         def present_mean(x: torch.Tensor) -> torch.Tensor:
             return torch.where(present, x, 0.0).sum() / count
 
         def weighted_mean(x: torch.Tensor) -> torch.Tensor:
             return present_mean(x * weights)
-
-        if cfg.norm_adv:  # mean and unbiased std over the present entries
-            mean = present_mean(advantages)
-            centred = torch.where(present, advantages - mean, 0.0)
-            std = (centred.square().sum() / (count - 1).clamp(min=1)).sqrt()
-            advantages = centred / (std + 1e-8)
 
     log_ratio = new_logprob - old_logprob
     ratio = log_ratio.exp()

@@ -22,7 +22,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 import torch
@@ -33,10 +33,11 @@ from pufferlib.config import check_keys, load_default, merge
 from pufferlib.config_check import check_values
 from pufferlib.dashboard import Dashboard
 from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
+from pufferlib.gradient import Gradient, microbatch_count
 from pufferlib.metrics_file import MetricsFile
-from pufferlib.protocols import RecurrentPolicy, VecEnv
+from pufferlib.protocols import VecEnv
 from pufferlib.rollout import Rollout
-from pufferlib.threads import OtherLoad, ThreadTuner, candidate_counts, usable_cores
+from pufferlib.threads import OtherLoad, ThreadTuner, candidate_counts, torch_threads, usable_cores
 
 #: A minibatch as `PuffeRL._minibatches` hands it out: (segment indices, importance weights or
 #: None, the per-step float fields, the observations, actions and LSTM tensors).
@@ -134,6 +135,8 @@ class PuffeRL:
         if cfg["minibatch_size"] % self.segment:
             raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must be a multiple of "
                                 f"bptt_horizon={self.segment} for recurrent policies.")
+        microbatches = microbatch_count(cfg["minibatch_size"], self.segment, cfg["microbatch_size"],
+                                        sum(p.numel() for p in policy.parameters() if p.requires_grad), device)
 
         self.rank, self.world_size, self.device, self._owns_group = _init_distributed(device)
         self.policy = policy.to(self.device)
@@ -159,6 +162,11 @@ class PuffeRL:
                                self.recurrent)
         self.loss_config = ppo.LossConfig(cfg["clip_coef"], cfg["vf_coef"], cfg["vf_clip_coef"], cfg["ent_coef"],
                                           cfg["norm_adv"])
+        # Minibatches cut into microbatches, on worker threads on a CPU (pufferlib.gradient).
+        threads = (cfg["cpu_threads"] or usable_cores()) if self.device.type == "cpu" and not cfg["compile"] else 1
+        self.gradient = Gradient(self.policy, self.forward_policy, self.recurrent, self.rollout.action_mask,
+                                 self.rollout.nvec, self.loss_config, self._params, self._autocast, microbatches,
+                                 threads)
         self.global_step, self.epoch = 0, 0
         # Where checkpoints, metrics.jsonl (and logger plugins' files) go; created on first use.
         self.run_dir = Path(run_dir) if run_dir else self._default_run_dir()
@@ -250,6 +258,19 @@ class PuffeRL:
         cfg, data = self.config["train"], self.rollout
         if data.steps_collected == 0:
             raise APIUsageError("train() needs a batch: call evaluate() first.")
+        # While worker threads compute the gradients, this thread's own intra-op threads would
+        # spin beside them on the same cores.
+        with torch_threads(1) if self.gradient.workers is not None else nullcontext():
+            self._train_batch(cfg, data)
+        self.epoch += 1
+        if self.thread_tuner is not None:
+            self.thread_tuner.step(data.batch_size)
+        if cfg["checkpoint_interval"] > 0 and self.epoch % cfg["checkpoint_interval"] == 0:
+            self.save_checkpoint()
+        return self.losses
+
+    def _train_batch(self, cfg: Mapping, data: Rollout) -> None:
+        """`update_epochs` passes of minibatch updates over the collected batch; sets `self.losses`."""
         self.policy.train()
         lr = self.learning_rate()
         for opt in self.optimizers:
@@ -302,12 +323,6 @@ class PuffeRL:
         self.losses["learning_rate"] = lr
         if isinstance(self.policy, normalize.NormalizedPolicy):  # for the next batch, never during one
             self.policy.update(data.obs, data.rewards, data.terminals | data.truncations, data.weights)
-        self.epoch += 1
-        if self.thread_tuner is not None:
-            self.thread_tuner.step(data.batch_size)
-        if cfg["checkpoint_interval"] > 0 and self.epoch % cfg["checkpoint_interval"] == 0:
-            self.save_checkpoint()
-        return self.losses
 
     def _minibatches(self, order: torch.Tensor, weights: torch.Tensor | None, size: int, packed: torch.Tensor,
                      tensors: list[torch.Tensor]) -> Iterator[Minibatch]:
@@ -376,28 +391,8 @@ class PuffeRL:
         an LSTM, starting (h, c) and episode starts; `weights` are the loss's per-step weights,
         or None when every step counts once. Returns the `ppo.LOSS_STATS` (0-d tensors) and the
         new log-probabilities (detached)."""
-        data = self.rollout
-        obs, actions, *lstm = tensors
-        old_logprob, old_value, advantages, returns = fields[:4]
         start = time.perf_counter()
-        mb, length = obs.shape[:2]
-        with self._autocast():
-            if self.recurrent:
-                state_h, state_c, starts = lstm
-                policy = cast(RecurrentPolicy, self.policy)  # is_recurrent: it has forward_sequence
-                logits, value = policy.forward_sequence(obs, (state_h, state_c), starts)
-            else:
-                logits, value = self.forward_policy(obs.reshape(mb * length, *obs.shape[2:]))[:2]
-            flat_actions = actions.reshape(mb * length, *actions.shape[2:])
-            mask = data.action_mask(obs.reshape(mb * length, *obs.shape[2:]))
-            _, new_logprob, entropy = pufferlib.pytorch.sample_logits(logits, flat_actions, data.nvec, mask)
-            assert entropy is not None  # sample_logits computes it by default
-        new_logprob = new_logprob.float().view(mb, length)
-        loss, stats = ppo.ppo_loss(new_logprob, entropy.float().view(mb, length), value.float().view(mb, length),
-                                   old_logprob, old_value, advantages, returns, weights, self.loss_config)
-        for param in self._params:  # optimizer.zero_grad(set_to_none=True) without its profiler context
-            param.grad = None
-        loss.backward()
+        stats, new_logprob = self.gradient(fields, tensors, weights)
         grads = [p.grad for p in self._params if p.grad is not None]
         if self.world_size > 1:
             self._average_gradients(grads)
@@ -405,7 +400,7 @@ class PuffeRL:
         for opt in self.optimizers:
             opt.step()
         self.profile["learn"] += time.perf_counter() - start
-        return stats, new_logprob.detach()
+        return stats, new_logprob
 
     def _average_gradients(self, grads: list[torch.Tensor]) -> None:
         import torch.distributed as dist
@@ -549,6 +544,7 @@ class PuffeRL:
         if self._metrics_file is not None:
             self._metrics_file.close()
         self._hook("pufferlib_train_end", trainer=self, metrics=metrics)
+        self.gradient.close()
         self.env.close()
         if self._owns_group:  # every rank arrives before the group goes (gloo aborts otherwise)
             import torch.distributed as dist

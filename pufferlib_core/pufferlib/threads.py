@@ -16,15 +16,29 @@ CPU (`OtherLoad`: at least `busy_cores` of it, on Linux), so that a machine that
 is answered within two iterations while a quiet one pays no probe in its first
 `probe_every`. A probe of a slower count costs one iteration. The choice is applied with
 `set_threads` (torch.set_num_threads), at most once per iteration.
+
+`WorkerThreads` is the other answer to the same barrier problem: coarse jobs (a minibatch's
+microbatches, `pufferlib.gradient`) on threads of few intra-op threads each (one on a small
+machine), which share the cores dynamically: a thread that the scheduler delays simply takes
+fewer jobs. torch's intra-op count is per thread, so the tuner's count (the main thread's) and
+the workers' do not interfere.
 """
 
 from __future__ import annotations
 
 import os
+import queue
+import threading
 import time
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 import torch
+
+T = TypeVar("T")
 
 
 def usable_cores() -> int:
@@ -145,3 +159,71 @@ class ThreadTuner:
             self.current = count
             self._set(count)
         return count
+
+
+@contextmanager
+def torch_threads(count: int) -> Iterator[None]:
+    """torch's intra-op thread count of the calling thread set to `count` inside the block."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(count)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+class WorkerThreads:
+    """`count` daemon threads that run submitted calls, each with `intra_op` torch intra-op threads.
+
+    `submit(fn, *args)` returns a `concurrent.futures.Future` of `fn(*args)` (its exception,
+    if it raises). Calls start in submission order, as threads come free. `close()` lets the
+    running calls finish and joins the threads; it also runs when the object is collected.
+    """
+
+    def __init__(self, count: int, intra_op: int = 1):
+        if count < 1 or intra_op < 1:
+            raise ValueError(f"WorkerThreads needs at least one thread of one intra-op thread, got {count}, {intra_op}")
+        self.count = count
+        self._jobs: queue.SimpleQueue[tuple[Future, Callable[..., Any], tuple] | None] = queue.SimpleQueue()
+        own = torch.get_num_threads()
+        ready = threading.Barrier(count + 1)
+        threads = [threading.Thread(target=_serve, args=(self._jobs, ready, intra_op), name=f"pufferlib-worker-{i}",
+                                    daemon=True) for i in range(count)]
+        for thread in threads:
+            thread.start()
+        ready.wait()
+        # A worker's set_num_threads also set the count that threads started later begin with.
+        torch.set_num_threads(own)
+        self._close = weakref.finalize(self, _stop, self._jobs, threads)
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        """Run `fn(*args)` on a worker; its Future."""
+        if not self._close.alive:
+            raise RuntimeError("WorkerThreads.submit after close()")
+        future: Future[T] = Future()
+        self._jobs.put((future, fn, args))
+        return future
+
+    def close(self) -> None:
+        """Stop the threads after their running calls (idempotent)."""
+        self._close()
+
+
+def _serve(jobs: queue.SimpleQueue, ready: threading.Barrier, intra_op: int) -> None:
+    torch.set_num_threads(intra_op)  # this thread's own count
+    ready.wait()
+    while (job := jobs.get()) is not None:
+        future, fn, args = job
+        if future.set_running_or_notify_cancel():
+            try:
+                future.set_result(fn(*args))
+            except BaseException as exc:  # handed to whoever waits on the future
+                future.set_exception(exc)
+
+
+def _stop(jobs: queue.SimpleQueue, threads: list[threading.Thread]) -> None:
+    for _ in threads:
+        jobs.put(None)
+    for thread in threads:
+        if thread is not threading.current_thread():
+            thread.join()
