@@ -1,6 +1,7 @@
 """PuffeRL end-to-end training speed, against Stable-Baselines3 PPO, and where its time goes.
 
     .venv/bin/python benchmarks/bench_trainer.py [--steps 40960] [--rounds 5] [--squared]
+    .venv/bin/python benchmarks/bench_trainer.py --contended | --microbatches
 
 cartpole  Same env (gym CartPole-v1, 8 envs, serial vectorization), same network (SB3's
           MlpPolicy: separate 64-64 tanh actor and critic), same sizes (n_steps 256,
@@ -20,11 +21,18 @@ squared   (--squared, needs puffer-ocean) ocean-squared with an LSTM-128 policy,
           (update_epochs 1, torch on all cores); the reference library's figure on this
           CPU is 41K SPS (target >= 1.5x).
 contended (--contended, needs puffer-ocean) the squared run with train.cpu_threads = 0
-          (the thread count chosen by measured speed) on the quiet machine, then beside
-          one busy process (a Python spin loop), and the ratio (target >= 0.55x); then
-          the same two runs with torch fixed on all cores, as before the tuner. Each
-          loaded figure is also given against the quiet run on one thread: beside a
-          process that holds a core, one core is what the run can count on.
+          (the thread count chosen by measured speed, microbatches on worker threads), in
+          steady state: after `--warmup-epochs` untimed batches (the envs' episodes no longer
+          start together, so an LSTM's sequences are cut at most steps), `--contended-epochs`
+          batches on the quiet machine, then as many beside one busy process (a Python spin
+          loop) in the same run, and the ratio (target >= 0.55x); then the same with torch
+          fixed on all cores. Each loaded figure is also given against the quiet speed on one
+          thread: beside a process that holds a core, one core is what the run can count on.
+microbatches (--microbatches, needs puffer-ocean) steady-state SPS, quiet and beside one
+          busy process, of minibatches of 32,768 steps cut into 1, 2, 4 and 8 microbatches
+          (train.microbatch_size) on worker threads, for the squared LSTM-128 and for MLPs
+          of hidden size 64 and 512: the measurements behind pufferlib.gradient's automatic
+          count (marked "auto").
 """
 
 from __future__ import annotations
@@ -195,20 +203,49 @@ def bench_profile(steps: int, rounds: int) -> None:
           f"(medians of {rounds}) | trainer overhead (copy+other) {spread(overhead, '{:.1%}')} (target <= 8%)")
 
 
-def squared_sps(epochs: int, cpu_threads: int) -> tuple[float, str]:
-    """(SPS, time shares) of ocean-squared LSTM training for `epochs` timed batches (see `squared` above)."""
+def squared_trainer(epochs: int, cpu_threads: int, **train) -> PuffeRL:
+    """A trainer of ocean-squared for `epochs` batches of 4096 x 64 steps (see `squared` above);
+    an LSTM-128 policy, or with `mlp` = N an MLP of hidden size N (then bptt_horizon 1)."""
     from pufferlib import models
 
     env = pufferlib.make("ocean-squared", num_envs=4096)
-    policy = models.LSTMWrapper(env, models.Default(env, hidden_size=128), input_size=128, hidden_size=128)
+    mlp = int(train.pop("mlp", 0))
+    if mlp:
+        policy: nn.Module = models.Default(env, hidden_size=mlp)
+    else:
+        policy = models.LSTMWrapper(env, models.Default(env, hidden_size=128), input_size=128, hidden_size=128)
     batch = 4096 * 64
-    trainer = PuffeRL(env=env, policy=policy, device="cpu", batch_size=batch, minibatch_size=32768,
-                      bptt_horizon=64, update_epochs=1, cpu_threads=cpu_threads, data_dir=DATA_DIR.name,
-                      total_timesteps=batch * (epochs + 1), checkpoint_interval=0,
-                      dashboard=Dashboard(interval=1e9, rich=False, stream=io.StringIO()))
-    sps, metrics = timed_training(trainer)
+    return PuffeRL(env=env, policy=policy, device="cpu", batch_size=batch, minibatch_size=32768,
+                   bptt_horizon=1 if mlp else 64, update_epochs=1, cpu_threads=cpu_threads, data_dir=DATA_DIR.name,
+                   total_timesteps=batch * epochs, checkpoint_interval=0,
+                   dashboard=Dashboard(interval=1e9, rich=False, stream=io.StringIO()), **train)
+
+
+def squared_sps(epochs: int, cpu_threads: int) -> tuple[float, str]:
+    """(SPS, time shares) of ocean-squared LSTM training for `epochs` timed batches after one untimed."""
+    sps, metrics = timed_training(squared_trainer(epochs + 1, cpu_threads))
     shares = "  ".join(f"{k} {metrics[f'performance/{k}']:.0%}" for k in ("env", "forward", "learn", "copy", "other"))
     return sps, shares
+
+
+def steady_sps(trainer: PuffeRL, warmup: int, epochs: int) -> tuple[float, float]:
+    """(quiet SPS, SPS beside one busy process) of `trainer` over `epochs` batches each, after
+    `warmup` untimed ones; closes the trainer."""
+    def timed(n: int) -> float:
+        start, first = time.perf_counter(), trainer.global_step
+        for _ in range(n):
+            trainer.evaluate()
+            trainer.train()
+        return (trainer.global_step - first) / (time.perf_counter() - start)
+
+    try:
+        timed(warmup)
+        quiet = timed(epochs)
+        with busy_process():
+            loaded = timed(epochs)
+    finally:
+        trainer.close()
+    return quiet, loaded
 
 
 def bench_squared(epochs: int) -> None:
@@ -231,16 +268,27 @@ def busy_process():
         spinner.wait()
 
 
-def bench_contended(epochs: int) -> None:
+def bench_contended(warmup: int, epochs: int) -> None:
     cores = os.cpu_count() or 1
-    one_core = squared_sps(epochs, 1)[0]
+    one_core = steady_sps(squared_trainer(warmup + epochs, 1), warmup, epochs)[0]
     for label, threads in (("tuned (cpu_threads 0)", 0), (f"fixed at {cores} threads", cores)):
-        quiet = squared_sps(epochs, threads)[0]
-        with busy_process():
-            loaded = squared_sps(epochs, threads)[0]
+        quiet, loaded = steady_sps(squared_trainer(warmup + 2 * epochs, threads), warmup, epochs)
         print(f"contended squared, {label}: quiet {quiet:,.0f} SPS | beside one busy process {loaded:,.0f} SPS "
               f"-> {loaded / quiet:.2f}x (target >= 0.55x) | {loaded / one_core:.2f}x the quiet one-thread "
-              f"speed ({one_core:,.0f} SPS: what one whole core gives)")
+              f"speed ({one_core:,.0f} SPS: what one whole core gives)", flush=True)
+
+
+def bench_microbatches(warmup: int, epochs: int) -> None:
+    from pufferlib.gradient import microbatch_count
+
+    for label, mlp in (("LSTM-128", 0), ("MLP-64", 64), ("MLP-512", 512)):
+        for count in (1, 2, 4, 8):
+            trainer = squared_trainer(warmup + 2 * epochs, 0, mlp=mlp, microbatch_size=32768 // count)
+            params = sum(p.numel() for p in trainer.policy.parameters() if p.requires_grad)
+            auto = microbatch_count(32768, trainer.segment, 0, params, trainer.device)
+            quiet, loaded = steady_sps(trainer, warmup, epochs)
+            print(f"microbatches {label:8s} x{count}{' (auto)' if count == auto else '       '}: quiet {quiet:,.0f} "
+                  f"SPS | beside one busy process {loaded:,.0f} SPS ({loaded / quiet:.2f}x)", flush=True)
 
 
 def main() -> None:
@@ -251,11 +299,18 @@ def main() -> None:
     parser.add_argument("--squared-epochs", type=int, default=2)
     parser.add_argument("--contended", action="store_true",
                         help="only the ocean-squared run quiet and beside a busy process (tuned and fixed threads)")
-    parser.add_argument("--contended-epochs", type=int, default=6)
+    parser.add_argument("--contended-epochs", type=int, default=4, help="timed batches, quiet and loaded each")
+    parser.add_argument("--warmup-epochs", type=int, default=8, help="untimed batches before --contended's and "
+                                                                     "--microbatches' timed ones")
+    parser.add_argument("--microbatches", action="store_true",
+                        help="only the microbatch sweep (1, 2, 4, 8 per minibatch), quiet and beside a busy process")
     args = parser.parse_args()
     torch.set_num_threads(1)
     if args.contended:
-        bench_contended(args.contended_epochs)
+        bench_contended(args.warmup_epochs, args.contended_epochs)
+        return
+    if args.microbatches:
+        bench_microbatches(args.warmup_epochs, args.contended_epochs)
         return
     bench_cartpole(args.steps, args.rounds)
     bench_profile(args.steps, args.rounds)

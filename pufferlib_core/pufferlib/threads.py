@@ -11,11 +11,13 @@ agent steps it covered. The tuner starts with all candidate threads, times itera
 the count in use, keeps the fastest count measured, and now and then tries another for one
 iteration (a probe): a count not measured yet, else the runner-up. Probes come every
 `probe_every` iterations (doubling up to `max_probe_every` while the choice stands, back to
-`probe_every` when a probe wins), and at once when other processes start or stop taking
-CPU (`OtherLoad`: at least `busy_cores` of it, on Linux), so that a machine that turns busy
-is answered within two iterations while a quiet one pays no probe in its first
-`probe_every`. A probe of a slower count costs one iteration. The choice is applied with
-`set_threads` (torch.set_num_threads), at most once per iteration.
+`probe_every` when a probe wins). Speeds are kept apart by load: whether other processes take
+at least `busy_cores` of CPU (`OtherLoad`, on Linux). When that changes, the tuner switches at
+once to the best count it measured under the new load, or, with none measured, to one thread
+beside load and all of them on a quiet machine; so a machine that turns busy costs at most the
+iteration in which it did, and a load that comes back costs nothing. A probe of a slower count
+costs one iteration. The choice is applied with `set_threads` (torch.set_num_threads), at most
+once per iteration.
 
 `WorkerThreads` is the other answer to the same barrier problem: coarse jobs (a minibatch's
 microbatches, `pufferlib.gradient`) on threads of few intra-op threads each (one on a small
@@ -63,13 +65,16 @@ class OtherLoad:
 
     From the machine's busy time in /proc/stat (user, nice, system, irq, softirq and steal:
     a hypervisor's steal is a taken core too) less this process's own CPU time (all its
-    threads). Returns None where /proc/stat does not exist. Child processes (e.g. the
+    threads). Returns None where /proc/stat does not exist, and until `min_seconds` have
+    passed since the last reading (the counters tick every 10 ms: a shorter window reads
+    noise), which then spans the calls in between. Child processes (e.g. the
     multiprocessing backend's env workers) count as others.
     """
 
     _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
-    def __init__(self) -> None:
+    def __init__(self, min_seconds: float = 0.25) -> None:
+        self.min_seconds = min_seconds
         self._last = self._sample()
 
     def _sample(self) -> tuple[float, float, float] | None:
@@ -83,10 +88,13 @@ class OtherLoad:
         return busy, own.user + own.system, time.monotonic()
 
     def __call__(self) -> float | None:
-        now = self._sample()
-        last, self._last = self._last, now
-        if now is None or last is None or now[2] <= last[2]:
+        now, last = self._sample(), self._last
+        if now is None or last is None:
+            self._last = now
             return None
+        if now[2] - last[2] < self.min_seconds:
+            return None
+        self._last = now
         return max(0.0, (now[0] - last[0]) - (now[1] - last[1])) / (now[2] - last[2])
 
 
@@ -100,7 +108,12 @@ class ThreadTuner:
         if not counts or min(counts) < 1:
             raise ValueError(f"thread counts must be positive, got {list(counts)}")
         self.counts = sorted(set(counts))
-        self.rates: dict[int, float | None] = dict.fromkeys(self.counts)
+        # Speeds measured on a quiet machine say nothing of speeds beside other load, and back:
+        # one table each, and `rates` is the table of the load seen last.
+        self._rates_by_load: dict[bool, dict[int, float | None]] = {
+            busy: dict.fromkeys(self.counts) for busy in (False, True)}
+        self._busy = False  # whether other processes took at least busy_cores, last we looked
+        self.rates = self._rates_by_load[self._busy]
         self.probe_every = self.min_probe_every = probe_every
         self.max_probe_every = max_probe_every
         self._set, self._clock = set_threads, clock
@@ -109,20 +122,24 @@ class ThreadTuner:
         self._since_probe = 0
         self._last: float | None = None
         self._others, self.busy_cores = others, busy_cores
-        self._busy = False  # whether other processes took at least busy_cores, last we looked
         self._set(self.current)
 
     def step(self, work: int) -> int:
         """Record one iteration of `work` agent steps with the current count; returns the next count."""
         now = self._clock()
         last, self._last = self._last, now
-        if last is None or now <= last:  # the first call starts the clock (and reads the load)
-            return self._use(self._probe(self.current)) if self._load_changed() else self.current
+        if self._load_changed():  # the iteration ran under the old load and the new: no figure for either
+            self.rates = self._rates_by_load[self._busy]
+            self._best = self._known_best()
+            self._since_probe, self.probe_every = 0, self.min_probe_every
+            return self._use(self._best)
+        if last is None or now <= last:  # the first call starts the clock
+            return self.current
         rate = work / (now - last)
         probed = self.current != self._best and self.rates[self.current] is not None
         old = self.rates[self.current]
         # A count's estimate is the mean of its last two iterations, or the last alone after a probe
-        # or a change of more than a quarter (the load changed: the old figure is stale).
+        # or a change of more than a quarter (the load changed unseen: the old figure is stale).
         if old is not None and not probed and abs(rate - old) <= 0.25 * old:
             rate = 0.5 * (old + rate)
         self.rates[self.current] = rate
@@ -132,9 +149,17 @@ class ThreadTuner:
                 2 * self.probe_every, self.max_probe_every)
         self._best = best
         self._since_probe += 1
-        if self._load_changed() or self._since_probe >= self.probe_every:
+        if self._since_probe >= self.probe_every:
             return self._use(self._probe(best))
         return self._use(best)
+
+    def _known_best(self) -> int:
+        """The fastest count measured under the current load; before any, the fewest threads
+        beside other load (which makes threads wait on each other) and all of them on a quiet machine."""
+        measured = [n for n in self.counts if self.rates[n] is not None]
+        if measured:
+            return max(measured, key=lambda n: self.rates[n] or 0.0)
+        return self.counts[0] if self._busy else self.counts[-1]
 
     def _load_changed(self) -> bool:
         """Whether other processes started or stopped taking `busy_cores` since the last look."""
@@ -177,24 +202,24 @@ class WorkerThreads:
 
     `submit(fn, *args)` returns a `concurrent.futures.Future` of `fn(*args)` (its exception,
     if it raises). Calls start in submission order, as threads come free. `close()` lets the
-    running calls finish and joins the threads; it also runs when the object is collected.
+    running calls finish and joins the `threads`; it also runs when the object is collected.
     """
 
     def __init__(self, count: int, intra_op: int = 1):
         if count < 1 or intra_op < 1:
-            raise ValueError(f"WorkerThreads needs at least one thread of one intra-op thread, got {count}, {intra_op}")
+            raise ValueError(f"WorkerThreads needs count and intra_op >= 1, got {count} and {intra_op}")
         self.count = count
         self._jobs: queue.SimpleQueue[tuple[Future, Callable[..., Any], tuple] | None] = queue.SimpleQueue()
         own = torch.get_num_threads()
         ready = threading.Barrier(count + 1)
-        threads = [threading.Thread(target=_serve, args=(self._jobs, ready, intra_op), name=f"pufferlib-worker-{i}",
-                                    daemon=True) for i in range(count)]
-        for thread in threads:
+        self.threads = [threading.Thread(target=_serve, args=(self._jobs, ready, intra_op),
+                                         name=f"pufferlib-worker-{i}", daemon=True) for i in range(count)]
+        for thread in self.threads:
             thread.start()
         ready.wait()
         # A worker's set_num_threads also set the count that threads started later begin with.
         torch.set_num_threads(own)
-        self._close = weakref.finalize(self, _stop, self._jobs, threads)
+        self._close = weakref.finalize(self, _stop, self._jobs, self.threads)
 
     def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
         """Run `fn(*args)` on a worker; its Future."""
@@ -210,7 +235,10 @@ class WorkerThreads:
 
 
 def _serve(jobs: queue.SimpleQueue, ready: threading.Barrier, intra_op: int) -> None:
-    torch.set_num_threads(intra_op)  # this thread's own count
+    # torch sets a thread's count from the process-wide one when the thread first uses it:
+    # use it first, then set this thread's own.
+    torch.get_num_threads()
+    torch.set_num_threads(intra_op)
     ready.wait()
     while (job := jobs.get()) is not None:
         future, fn, args = job

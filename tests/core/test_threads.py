@@ -81,6 +81,35 @@ def test_a_machine_busy_from_the_start_gets_one_thread_from_the_first_iteration(
     assert machine.history[:8] == [1] * 8
 
 
+def test_a_load_that_comes_back_gets_its_known_count_at_once():
+    machine = Machine(TWO_CORES)
+    tuner = make(machine)
+    for busy in (False, True, False, True, False):
+        machine.busy = busy
+        start = len(machine.history)
+        machine.iterate(tuner, 40)
+        # the iteration in which the load changed ran with the old count; every later one, bar
+        # scheduled probes of the other count, with the count that is best under this load
+        right = 1 if busy else 2
+        assert machine.history[start + 1:start + 8] == [right] * 7
+    # Every change after the first of each kind costs only its own iteration: no probe at the
+    # wrong count follows it. 200 iterations, at most a probe per probe_every of them.
+    assert sum(h != (1 if i // 40 % 2 else 2) for i, h in enumerate(machine.history)) <= 4 + 200 // 8
+
+
+def test_other_load_reads_only_windows_long_enough_to_mean_something():
+    import time
+
+    load = OtherLoad(min_seconds=0.2)
+    if load._sample() is None:
+        pytest.skip("no /proc/stat")  # not Linux
+    time.sleep(0.25)
+    assert load() is not None
+    assert load() is None  # a few microseconds: the 10 ms counters would read noise
+    time.sleep(0.25)
+    assert load() is not None  # the window spans the call that read nothing
+
+
 def test_without_a_load_signal_probes_on_schedule():
     machine = Machine(TWO_CORES)
     tuner = ThreadTuner([1, 2], set_threads=machine.set_threads, clock=machine.clock)
@@ -146,7 +175,8 @@ def test_bad_counts_are_refused():
         ThreadTuner([0, 2])
 
 
-def test_cpu_threads_zero_tunes_while_training():
+def test_cpu_threads_zero_tunes_while_training(monkeypatch):
+    monkeypatch.setattr(pufferlib.pufferl, "OtherLoad", lambda: lambda: 0.0)  # a quiet machine, whatever runs
     before = torch.get_num_threads()
     env = pufferlib.make("gym-CartPole-v1", num_envs=4, seed=0)
     try:

@@ -59,6 +59,24 @@ def test_compiled_policy_trains_on_cuda(tmp_path):
         trainer.close()
 
 
+def test_microbatches_on_cuda_add_up_to_the_minibatch_gradient(tmp_path):
+    """On a GPU the automatic count keeps minibatches whole; a microbatch_size of the user's
+    accumulates their gradients in turn (less memory, the same update)."""
+    grads = {}
+    for microbatch in (0, 64):
+        trainer = _trainer(tmp_path, microbatch_size=microbatch, update_epochs=1, learning_rate=0.0)
+        try:
+            assert trainer.gradient.count == (1 if microbatch == 0 else 4)
+            assert trainer.gradient.workers is None  # worker threads are for the CPU
+            trainer.evaluate()
+            trainer.train()
+            grads[microbatch] = [p.grad.clone() for p in trainer.policy.parameters()]
+        finally:
+            trainer.close()
+    for whole, parts in zip(grads[0], grads[64]):
+        torch.testing.assert_close(whole, parts, rtol=1e-4, atol=1e-6)
+
+
 def test_pinned_host_copies_round_trip():
     host = torch.arange(1 << 20, dtype=torch.float32).pin_memory()
     device = host.to("cuda", non_blocking=True)
