@@ -111,12 +111,11 @@ class Gradient:
         log-probabilities (detached, (segments, segment))."""
         for param in self.params:  # optimizer.zero_grad(set_to_none=True) without its profiler context
             param.grad = None
-        fields = tuple(fields[:4])
+        old_logprob, old_value, advantages, returns = fields
         if self.count == 1:
-            loss, stats, new_logprob = self._loss(fields, tuple(tensors), weights, None)
+            loss, stats, new_logprob = self._loss(tuple(fields), tuple(tensors), weights, None)
             loss.backward()
             return stats, new_logprob
-        old_logprob, old_value, advantages, returns = fields
         if self.loss_config.norm_adv:
             advantages = ppo.normalize_advantages(advantages, weights)
         total = advantages.numel() if weights is None else (weights > 0).sum().clamp(min=1)
@@ -124,35 +123,36 @@ class Gradient:
         weight_parts = [None] * self.count if weights is None else weights.chunk(self.count)
         micro = [(part[:4], part[4:], w, total) for part, w in zip(zip(*parts), weight_parts)]
         results = self._threaded(micro) if self.workers is not None else self._serial(micro)
-        stats = {key: sum((s[key] for _, s, _ in results[1:]), results[0][1][key]) for key in results[0][1]}
-        return stats, torch.cat([logprob for _, _, logprob in results])
+        stats = {key: sum((s[key] for s, _ in results[1:]), results[0][0][key]) for key in results[0][0]}
+        return stats, torch.cat([logprob for _, logprob in results])
 
-    def _serial(self, micro: list) -> list[Result]:
-        """The microbatches in turn on this thread, `backward()` adding their gradients into `.grad`."""
-        results: list[Result] = []
+    def _serial(self, micro: list) -> list[tuple[dict[str, torch.Tensor], torch.Tensor]]:
+        """(stats, new log-probabilities) of the microbatches, run in turn on this thread,
+        `backward()` adding their gradients into `.grad`."""
+        results = []
         for args in micro:
             loss, stats, new_logprob = self._loss(*args)
             loss.backward()
-            results.append(((), stats, new_logprob))
+            results.append((stats, new_logprob))
         return results
 
-    def _threaded(self, micro: list) -> list[Result]:
-        """The microbatches on the workers; their gradients added here, in microbatch order."""
+    def _threaded(self, micro: list) -> list[tuple[dict[str, torch.Tensor], torch.Tensor]]:
+        """(stats, new log-probabilities) of the microbatches, run on the workers; their gradients
+        are added here, in microbatch order, as they come, and set as `.grad`."""
         assert self.workers is not None
         futures: list[Future[Result]] = [self.workers.submit(self._gradient, *args) for args in micro]
+        results = []
+        total: list[torch.Tensor | None] = [None] * len(self.params)
         try:
-            results = [future.result() for future in futures]
+            for future in futures:
+                grads, stats, new_logprob = future.result()
+                total = [a if b is None else b if a is None else a + b for a, b in zip(total, grads)]
+                results.append((stats, new_logprob))
         except BaseException:  # a microbatch failed, or Ctrl-C: none is left running
             for future in futures:
                 future.cancel()
             wait(futures)
             raise
-        total = list(results[0][0])
-        for grads, _, _ in results[1:]:
-            for i, grad in enumerate(grads):
-                before = total[i]
-                if grad is not None:
-                    total[i] = grad if before is None else before + grad
         for param, grad in zip(self.params, total):
             param.grad = grad
         return results

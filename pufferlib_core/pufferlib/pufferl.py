@@ -392,7 +392,7 @@ class PuffeRL:
         or None when every step counts once. Returns the `ppo.LOSS_STATS` (0-d tensors) and the
         new log-probabilities (detached)."""
         start = time.perf_counter()
-        stats, new_logprob = self.gradient(fields, tensors, weights)
+        stats, new_logprob = self.gradient(fields[:4], tensors, weights)
         grads = [p.grad for p in self._params if p.grad is not None]
         if self.world_size > 1:
             self._average_gradients(grads)
