@@ -1,7 +1,7 @@
 """The gradient of the PPO loss over one minibatch, as the sum of its microbatches' gradients.
 
-`Gradient(minibatch)` sets every parameter's `.grad` to the gradient of the minibatch's
-PPO loss and returns its statistics. The minibatch (the optimiser's batch) is cut into
+A `Gradient`, called on a minibatch, sets every parameter's `.grad` to the gradient of the
+minibatch's PPO loss and returns its statistics. The minibatch (the optimiser's batch) is cut into
 `count` microbatches of whole segments. Advantages are normalised over the whole minibatch
 first, and each microbatch's loss is its sums over the minibatch's count of present steps
 (`ppo.ppo_loss(total=...)`), so the microbatches' losses, gradients and statistics add up

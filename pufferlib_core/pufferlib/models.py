@@ -298,8 +298,8 @@ class LSTMWrapper(nn.Module):
         hidden = hidden.reshape(batch, time, -1)
         h, c = state[0].unsqueeze(0), state[1].unsqueeze(0)
         inner = (starts[:, 1:].any(0).nonzero().flatten() + 1).tolist()
-        # Per piece, the rows that keep their state (no episode start there), in one op for all pieces:
-        # a piece costs three calls (few rows, many pieces: the calls are the cost).
+        # The rows that carry their state into each piece (no episode start there), for all pieces
+        # in one op: with few rows and many pieces, the calls per piece are what a piece costs.
         keep = (~starts[:, [0, *inner]].bool()).to(h.dtype).T.unsqueeze(-1)  # (pieces, batch, 1)
         outputs = []
         for piece, kept in zip(hidden.tensor_split(inner, dim=1), keep):
