@@ -203,13 +203,12 @@ def bench_profile(steps: int, rounds: int) -> None:
           f"(medians of {rounds}) | trainer overhead (copy+other) {spread(overhead, '{:.1%}')} (target <= 8%)")
 
 
-def squared_trainer(epochs: int, cpu_threads: int, **train) -> PuffeRL:
+def squared_trainer(epochs: int, cpu_threads: int, mlp: int = 0, **train) -> PuffeRL:
     """A trainer of ocean-squared for `epochs` batches of 4096 x 64 steps (see `squared` above);
     an LSTM-128 policy, or with `mlp` = N an MLP of hidden size N (then bptt_horizon 1)."""
     from pufferlib import models
 
     env = pufferlib.make("ocean-squared", num_envs=4096)
-    mlp = int(train.pop("mlp", 0))
     if mlp:
         policy: nn.Module = models.Default(env, hidden_size=mlp)
     else:

@@ -56,6 +56,8 @@ MICROBATCH_WORK = 1 << 26
 #: The most microbatches the automatic count cuts a minibatch into.
 MAX_MICROBATCHES = 8
 
+#: One microbatch's arguments of `Gradient._loss`: (loss fields, tensors, weights, total).
+Microbatch = tuple[tuple[torch.Tensor, ...], tuple[torch.Tensor, ...], torch.Tensor | None, torch.Tensor | int | None]
 #: One microbatch's (gradients, stats, new log-probabilities) as a worker returns them.
 Result = tuple[Sequence[torch.Tensor | None], dict[str, torch.Tensor], torch.Tensor]
 
@@ -111,22 +113,24 @@ class Gradient:
         log-probabilities (detached, (segments, segment))."""
         for param in self.params:  # optimizer.zero_grad(set_to_none=True) without its profiler context
             param.grad = None
-        old_logprob, old_value, advantages, returns = fields
-        if self.count == 1:
-            loss, stats, new_logprob = self._loss(tuple(fields), tuple(tensors), weights, None)
-            loss.backward()
-            return stats, new_logprob
-        if self.loss_config.norm_adv:
-            advantages = ppo.normalize_advantages(advantages, weights)
-        total = advantages.numel() if weights is None else (weights > 0).sum().clamp(min=1)
-        parts = [x.chunk(self.count) for x in (old_logprob, old_value, advantages, returns, *tensors)]
-        weight_parts = [None] * self.count if weights is None else weights.chunk(self.count)
-        micro = [(part[:4], part[4:], w, total) for part, w in zip(zip(*parts), weight_parts)]
+        micro: list[Microbatch]
+        if self.count == 1:  # the whole minibatch: ppo_loss normalises and averages it itself
+            micro = [(tuple(fields), tuple(tensors), weights, None)]
+        else:
+            old_logprob, old_value, advantages, returns = fields
+            if self.loss_config.norm_adv:
+                advantages = ppo.normalize_advantages(advantages, weights)
+            total = advantages.numel() if weights is None else (weights > 0).sum().clamp(min=1)
+            parts = [x.chunk(self.count) for x in (old_logprob, old_value, advantages, returns, *tensors)]
+            weight_parts = [None] * self.count if weights is None else weights.chunk(self.count)
+            micro = [(part[:4], part[4:], w, total) for part, w in zip(zip(*parts), weight_parts)]
         results = self._threaded(micro) if self.workers is not None else self._serial(micro)
+        if len(results) == 1:
+            return results[0]
         stats = {key: sum((s[key] for s, _ in results[1:]), results[0][0][key]) for key in results[0][0]}
         return stats, torch.cat([logprob for _, logprob in results])
 
-    def _serial(self, micro: list) -> list[tuple[dict[str, torch.Tensor], torch.Tensor]]:
+    def _serial(self, micro: list[Microbatch]) -> list[tuple[dict[str, torch.Tensor], torch.Tensor]]:
         """(stats, new log-probabilities) of the microbatches, run in turn on this thread,
         `backward()` adding their gradients into `.grad`."""
         results = []
@@ -136,7 +140,7 @@ class Gradient:
             results.append((stats, new_logprob))
         return results
 
-    def _threaded(self, micro: list) -> list[tuple[dict[str, torch.Tensor], torch.Tensor]]:
+    def _threaded(self, micro: list[Microbatch]) -> list[tuple[dict[str, torch.Tensor], torch.Tensor]]:
         """(stats, new log-probabilities) of the microbatches, run on the workers; their gradients
         are added here, in microbatch order, as they come, and set as `.grad`."""
         assert self.workers is not None
@@ -158,7 +162,7 @@ class Gradient:
         return results
 
     def _gradient(self, fields: tuple[torch.Tensor, ...], tensors: tuple[torch.Tensor, ...],
-                  weights: torch.Tensor | None, total: torch.Tensor | int) -> Result:
+                  weights: torch.Tensor | None, total: torch.Tensor | int | None) -> Result:
         """One microbatch's (gradients of the params, stats, new log-probabilities), on a worker."""
         loss, stats, new_logprob = self._loss(fields, tensors, weights, total)
         return torch.autograd.grad(loss, self.params, allow_unused=True), stats, new_logprob
@@ -191,4 +195,4 @@ class Gradient:
     def close(self) -> None:
         """Stop the worker threads, if any."""
         if self.workers is not None:
-            self.workers.close()
+            self.workers.shutdown()

@@ -29,18 +29,13 @@ the workers' do not interfere.
 from __future__ import annotations
 
 import os
-import queue
 import threading
 import time
-import weakref
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any, TypeVar
 
 import torch
-
-T = TypeVar("T")
 
 
 def usable_cores() -> int:
@@ -197,61 +192,26 @@ def torch_threads(count: int) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-class WorkerThreads:
-    """`count` daemon threads that run submitted calls, each with `intra_op` torch intra-op threads.
-
-    `submit(fn, *args)` returns a `concurrent.futures.Future` of `fn(*args)` (its exception,
-    if it raises). Calls start in submission order, as threads come free. `close()` lets the
-    running calls finish and joins the `threads`; it also runs when the object is collected.
-    """
+class WorkerThreads(ThreadPoolExecutor):
+    """A `ThreadPoolExecutor` of `count` threads, all started at once, each with `intra_op` torch
+    intra-op threads of its own. `shutdown()` (or collection) stops them."""
 
     def __init__(self, count: int, intra_op: int = 1):
         if count < 1 or intra_op < 1:
             raise ValueError(f"WorkerThreads needs count and intra_op >= 1, got {count} and {intra_op}")
+        super().__init__(count, "pufferlib-worker", initializer=_own_intra_op, initargs=(intra_op,))
         self.count = count
-        self._jobs: queue.SimpleQueue[tuple[Future, Callable[..., Any], tuple] | None] = queue.SimpleQueue()
         own = torch.get_num_threads()
         ready = threading.Barrier(count + 1)
-        self.threads = [threading.Thread(target=_serve, args=(self._jobs, ready, intra_op),
-                                         name=f"pufferlib-worker-{i}", daemon=True) for i in range(count)]
-        for thread in self.threads:
-            thread.start()
+        for _ in range(count):  # a busy thread per job submitted: the pool starts all of its threads
+            self.submit(ready.wait)
         ready.wait()
-        # A worker's set_num_threads also set the count that threads started later begin with.
+        # The workers' set_num_threads also set the count that threads started later begin with.
         torch.set_num_threads(own)
-        self._close = weakref.finalize(self, _stop, self._jobs, self.threads)
-
-    def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
-        """Run `fn(*args)` on a worker; its Future."""
-        if not self._close.alive:
-            raise RuntimeError("WorkerThreads.submit after close()")
-        future: Future[T] = Future()
-        self._jobs.put((future, fn, args))
-        return future
-
-    def close(self) -> None:
-        """Stop the threads after their running calls (idempotent)."""
-        self._close()
 
 
-def _serve(jobs: queue.SimpleQueue, ready: threading.Barrier, intra_op: int) -> None:
+def _own_intra_op(count: int) -> None:
     # torch sets a thread's count from the process-wide one when the thread first uses it:
     # use it first, then set this thread's own.
     torch.get_num_threads()
-    torch.set_num_threads(intra_op)
-    ready.wait()
-    while (job := jobs.get()) is not None:
-        future, fn, args = job
-        if future.set_running_or_notify_cancel():
-            try:
-                future.set_result(fn(*args))
-            except BaseException as exc:  # handed to whoever waits on the future
-                future.set_exception(exc)
-
-
-def _stop(jobs: queue.SimpleQueue, threads: list[threading.Thread]) -> None:
-    for _ in threads:
-        jobs.put(None)
-    for thread in threads:
-        if thread is not threading.current_thread():
-            thread.join()
+    torch.set_num_threads(count)

@@ -135,9 +135,10 @@ def test_a_microbatch_that_raises_stops_the_update_and_leaves_no_work_running(en
         calls = policy.calls
         grad(fields, tensors, weights)  # the workers are still there for the next minibatch
         assert policy.calls == calls + 4
+        threads = worker_threads_of(grad.workers)
     finally:
         grad.close()
-    assert not any(thread.is_alive() for thread in grad.workers.threads)
+    assert not any(thread.is_alive() for thread in threads)
 
 
 def test_automatic_count_follows_its_rule():
@@ -173,27 +174,39 @@ def test_trainer_rejects_a_bad_microbatch_size_before_it_starts(env):
         fresh.close()
 
 
-def train_weights(tmp_path, threads):
+def train_weights(tmp_path, cpu_threads):
     env = pufferlib.make("gym-CartPole-v1", num_envs=4, seed=3)
-    trainer = PuffeRL(env=env, device="cpu", cpu_threads=threads, batch_size=1024, minibatch_size=512,
+    trainer = PuffeRL(env=env, device="cpu", cpu_threads=cpu_threads, batch_size=1024, minibatch_size=512,
                       microbatch_size=128, update_epochs=2, total_timesteps=3072, checkpoint_interval=0,
                       data_dir=str(tmp_path), dashboard=Dashboard(interval=1e9, rich=False))
     workers = trainer.gradient.workers
+    assert workers is not None and workers.count == 2
+    threads = worker_threads_of(workers)
     try:
         while not trainer.done_training():
             trainer.evaluate()
             trainer.train()
-        return {k: v.clone() for k, v in trainer.policy.state_dict().items()}, workers
+        return {k: v.clone() for k, v in trainer.policy.state_dict().items()}, threads
     finally:
         trainer.close()
 
 
 def test_threaded_microbatches_train_reproducibly_and_close_stops_the_workers(tmp_path):
-    first, workers = train_weights(tmp_path, 2)
-    assert workers is not None and workers.count == 2
-    assert not any(thread.is_alive() for thread in workers.threads)  # close() joined them
+    first, threads = train_weights(tmp_path, 2)
+    assert not any(thread.is_alive() for thread in threads)  # close() joined them
     second, _ = train_weights(tmp_path, 2)
     assert all(torch.equal(first[k], second[k]) for k in first)
+
+
+def worker_threads_of(workers):
+    """The threads of `workers`: each of `count` jobs waits for all, so each runs on its own."""
+    meet = threading.Barrier(workers.count)
+
+    def where():
+        meet.wait(timeout=5)
+        return threading.current_thread()
+
+    return {f.result() for f in [workers.submit(where) for _ in range(workers.count)]}
 
 
 def test_worker_threads_run_jobs_with_their_own_intra_op_count():
@@ -211,17 +224,17 @@ def test_worker_threads_run_jobs_with_their_own_intra_op_count():
             with pytest.raises(ZeroDivisionError):
                 workers.submit(lambda: 1 / 0).result()
             assert workers.submit(sum, [1, 2]).result() == 3
+            threads = worker_threads_of(workers)
+            assert len(threads) == 2
         finally:
-            workers.close()
+            workers.shutdown()
     assert torch.get_num_threads() == before
-    assert not any(thread.is_alive() for thread in workers.threads)
-    with pytest.raises(RuntimeError, match="after close"):
-        workers.submit(sum, [])
+    assert not any(thread.is_alive() for thread in threads)
 
 
 def test_worker_threads_stop_when_collected():
     workers = WorkerThreads(2)
-    threads = list(workers.threads)
+    threads = worker_threads_of(workers)
     del workers
     gc.collect()
     for thread in threads:
