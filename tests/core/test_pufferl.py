@@ -525,6 +525,47 @@ def test_minibatches_gathered_together_train_as_gathered_one_by_one(monkeypatch,
         assert torch.equal(a, b) and torch.equal(a, c)
 
 
+@pytest.mark.parametrize("options", [dict(), dict(prio_alpha=0.8), dict(vtrace_rho_clip=1.0)],
+                         ids=["uniform", "prio", "vtrace"])
+@pytest.mark.parametrize("rnn", [False, True], ids=["mlp", "lstm"])
+def test_each_epoch_trains_on_its_own_draw_in_order(monkeypatch, options, rnn):
+    """Uniform epochs without V-trace are gathered as one sequence of minibatches, the others
+    epoch by epoch: either way the updates see each epoch's draw of `ppo.minibatch_segments`,
+    minibatch after minibatch, and (uniform) every segment once per epoch."""
+    drawn: list[torch.Tensor] = []
+    original = ppo.minibatch_segments
+
+    def draw(*args, **kwargs):
+        order, weights = original(*args, **kwargs)
+        drawn.append(order)
+        return order, weights
+
+    monkeypatch.setattr(ppo, "minibatch_segments", draw)
+    env = pufferlib.emulate(lambda: Echo(length=4), num_envs=4)
+    cfg = {"rnn": {"enabled": rnn, "hidden_size": 8}, "policy": {"hidden_size": 8},
+           "train": dict(batch_size=64, minibatch_size=16, bptt_horizon=4, update_epochs=3, **options)}
+    trainer = PuffeRL(cfg, env, **quiet())
+    trained: list[torch.Tensor] = []
+    gather = trainer._minibatches
+
+    def recording(*args):
+        for minibatch in gather(*args):
+            trained.append(minibatch[0])
+            yield minibatch
+
+    monkeypatch.setattr(trainer, "_minibatches", recording)
+    trainer.evaluate()
+    trainer.train()
+    trainer.close()
+    segments, per_minibatch = (16, 4) if rnn else (64, 16)
+    assert len(drawn) == 3 and len(trained) == 3 * segments // per_minibatch
+    assert all(len(idx) == per_minibatch for idx in trained)
+    assert torch.equal(torch.cat(trained), torch.cat(drawn))
+    if "prio_alpha" not in options:
+        for epoch in torch.cat(trained).split(segments):
+            assert torch.equal(epoch.sort().values, torch.arange(segments))
+
+
 @pytest.mark.parametrize("options", [dict(optimizer="muon"), dict(vtrace_rho_clip=1.0, vtrace_c_clip=1.0),
                                      dict(prio_alpha=0.8, prio_beta0=0.4)], ids=["muon", "vtrace", "prio"])
 def test_optional_algorithms_update_the_policy(options, monkeypatch):
