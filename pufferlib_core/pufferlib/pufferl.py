@@ -31,13 +31,14 @@ import pufferlib.pytorch
 from pufferlib import checkpoint, normalize, ppo
 from pufferlib.config import check_keys, load_default, merge
 from pufferlib.config_check import check_values
+from pufferlib.cores import usable_cores
 from pufferlib.dashboard import Dashboard
 from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
 from pufferlib.gradient import Gradient, microbatch_count
 from pufferlib.metrics_file import MetricsFile
 from pufferlib.protocols import VecEnv
 from pufferlib.rollout import Rollout
-from pufferlib.threads import OtherLoad, ThreadTuner, candidate_counts, torch_threads, usable_cores
+from pufferlib.threads import OtherLoad, ThreadTuner, candidate_counts, torch_threads
 
 #: A minibatch as `PuffeRL._minibatches` hands it out: (segment indices, importance weights or
 #: None, the per-step float fields, the observations, actions and LSTM tensors).

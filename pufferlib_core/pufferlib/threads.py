@@ -38,14 +38,6 @@ from contextlib import contextmanager
 import torch
 
 
-def usable_cores() -> int:
-    """The CPU cores this process may run on (its affinity mask), at least 1."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)
-
-
 def candidate_counts(cores: int) -> list[int]:
     """Thread counts worth trying on `cores` cores: 1, the powers of two below, and all of them."""
     counts, n = [], 1

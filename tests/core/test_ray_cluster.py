@@ -34,9 +34,10 @@ def cluster():
 
     from pufferlib.vector.ray import connect
 
-    ray_constants.ENABLE_RAY_CLUSTER = False  # node addresses stay 127.0.0.1 (see pufferlib.vector.ray)
     loopback = {"node_ip_address": "127.0.0.1", "num_cpus": CPUS_PER_NODE}
-    with ray_environment("puffer-rayc-") as older:
+    with ray_environment("puffer-rayc-") as older, pytest.MonkeyPatch.context() as patch:
+        # node addresses stay 127.0.0.1 (see pufferlib.vector.ray); restored for later modules
+        patch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
         nodes = None
         try:
             nodes = Cluster(initialize_head=True, head_node_args={

@@ -5,8 +5,9 @@ import torch
 
 import pufferlib
 from pufferlib import PuffeRL
+from pufferlib.cores import usable_cores
 from pufferlib.dashboard import Dashboard
-from pufferlib.threads import OtherLoad, ThreadTuner, candidate_counts, usable_cores
+from pufferlib.threads import OtherLoad, ThreadTuner, candidate_counts
 
 
 class Machine:

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pufferlib.cores import usable_cores
 from pufferlib.errors import APIUsageError, PufferError
 from pufferlib.sweep import protein, runner
 from pufferlib.sweep.space import Space, apply
@@ -24,13 +25,6 @@ from pufferlib.sweep.store import FINISHED, Store
 
 if TYPE_CHECKING:
     from rich.live import Live
-
-
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
 
 
 class Sweep:
@@ -220,7 +214,7 @@ class Sweep:
 
     def _trial_config(self, values: dict) -> dict:
         config = apply({k: v for k, v in self.config.items() if k != "sweep"}, values)
-        share = max(1, _cores() // self.settings["workers"])
+        share = max(1, usable_cores() // self.settings["workers"])
         wanted = config["train"].get("cpu_threads", 1)
         config["train"]["cpu_threads"] = share if not wanted else min(wanted, share)
         for section in config.values():  # logger plugins with a run group (e.g. [wandb] group): the sweep
@@ -272,7 +266,7 @@ class Sweep:
                     ray.init(address=address, include_dashboard=False, log_to_driver=False)
                 else:  # a local instance on the loopback interface only
                     ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=False,
-                             num_cpus=_cores())
+                             num_cpus=usable_cores())
                 return ray
             except Exception as exc:  # Ray raises bare Exceptions on startup failures
                 ray.shutdown()

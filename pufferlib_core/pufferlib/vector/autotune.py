@@ -9,11 +9,11 @@ the fastest settings. `env` is an env id for `pufferlib.make` or an env creator 
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from pufferlib.cores import usable_cores
 from pufferlib.errors import PufferError
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 def candidates(num_envs: int, native: bool = False, cores: int | None = None) -> list[dict]:
     """Settings worth timing: serial, and worker counts near the core count (sync and half batches)."""
-    cores = cores or os.cpu_count() or 1
+    cores = cores or usable_cores()
     options: list[dict] = [{"backend": "serial"} if not native else {"num_workers": 1}]
     workers = sorted({w for w in (max(cores // 2, 2), cores, 2 * cores) if 1 < w <= num_envs and num_envs % w == 0})
     for w in workers:
@@ -60,7 +60,7 @@ def autotune(env: str | EnvCreator, num_envs: int | None = None, seconds: float 
     import pufferlib
     import pufferlib.vector
 
-    num_envs = num_envs or 2 * (os.cpu_count() or 1)
+    num_envs = num_envs or 2 * usable_cores()
     native = False
     if isinstance(env, str):
         from pufferlib import registry
@@ -75,7 +75,7 @@ def autotune(env: str | EnvCreator, num_envs: int | None = None, seconds: float 
             return pufferlib.vector.make(env, num_envs=num_envs, **kwargs)
 
     name = env if isinstance(env, str) else getattr(env, "__name__", repr(env))
-    print_fn(f"{name}: {num_envs} envs, {os.cpu_count()} cores, {seconds:g} s per setting")
+    print_fn(f"{name}: {num_envs} envs, {usable_cores()} cores, {seconds:g} s per setting")
     print_fn(f"{'backend':<16} {'workers':>7} {'batch':>6} {'agent steps/s':>14}")
     results: list[tuple[float, dict]] = []
     for settings in candidates(num_envs, native):

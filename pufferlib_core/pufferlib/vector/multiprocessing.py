@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from pufferlib.cores import usable_cores
 from pufferlib.errors import APIUsageError, WorkerError
 from pufferlib.vector import _sync
 from pufferlib.vector.base import VecEnv, check_seed, probe_env
@@ -87,7 +88,7 @@ def resolve_layout(num_envs: int, num_workers: int | None, envs_per_worker: int 
                     f"valid values: {_divisors(num_envs)}.")
             num_workers = num_envs // envs_per_worker
         else:
-            cores = os.cpu_count() or 1
+            cores = usable_cores()
             num_workers = max(d for d in _divisors(num_envs) if d <= cores)
     if not isinstance(num_workers, int) or num_workers < 1 or num_workers > num_envs or num_envs % num_workers:
         reason = "is more than num_envs" if isinstance(num_workers, int) and num_workers > num_envs \
