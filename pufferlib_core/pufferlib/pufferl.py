@@ -242,7 +242,8 @@ class PuffeRL:
         """Collect one batch of `batch_size` agent steps per rank; returns the numeric env infos
         gathered since the last `mean_and_log()` (lists per key)."""
         self.policy.eval()
-        infos = self.rollout.collect(self.profile)
+        # Acting on too many threads beside new load is slowest of all: the tuner looks at every step.
+        infos = self.rollout.collect(self.profile, self.thread_tuner.follow_load if self.thread_tuner else None)
         self.global_step += self.rollout.batch_size * self.world_size
         return infos
 

@@ -14,10 +14,11 @@ iteration (a probe): a count not measured yet, else the runner-up. Probes come e
 `probe_every` when a probe wins). Speeds are kept apart by load: whether other processes take
 at least `busy_cores` of CPU (`OtherLoad`, on Linux). When that changes, the tuner switches at
 once to the best count it measured under the new load, or, with none measured, to one thread
-beside load and all of them on a quiet machine; so a machine that turns busy costs at most the
-iteration in which it did, and a load that comes back costs nothing. A probe of a slower count
-costs one iteration. The choice is applied with `set_threads` (torch.set_num_threads), at most
-once per iteration.
+beside load and all of them on a quiet machine. `follow_load` makes that switch; `step` calls
+it, and so does the trainer before every acting step, so a machine that turns busy costs a
+window of `OtherLoad` (0.25 s) at the wrong count, and a load that comes back costs nothing.
+A probe of a slower count costs one iteration. The choice is applied with `set_threads`
+(torch.set_num_threads) when it changes.
 
 `WorkerThreads` is the other answer to the same barrier problem: coarse jobs (a minibatch's
 microbatches, `pufferlib.gradient`) on threads of few intra-op threads each (one on a small
@@ -75,11 +76,11 @@ class OtherLoad:
         return busy, own.user + own.system, time.monotonic()
 
     def __call__(self) -> float | None:
-        now, last = self._sample(), self._last
-        if now is None or last is None:
-            self._last = now
+        last = self._last
+        if last is None or time.monotonic() - last[2] < self.min_seconds:  # cheap when called often
             return None
-        if now[2] - last[2] < self.min_seconds:
+        now = self._sample()
+        if now is None:
             return None
         self._last = now
         return max(0.0, (now[0] - last[0]) - (now[1] - last[1])) / (now[2] - last[2])
@@ -109,17 +110,16 @@ class ThreadTuner:
         self._since_probe = 0
         self._last: float | None = None
         self._others, self.busy_cores = others, busy_cores
+        self._load_moved = False  # the load changed during the iteration being timed
         self._set(self.current)
 
     def step(self, work: int) -> int:
         """Record one iteration of `work` agent steps with the current count; returns the next count."""
         now = self._clock()
         last, self._last = self._last, now
-        if self._load_changed():  # the iteration ran under the old load and the new: no figure for either
-            self.rates = self._rates_by_load[self._busy]
-            self._best = self._known_best()
-            self._since_probe, self.probe_every = 0, self.min_probe_every
-            return self._use(self._best)
+        if self.follow_load() or self._load_moved:  # the iteration ran under both loads: no figure for either
+            self._load_moved = False
+            return self.current
         if last is None or now <= last:  # the first call starts the clock
             return self.current
         rate = work / (now - last)
@@ -139,6 +139,21 @@ class ThreadTuner:
         if self._since_probe >= self.probe_every:
             return self._use(self._probe(best))
         return self._use(best)
+
+    def follow_load(self) -> bool:
+        """If other processes started or stopped taking `busy_cores` since the last look, switch
+        at once to the best count known under the new load; True if it changed. `step` calls it,
+        and the trainer before every acting step: a load that arrives costs at most a window of
+        `OtherLoad` (0.25 s) at the wrong count, not the rest of an iteration. An iteration in
+        which the load changed gives no speed figure."""
+        if not self._load_changed():
+            return False
+        self.rates = self._rates_by_load[self._busy]
+        self._best = self._known_best()
+        self._since_probe, self.probe_every = 0, self.min_probe_every
+        self._use(self._best)
+        self._load_moved = True
+        return True
 
     def _known_best(self) -> int:
         """The fastest count measured under the current load; before any, the fewest threads

@@ -198,3 +198,53 @@ def test_cpu_threads_zero_tunes_while_training(monkeypatch):
     finally:
         env.close()
         torch.set_num_threads(before)
+
+
+def test_a_load_seen_mid_iteration_switches_at_once_and_gives_no_figure():
+    machine = Machine(TWO_CORES)
+    tuner = make(machine)
+    machine.iterate(tuner, 20)
+    assert tuner.current == 2
+    machine.busy = True
+    assert tuner.follow_load() and tuner.current == 1 and machine.threads == 1  # before the iteration ends
+    assert not tuner.follow_load()  # one switch per change
+    machine.iterate(tuner, 1)  # it ran under both loads
+    assert tuner.rates[1] is None
+    machine.iterate(tuner, 1)
+    assert tuner.rates[1] == pytest.approx(1000 / 1.1)
+
+
+def test_other_load_reads_its_counters_only_once_a_window_has_passed(monkeypatch):
+    load = OtherLoad(min_seconds=60)
+    if load._sample() is None:
+        pytest.skip("no /proc/stat")  # not Linux
+    reads = []
+    monkeypatch.setattr(load, "_sample", lambda: reads.append(1))
+    assert all(load() is None for _ in range(1000)) and not reads  # the trainer asks at every acting step
+
+
+@pytest.mark.parametrize("batch_size", [None, 2], ids=["sync", "async"])
+def test_the_trainer_follows_the_load_at_every_acting_step(batch_size):
+    """A busy process that appears while the trainer acts takes its threads away then, not at
+    the end of the iteration."""
+    class Load:
+        calls = 0
+
+        def __call__(self):
+            self.calls += 1
+            return 1.5 if self.calls > 5 else 0.0
+
+    before = torch.get_num_threads()
+    env = pufferlib.make("gym-CartPole-v1", num_envs=4, batch_size=batch_size, seed=0)
+    try:
+        trainer = PuffeRL(env=env, device="cpu", cpu_threads=0, batch_size=256, minibatch_size=128,
+                          checkpoint_interval=0, dashboard=Dashboard(interval=1e9, rich=False))
+        load = Load()
+        trainer.thread_tuner = ThreadTuner([1, 2], others=load)
+        assert torch.get_num_threads() == 2
+        trainer.evaluate()  # 64 acting steps (128 of 2 rows when async); the load appears at the sixth
+        assert load.calls >= 64 and trainer.thread_tuner.current == 1 and torch.get_num_threads() == 1
+        trainer.close()
+    finally:
+        env.close()
+        torch.set_num_threads(before)
