@@ -240,6 +240,27 @@ def test_random_play_stays_inside_the_observation_space(cls):
         env.close()
 
 
+@pytest.mark.parametrize("cls", ALL)
+def test_episode_return_is_the_mean_agents_summed_reward(cls):
+    """What the trainer shows as environment/episode_return: the rewards an agent row received
+    over an episode, summed, and averaged over the agents' episodes that ended."""
+    env = cls(num_envs=4, log_interval=10**9, **SHORT_GAMES.get(cls.env_name, {}))
+    try:
+        env.reset(seed=1)
+        running, returns = np.zeros(env.num_agents), []
+        for actions in random_actions(env, 3000, seed=1):
+            _, rew, term, trunc, _ = env.step(actions)
+            running += rew
+            ended = term | trunc
+            returns += running[ended].tolist()
+            running[ended] = 0
+        stats = env.log()
+        assert returns and stats is not None, "no episode ended: the check proves nothing"
+        assert stats["episode_return"] == pytest.approx(np.mean(returns), rel=1e-4, abs=1e-4)
+    finally:
+        env.close()
+
+
 def test_workers_each_host_a_native_env_of_their_share_of_copies():
     vec = pufferlib.make("ocean-bandit", num_envs=8, num_workers=2, log_interval=4)
     try:

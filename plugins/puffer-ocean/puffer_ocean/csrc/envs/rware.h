@@ -80,7 +80,7 @@ typedef struct {
     PUFFER_PARAMS
     int rows, cols, cells, num_spots, tick;
     int loc[RW_MAX_AGENTS], dir[RW_MAX_AGENTS], load[RW_MAX_AGENTS], target[RW_MAX_AGENTS];
-    float delivered[RW_MAX_AGENTS];
+    float delivered[RW_MAX_AGENTS], ret[RW_MAX_AGENTS];  /* this episode's deliveries, summed rewards */
     int state[RW_CELLS];      /* what is on each cell now (a carried shelf is on its robot's cell) */
     uint8_t base[RW_CELLS];   /* the map: RW_EMPTY, RW_SHELF (a shelf spot) or RW_GOAL */
     int8_t robot[RW_CELLS];   /* index + 1 of the robot on each cell, 0 none */
@@ -173,7 +173,7 @@ static void c_reset(Env* env) {
         env->robot[cell] = (int8_t)(a + 1);
         env->dir[a] = rng_int(&env->p.rng, 4);
         env->load[a] = RW_UNLOADED;
-        env->delivered[a] = 0;
+        env->delivered[a] = env->ret[a] = 0;
     }
     for (int r = 0; r < env->num_requested_shelves; r++) rw_request(env);
     rw_observe(env);
@@ -228,6 +228,7 @@ static void c_step(Env* env) {
         }
         env->target[a] = act == 1 ? rw_ahead(env, a) : -1;
         env->p.rewards[a] = reward;
+        env->ret[a] += reward;
     }
     /* Moves: passes until nothing changes; a robot goes when its cell ahead is free and no
      * lower-index robot claims it in the same pass. A queue empties front first. */
@@ -255,7 +256,7 @@ static void c_step(Env* env) {
     if (truncated) {
         for (int a = 0; a < n; a++) {
             env->log.score += env->delivered[a];
-            env->log.episode_return += env->delivered[a];  /* plus the 0.5s: see the rewards */
+            env->log.episode_return += env->ret[a];
             env->log.episode_length += (float)env->tick;
             env->log.n += 1;
             ocean_keep_final(&env->p, a);

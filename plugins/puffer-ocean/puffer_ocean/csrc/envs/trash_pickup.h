@@ -28,7 +28,7 @@ typedef struct {
     Log log;
     PUFFER_PARAMS
     int tick, deposited, left;    /* pieces in bins; pieces not yet in a bin */
-    float ret;
+    float ret[TP_MAX_AGENTS];     /* each agent's summed rewards this episode */
     int ax[TP_MAX_AGENTS], ay[TP_MAX_AGENTS], carrying[TP_MAX_AGENTS];
     uint8_t grid[TP_MAX_CELLS];   /* TP_* of each cell */
 } Env;
@@ -90,7 +90,7 @@ static void c_reset(Env* env) {
     int g = env->grid_size;
     env->tick = env->deposited = 0;
     env->left = env->num_trash;
-    env->ret = 0;
+    memset(env->ret, 0, sizeof(env->ret));
     memset(env->grid, 0, (size_t)(g * g));
     for (int a = 0; a < env->num_agents; a++) {
         int cell = tp_free_cell(env);
@@ -144,7 +144,7 @@ static void c_step(Env* env) {
     for (int a = 0; a < n; a++) {
         float reward = tp_act(env, a, env->p.actions[a]) - 0.01f;
         env->p.rewards[a] = reward;
-        env->ret += reward;
+        env->ret[a] += reward;
     }
     int terminal = env->left == 0;
     int truncated = !terminal && env->tick >= env->max_steps;
@@ -152,11 +152,13 @@ static void c_step(Env* env) {
     memset(env->p.truncations, truncated, (size_t)n);
     tp_observe(env);
     if (terminal || truncated) {
-        env->log.score += (float)env->deposited;
-        env->log.episode_return += env->ret;
-        env->log.episode_length += (float)env->tick;
-        env->log.n += 1;
-        for (int a = 0; a < n; a++) ocean_keep_final(&env->p, a);
+        for (int a = 0; a < n; a++) {  /* per agent, as every env logs: the team's score, its own return */
+            env->log.score += (float)env->deposited;
+            env->log.episode_return += env->ret[a];
+            env->log.episode_length += (float)env->tick;
+            env->log.n += 1;
+            ocean_keep_final(&env->p, a);
+        }
         c_reset(env);
     }
 }
