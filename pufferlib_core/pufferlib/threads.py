@@ -117,7 +117,8 @@ class ThreadTuner:
         """Record one iteration of `work` agent steps with the current count; returns the next count."""
         now = self._clock()
         last, self._last = self._last, now
-        if self.follow_load() or self._load_moved:  # the iteration ran under both loads: no figure for either
+        self.follow_load()
+        if self._load_moved:  # the iteration ran under both loads: no figure for either
             self._load_moved = False
             return self.current
         if last is None or now <= last:  # the first call starts the clock

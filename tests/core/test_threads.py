@@ -236,15 +236,14 @@ def test_the_trainer_follows_the_load_at_every_acting_step(batch_size):
 
     before = torch.get_num_threads()
     env = pufferlib.make("gym-CartPole-v1", num_envs=4, batch_size=batch_size, seed=0)
+    trainer = PuffeRL(env=env, device="cpu", cpu_threads=0, batch_size=256, minibatch_size=128,
+                      checkpoint_interval=0, dashboard=Dashboard(interval=1e9, rich=False))
     try:
-        trainer = PuffeRL(env=env, device="cpu", cpu_threads=0, batch_size=256, minibatch_size=128,
-                          checkpoint_interval=0, dashboard=Dashboard(interval=1e9, rich=False))
         load = Load()
         trainer.thread_tuner = ThreadTuner([1, 2], others=load)
         assert torch.get_num_threads() == 2
         trainer.evaluate()  # 64 acting steps (128 of 2 rows when async); the load appears at the sixth
         assert load.calls >= 64 and trainer.thread_tuner.current == 1 and torch.get_num_threads() == 1
-        trainer.close()
     finally:
-        env.close()
+        trainer.close()  # and its env
         torch.set_num_threads(before)
