@@ -23,7 +23,7 @@ STAMP  := $(VENV)/.installed
 OCEAN_DIR := plugins/puffer-ocean
 OCEAN_C   := $(OCEAN_DIR)/setup.py $(wildcard $(OCEAN_DIR)/puffer_ocean/csrc/*.[ch] $(OCEAN_DIR)/puffer_ocean/csrc/envs/*.h)
 OCEAN_STAMP := $(VENV)/.ocean-built
-CORE_C    := setup.py $(wildcard pufferlib_core/pufferlib/*.c pufferlib_core/pufferlib/vector/*.c)
+CORE_C    := setup.py $(wildcard pufferlib_core/pufferlib/*.c pufferlib_core/pufferlib/*/*.c)
 CORE_STAMP := $(VENV)/.core-built
 BUILT     := $(if $(wildcard $(OCEAN_DIR)/setup.py),$(OCEAN_STAMP)) $(CORE_STAMP)
 

@@ -14,13 +14,13 @@ setup(
             extra_compile_args=extra_compile_args,
         ),
         Extension(
-            "pufferlib._stepper",
-            sources=["pufferlib_core/pufferlib/_stepper.c"],
+            "pufferlib._emulation",
+            sources=["pufferlib_core/pufferlib/_emulation.c"],
             extra_compile_args=extra_compile_args,
         ),
         Extension(
-            "pufferlib._train",
-            sources=["pufferlib_core/pufferlib/_train.c"],
+            "pufferlib.train._kernels",
+            sources=["pufferlib_core/pufferlib/train/_kernels.c"],
             extra_compile_args=extra_compile_args,
         ),
     ],

@@ -19,7 +19,7 @@ import time
 import torch
 
 import pufferlib
-from pufferlib.dashboard import Dashboard
+from pufferlib.train.dashboard import Dashboard
 
 
 def train(steps: int, loggers: list[str], data_dir: str) -> tuple[float, float, int]:

@@ -9,7 +9,7 @@ the actions and keep them, write every observation, reward, terminal and truncat
 the batch arrays, count episode returns and lengths, truncate at the step limit, keep the
 final observation and reset: no wrapper objects, no per-env method calls. A vectorizer
 written in Python with this contract will not beat it; ours steps emulated envs in C
-(`pufferlib._stepper`), which is how it gets past it.
+(`pufferlib._emulation`), which is how it gets past it.
 The ratios are taken round by round and their median and range printed.
 Target: serial >= 0.9x the bare loop.
 

@@ -38,8 +38,8 @@ def train_cartpole(params: dict, steps: int, seed: int) -> float:
     import pufferlib
     from pufferlib import PuffeRL
     from pufferlib.config import load_default, merge
-    from pufferlib.dashboard import Dashboard
     from pufferlib.sweep.space import apply
+    from pufferlib.train.dashboard import Dashboard
 
     config = apply(merge(load_default(), {"train": {"total_timesteps": steps, "learning_rate": 2.5e-5,
                                                     "seed": seed, "checkpoint_interval": 0}}), params)

@@ -31,7 +31,7 @@ contended (--contended, needs puffer-ocean) the squared run with train.cpu_threa
 microbatches (--microbatches, needs puffer-ocean) steady-state SPS, quiet and beside one
           busy process, of minibatches of 32,768 steps cut into 1, 2, 4 and 8 microbatches
           (train.microbatch_size) on worker threads, for the squared LSTM-128 and for MLPs
-          of hidden size 64 and 512: the measurements behind pufferlib.gradient's automatic
+          of hidden size 64 and 512: the measurements behind pufferlib.train.gradient's automatic
           count (marked "auto").
 """
 
@@ -54,8 +54,8 @@ from torch import nn
 import pufferlib
 import pufferlib.pytorch
 from pufferlib import PuffeRL
-from pufferlib.dashboard import Dashboard
 from pufferlib.pytorch import layer_init
+from pufferlib.train.dashboard import Dashboard
 
 #: Where the timed runs write their metrics.jsonl; removed at exit.
 DATA_DIR = tempfile.TemporaryDirectory(prefix="bench_trainer_")
@@ -278,7 +278,7 @@ def bench_contended(warmup: int, epochs: int) -> None:
 
 
 def bench_microbatches(warmup: int, epochs: int) -> None:
-    from pufferlib.gradient import microbatch_count
+    from pufferlib.train.gradient import microbatch_count
 
     for label, mlp in (("LSTM-128", 0), ("MLP-64", 64), ("MLP-512", 512)):
         for count in (1, 2, 4, 8):

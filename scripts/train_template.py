@@ -25,9 +25,10 @@ import torch
 from torch import nn
 
 import pufferlib
-from pufferlib import PuffeRL, checkpoint
-from pufferlib.policy_factory import make_policy
+from pufferlib import PuffeRL
 from pufferlib.pytorch import layer_init
+from pufferlib.train import checkpoint
+from pufferlib.train.policy import make_policy
 
 
 class Policy(nn.Module):

@@ -28,7 +28,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 @pytest.fixture
 def fresh_plugins():
     """Rediscover plugins before and after the test (for tests that install fake ones)."""
-    from pufferlib.plugins import reset_plugin_manager
+    from pufferlib.registry.plugins import reset_plugin_manager
 
     reset_plugin_manager()
     yield

@@ -17,31 +17,32 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from pufferlib.errors import APIUsageError, CheckpointError, EnvNotFoundError, NonFiniteError, PufferError, WorkerError
-from pufferlib.hookspecs import hookimpl
 
 if TYPE_CHECKING:  # the lazy names below, as type checkers and IDEs should see them (tests/core/test_imports.py);
     # exported through __all__, which ruff cannot read (it lists _LAZY)
     from pufferlib.checker import check_env  # noqa: F401
     from pufferlib.environment import Buffers, EpisodeStats, PufferEnv  # noqa: F401
-    from pufferlib.factory import emulate, make, make_from_config  # noqa: F401
     from pufferlib.protocols import EnvCreator, Policy, RecurrentPolicy, VecEnv  # noqa: F401
     from pufferlib.pufferl import PuffeRL  # noqa: F401
     from pufferlib.registry import register  # noqa: F401
+    from pufferlib.registry.hookspecs import hookimpl  # noqa: F401
+    from pufferlib.registry.make import emulate, make, make_from_config  # noqa: F401
+    from pufferlib.registry.spec import NATIVE, EnvSpec, load_object  # noqa: F401
     from pufferlib.spaces import ObsLayout  # noqa: F401
-    from pufferlib.spec import NATIVE, EnvSpec, load_object  # noqa: F401
 
 _LAZY = {
+    "hookimpl": "pufferlib.registry.hookspecs",
     "PufferEnv": "pufferlib.environment",
     "Buffers": "pufferlib.environment",
-    "make": "pufferlib.factory",
-    "emulate": "pufferlib.factory",
+    "make": "pufferlib.registry.make",
+    "emulate": "pufferlib.registry.make",
     "register": "pufferlib.registry",
-    "EnvSpec": "pufferlib.spec",
-    "NATIVE": "pufferlib.spec",
-    "load_object": "pufferlib.spec",
+    "EnvSpec": "pufferlib.registry.spec",
+    "NATIVE": "pufferlib.registry.spec",
+    "load_object": "pufferlib.registry.spec",
     "EpisodeStats": "pufferlib.environment",
     "ObsLayout": "pufferlib.spaces",
-    "make_from_config": "pufferlib.factory",
+    "make_from_config": "pufferlib.registry.make",
     "PuffeRL": "pufferlib.pufferl",
     "check_env": "pufferlib.checker",
     # The typed contracts at the plugin seam (see pufferlib.protocols).
@@ -116,4 +117,4 @@ def __getattr__(name: str) -> Any:  # Any: a lazily imported name is any of the 
 
 
 __all__ = ["APIUsageError", "CheckpointError", "EnvNotFoundError", "NonFiniteError", "PufferError", "WorkerError",
-           "hookimpl", "version", *_LAZY]
+           "version", *_LAZY]

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, SupportsFloat, TypeAlias, cast
 import numpy as np
 from gymnasium import spaces
 
-from pufferlib._stepper import GymStep
+from pufferlib._emulation import GymStep
 from pufferlib.environment import Buffers, PufferEnv
 from pufferlib.errors import APIUsageError
 from pufferlib.spaces import ActionLayout, ObsLayout, observation_problems
@@ -36,7 +36,7 @@ from pufferlib.spaces import ActionLayout, ObsLayout, observation_problems
 if TYPE_CHECKING:
     from pettingzoo import AECEnv, ParallelEnv
 
-    from pufferlib._stepper import StepPair
+    from pufferlib._emulation import StepPair
     from pufferlib.protocols import Env, EnvCreator, GymnasiumEnv, Info
 
 #: A single-agent env that `GymnasiumPufferEnv` wraps: a Gymnasium env or a simple-style PufferEnv.
@@ -221,7 +221,7 @@ class GymnasiumPufferEnv(_Emulated):
         return self.observations, [info] if info else []
 
     def step(self, actions: np.ndarray):
-        """Step the env on its action in `actions`; the work is `pufferlib._stepper.GymStep`'s (in C)."""
+        """Step the env on its action in `actions`; the work is `pufferlib._emulation.GymStep`'s (in C)."""
         return self._stepper(actions)
 
     def render(self) -> object:
@@ -234,7 +234,7 @@ class GymnasiumPufferEnv(_Emulated):
 
 
 def step_pairs(envs: Iterable[PufferEnv]) -> list[StepPair]:
-    """(step, actions) for each env, for `pufferlib._stepper.step_group`: an emulated Gymnasium
+    """(step, actions) for each env, for `pufferlib._emulation.step_group`: an emulated Gymnasium
     env's C step (stepped without a Python call), any other env's `step` method."""
     return [(env._stepper if isinstance(env, GymnasiumPufferEnv) and type(env).step is GymnasiumPufferEnv.step
              else env.step, env.actions) for env in envs]

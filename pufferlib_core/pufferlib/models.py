@@ -246,7 +246,7 @@ class LSTMWrapper(nn.Module):
     `input_size` must equal the wrapped policy's hidden size; `hidden_size` is the LSTM's.
     The wrapped policy must provide `encode_observations(obs) -> (batch, input_size)` and
     `decode_actions(hidden) -> (logits, value)` reading `hidden_size` features (a
-    `models.ActionHead` named `head` is rebuilt to that width); `pufferlib.policy_factory.
+    `models.ActionHead` named `head` is rebuilt to that width); `pufferlib.train.policy.
     wrap_recurrent` checks this and says what is missing.
     Rollout: `forward(obs, state) -> (logits, value, state)` with `state = (h, c)` of
     shape (batch, hidden_size). Training: `forward_sequence(obs, state, starts)` over

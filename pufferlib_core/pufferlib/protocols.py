@@ -50,7 +50,7 @@ EnvCreator: TypeAlias = "Callable[..., Env]"
 
 #: What a plugin's spec names as its default policy (`"module:Class"`): called as `cls(env, **kwargs)`
 #: or `cls(observation_space, action_space, **kwargs)`, it builds a torch Module (see
-#: `pufferlib.policy_factory`).
+#: `pufferlib.train.policy`).
 PolicyFactory: TypeAlias = "Callable[..., torch.nn.Module]"
 
 #: A policy's action output: logits (Discrete), a list of logits or one tensor split by `nvec`

@@ -8,7 +8,7 @@
     trainer.close()
 
 Every hyperparameter is documented in `pufferlib/data/default.toml`. The rollout lives
-in (agent rows, time) tensors; see `pufferlib.ppo` for the conventions.
+in (agent rows, time) tensors; see `pufferlib.train.ppo` for the conventions.
 """
 
 from __future__ import annotations
@@ -28,17 +28,17 @@ import numpy as np
 import torch
 
 import pufferlib.pytorch
-from pufferlib import checkpoint, normalize, ppo
 from pufferlib.config import check_keys, load_default, merge
-from pufferlib.config_check import check_values
-from pufferlib.cores import usable_cores
-from pufferlib.dashboard import Dashboard
+from pufferlib.config.validation import check_values
+from pufferlib.cpu.cores import usable_cores
+from pufferlib.cpu.threads import OtherLoad, ThreadTuner, candidate_counts, torch_threads
 from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
-from pufferlib.gradient import Gradient, microbatch_count
-from pufferlib.metrics_file import MetricsFile
 from pufferlib.protocols import VecEnv
-from pufferlib.rollout import Rollout
-from pufferlib.threads import OtherLoad, ThreadTuner, candidate_counts, torch_threads
+from pufferlib.train import checkpoint, normalize, ppo
+from pufferlib.train.dashboard import Dashboard
+from pufferlib.train.gradient import Gradient, microbatch_count
+from pufferlib.train.metrics import MetricsFile
+from pufferlib.train.rollout import Rollout
 
 #: A minibatch as `PuffeRL._minibatches` hands it out: (segment indices, importance weights or
 #: None, the per-step float fields, the observations, actions and LSTM tensors).
@@ -123,7 +123,7 @@ class PuffeRL:
         seed_everything(cfg)
         if policy is None:
             policy = self._default_policy(set(config.get("policy", {})))
-        from pufferlib.policy_factory import check_policy
+        from pufferlib.train.policy import check_policy
 
         check_policy(policy)
         policy = normalize.wrap(policy, env, self.config["normalize"], cfg["gamma"])
@@ -163,7 +163,7 @@ class PuffeRL:
                                self.recurrent)
         self.loss_config = ppo.LossConfig(cfg["clip_coef"], cfg["vf_coef"], cfg["vf_clip_coef"], cfg["ent_coef"],
                                           cfg["norm_adv"])
-        # Minibatches cut into microbatches, on worker threads on a CPU (pufferlib.gradient).
+        # Minibatches cut into microbatches, on worker threads on a CPU (pufferlib.train.gradient).
         threads = (cfg["cpu_threads"] or usable_cores()) if self.device.type == "cpu" and not cfg["compile"] else 1
         self.gradient = Gradient(self.policy, self.forward_policy, self.recurrent, self.rollout.action_mask,
                                  self.rollout.nvec, self.loss_config, self._params, self._autocast, microbatches,
@@ -187,7 +187,7 @@ class PuffeRL:
 
     # -- construction helpers ------------------------------------------------------------
     def _default_policy(self, explicit: set[str]) -> torch.nn.Module:
-        from pufferlib.policy_factory import make_policy
+        from pufferlib.train.policy import make_policy
 
         return make_policy(self.env, self.config, env_id=self.env_id, explicit=explicit)
 
@@ -224,7 +224,7 @@ class PuffeRL:
     def _hook(self, name: str, **kwargs: object) -> None:
         if self.rank != 0:
             return
-        from pufferlib.plugins import call_hook
+        from pufferlib.registry.plugins import call_hook
 
         call_hook(name, **kwargs)  # a plugin that raises is reported and skipped; the run goes on
 

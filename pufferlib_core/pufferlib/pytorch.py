@@ -141,7 +141,7 @@ class StateDependentNormal(torch.distributions.Normal):
 
     An action is `mean + latent @ M`, where `latent` (batch, features) are the actor's last
     features and M (features, action_dim) a noise matrix with entries ~ N(0, exp(log_std)**2),
-    which the actor holds for `hold` steps per agent row (`pufferlib.acting.Actor`): the noise
+    which the actor holds for `hold` steps per agent row (`pufferlib.train.acting.Actor`): the noise
     changes smoothly with the state instead of independently at every step, which finds
     rewards that independent noise does not (MountainCarContinuous). Given the latent, each
     action dimension is Gaussian with variance `sum_i latent_i**2 * exp(log_std_i)**2`, the

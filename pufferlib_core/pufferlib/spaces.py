@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from pufferlib._stepper import in_range
+from pufferlib._emulation import in_range
 from pufferlib.errors import APIUsageError
 
 LEAF_TYPES = (spaces.Box, spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary)

@@ -1,4 +1,4 @@
-"""pufferlib.checkpoint: safe loading (weights_only), clear errors, fallback, durable atomic saves."""
+"""pufferlib.train.checkpoint: safe loading (weights_only), clear errors, fallback, durable atomic saves."""
 
 import os
 import time
@@ -9,8 +9,9 @@ import pytest
 import torch
 
 import pufferlib
-from pufferlib import checkpoint, cli
+from pufferlib import cli
 from pufferlib.errors import CheckpointError
+from pufferlib.train import checkpoint
 
 
 def payload(step=1, **extra):

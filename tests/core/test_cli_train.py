@@ -10,9 +10,10 @@ import pytest
 from gymnasium import spaces
 
 import pufferlib
-from pufferlib import checkpoint, cli
+from pufferlib import cli
 from pufferlib.cli.options import base_parser as _base_parser
 from pufferlib.cli.options import parse_config
+from pufferlib.train import checkpoint
 
 TINY = ["--train.total-timesteps", "512", "--train.batch-size", "256", "--train.minibatch-size", "128",
         "--vec.num-envs", "2", "--train.update-epochs", "1"]
@@ -143,7 +144,7 @@ def test_help_lists_every_config_flag_with_its_documentation(walk_env, capsys):
 
 def test_plugins_add_config_sections_and_loggers(walk_env, tmp_path, capsys):
     """A logger plugin's config section becomes dotted flags; --logger picks it; its hooks see both."""
-    from pufferlib.plugins import plugin_manager
+    from pufferlib.registry.plugins import plugin_manager
 
     seen = {}
 

@@ -5,7 +5,7 @@ import pytest
 import pufferlib
 from pufferlib import APIUsageError, PuffeRL, cli
 from pufferlib.config import load_default
-from pufferlib.config_check import CONSTRAINTS, check_values
+from pufferlib.config.validation import CONSTRAINTS, check_values
 
 BAD_FLAGS = [
     (["--train.gamma", "2"], "train.gamma = 2.0 must be in [0, 1] (discount factor)"),

@@ -1,4 +1,4 @@
-"""`pufferlib.cores`: the usable cores are the affinity mask capped by the cgroup CPU quota, and
+"""`pufferlib.cpu.cores`: the usable cores are the affinity mask capped by the cgroup CPU quota, and
 every part that sizes itself to the machine asks it."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-import pufferlib.cores as cores
-from pufferlib.cores import cgroup_cpu_limit, usable_cores
+import pufferlib.cpu.cores as cores
+from pufferlib.cpu.cores import cgroup_cpu_limit, usable_cores
 
 
 def tree(root: Path, files: dict[str, str]) -> None:
@@ -64,7 +64,7 @@ def test_worker_counts_and_thread_counts_follow_the_usable_cores(monkeypatch):
     import pufferlib
     import pufferlib.pufferl
     import pufferlib.vector.multiprocessing as mp
-    from pufferlib.dashboard import Dashboard
+    from pufferlib.train.dashboard import Dashboard
 
     monkeypatch.setattr(mp, "usable_cores", lambda: 2)
     assert mp.resolve_layout(8, None, None, None)[0] == 2

@@ -1,4 +1,4 @@
-"""pufferlib.gradient: a minibatch's gradient summed over microbatches is the minibatch's gradient,
+"""pufferlib.train.gradient: a minibatch's gradient summed over microbatches is the minibatch's gradient,
 the same bit for bit on any number of worker threads, and the automatic count is what its rule says."""
 
 import gc
@@ -10,10 +10,12 @@ import pytest
 import torch
 
 import pufferlib
-from pufferlib import PuffeRL, models, ppo
-from pufferlib.dashboard import Dashboard
+from pufferlib import PuffeRL, models
+from pufferlib.cpu.threads import WorkerThreads, torch_threads
 from pufferlib.errors import APIUsageError
-from pufferlib.gradient import (
+from pufferlib.train import ppo
+from pufferlib.train.dashboard import Dashboard
+from pufferlib.train.gradient import (
     MAX_MICROBATCHES,
     MICROBATCH_SEGMENTS,
     MICROBATCH_STEPS,
@@ -21,7 +23,6 @@ from pufferlib.gradient import (
     Gradient,
     microbatch_count,
 )
-from pufferlib.threads import WorkerThreads, torch_threads
 
 CPU = torch.device("cpu")
 

@@ -8,7 +8,7 @@ import pytest
 
 from pufferlib import APIUsageError
 from pufferlib.cli.plot import plot_runs
-from pufferlib.metrics_file import MetricsFile, read_metrics
+from pufferlib.train.metrics import MetricsFile, read_metrics
 
 
 def test_config_line_then_one_line_per_log_step_and_append_on_resume(tmp_path):

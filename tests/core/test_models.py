@@ -101,7 +101,7 @@ def test_actor_critic_value_loss_leaves_the_actor_untouched():
 
 def test_actor_critic_runs_under_the_lstm_at_twice_its_width():
     from pufferlib.errors import APIUsageError
-    from pufferlib.policy_factory import wrap_recurrent
+    from pufferlib.train.policy import wrap_recurrent
 
     env = fake_env(spaces.Box(-1, 1, (4,), np.float32), spaces.Discrete(3))
     wrapped = wrap_recurrent(env, models.ActorCritic(env, hidden_size=8), hidden_size=16)

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from pufferlib import cli, config, config_check, registry
+from pufferlib import cli, config, registry
+from pufferlib.config import validation as config_check
 
 MUJOCO_IDS = ["gym-HalfCheetah-v5", "gym-Hopper-v5", "gym-Walker2d-v5"]
 
@@ -33,7 +34,7 @@ def _headless(monkeypatch):
 
 
 def test_rendering_gym_envs_on_a_linux_server_use_egl_unless_chosen(monkeypatch):
-    from pufferlib.builtin_envs import make_gymnasium
+    from pufferlib.registry.builtin import make_gymnasium
 
     _headless(monkeypatch)
     monkeypatch.setattr(sys, "platform", "linux")

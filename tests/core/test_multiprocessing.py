@@ -520,7 +520,7 @@ def test_workers_stuck_in_a_step_exit_when_the_main_process_is_killed():
 
 def test_vec_config_timeout_reaches_the_workers():
     from pufferlib import config as cfglib
-    from pufferlib.factory import make_from_config as make_env
+    from pufferlib.registry.make import make_from_config as make_env
 
     config = cfglib.merge(cfglib.load_default(), {"vec": {"backend": MP, "num_envs": 2, "num_workers": 2,
                                                           "timeout": 12.5}})

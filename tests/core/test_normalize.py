@@ -1,4 +1,4 @@
-"""Observation normalization and reward scaling (pufferlib.normalize) and their use by PuffeRL."""
+"""Observation normalization and reward scaling (pufferlib.train.normalize) and their use by PuffeRL."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import pytest
 import torch
 
 import pufferlib
-from pufferlib import PuffeRL, normalize
-from pufferlib.dashboard import Dashboard
+from pufferlib import PuffeRL
 from pufferlib.errors import APIUsageError
+from pufferlib.train import normalize
+from pufferlib.train.dashboard import Dashboard
 
 ON = {"observations": True, "rewards": True, "clip": 10.0, "epsilon": 1e-8}
 

@@ -8,12 +8,12 @@ import warnings
 import pytest
 
 import pufferlib
-from pufferlib import EnvNotFoundError, EnvSpec, cli, plugins
-from pufferlib.registry import spec
+from pufferlib import EnvNotFoundError, EnvSpec, cli
+from pufferlib.registry import plugins, spec
 
 from .test_registry import install_fake_distribution
 
-MOUNTAIN_CAR = "pufferlib.builtin_envs:make_gymnasium"
+MOUNTAIN_CAR = "pufferlib.registry.builtin:make_gymnasium"
 
 
 def fake_plugin(**hooks):

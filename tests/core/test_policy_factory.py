@@ -12,7 +12,7 @@ from torch import nn
 
 import pufferlib
 from pufferlib import cli, models
-from pufferlib.policy_factory import make_policy, policy_kwargs
+from pufferlib.train.policy import make_policy, policy_kwargs
 
 TINY = ["--train.total-timesteps", "512", "--train.batch-size", "256", "--train.minibatch-size", "128",
         "--vec.num-envs", "2", "--train.update-epochs", "1", "--train.device", "cpu"]

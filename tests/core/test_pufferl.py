@@ -8,9 +8,10 @@ from gymnasium import spaces
 
 import pufferlib
 import pufferlib.models
-import pufferlib.rollout
-from pufferlib import PuffeRL, ppo
-from pufferlib.dashboard import Dashboard
+import pufferlib.train.rollout
+from pufferlib import PuffeRL
+from pufferlib.train import ppo
+from pufferlib.train.dashboard import Dashboard
 from tests.core.envs import ComeAndGo
 
 
@@ -204,7 +205,7 @@ def test_torch_storage_path_stores_what_the_numpy_path_stores(monkeypatch, rnn, 
     """Off the CPU the rollout writes through torch (and CPU mirrors when synchronous); forced
     on the CPU, that path must fill the storage exactly as the numpy views do."""
     def batches(numpy_views):
-        monkeypatch.setattr(pufferlib.rollout.Rollout, "numpy_views", staticmethod(lambda device: numpy_views))
+        monkeypatch.setattr(pufferlib.train.rollout.Rollout, "numpy_views", staticmethod(lambda device: numpy_views))
         env = pufferlib.emulate(lambda: Echo(length=3, truncate=True), num_envs=4, batch_size=env_batch)
         cfg = {"rnn": {"enabled": rnn, "hidden_size": 8}, "policy": {"hidden_size": 8},
                "train": dict(batch_size=64, minibatch_size=32, bptt_horizon=4, seed=3)}
@@ -637,7 +638,7 @@ def test_a_buffer_updated_in_place_while_acting_keeps_inference_mode():
 
 
 def test_a_log_step_keeps_episode_stats_of_any_call_in_its_window(tmp_path):
-    from pufferlib.metrics_file import read_metrics
+    from pufferlib.train.metrics import read_metrics
 
     env = pufferlib.emulate(lambda: Echo(length=10), num_envs=1)  # an episode ends in every 5th batch of 2
     trainer = make_trainer(env, batch_size=2, minibatch_size=2, log_interval=1e9, data_dir=str(tmp_path))

@@ -15,9 +15,10 @@ import torch
 from gymnasium import spaces
 
 import pufferlib
-from pufferlib import PuffeRL, checkpoint, cli
-from pufferlib.dashboard import Dashboard
+from pufferlib import PuffeRL, cli
 from pufferlib.errors import APIUsageError, NonFiniteError
+from pufferlib.train import checkpoint
+from pufferlib.train.dashboard import Dashboard
 from tests.core.signals import default_sigint
 
 REPO = Path(__file__).resolve().parents[2]

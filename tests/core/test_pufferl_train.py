@@ -12,9 +12,10 @@ import pytest
 import torch
 
 import pufferlib
-from pufferlib import PuffeRL, checkpoint
-from pufferlib.dashboard import Dashboard
-from pufferlib.plugins import plugin_manager
+from pufferlib import PuffeRL
+from pufferlib.registry.plugins import plugin_manager
+from pufferlib.train import checkpoint
+from pufferlib.train.dashboard import Dashboard
 from tests.core.netns import loopback_only
 
 REPO = Path(__file__).resolve().parents[2]
@@ -181,7 +182,7 @@ def test_dashboard_rich_panel():
 COMPILE_SCRIPT = textwrap.dedent("""
     import numpy as np, torch, torch._dynamo, pufferlib
     from pufferlib import PuffeRL
-    from pufferlib.dashboard import Dashboard
+    from pufferlib.train.dashboard import Dashboard
 
     env = pufferlib.make("gym-CartPole-v1", num_envs=4)
     trainer = PuffeRL(env=env, device="cpu", compile=True, batch_size=256, minibatch_size=128,
@@ -232,7 +233,7 @@ def test_cartpole_learns():
 DDP_SCRIPT = textwrap.dedent("""
     import os, sys, numpy as np, torch, gymnasium as gym, pufferlib
     from pufferlib import PuffeRL
-    from pufferlib.dashboard import Dashboard
+    from pufferlib.train.dashboard import Dashboard
     import torch.distributed as dist
 
     class Corridor(gym.Env):

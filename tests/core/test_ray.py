@@ -115,7 +115,15 @@ def ray_instance():
 
 
 def actor_processes() -> list[psutil.Process]:
-    return [p for p in ray_processes() if p.name().startswith("ray::_Block")]
+    """Ray's live actor processes of the `_Block` class (one that ends while it is looked at is not)."""
+    out = []
+    for p in ray_processes():
+        try:
+            if p.name().startswith("ray::_Block"):
+                out.append(p)
+        except psutil.NoSuchProcess:
+            pass
+    return out
 
 
 def listening_addresses(processes: list[psutil.Process]) -> set[str]:

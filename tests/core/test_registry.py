@@ -94,7 +94,7 @@ def test_kwargs_override_spec_defaults(fake_plugins):
 
 
 def test_plugins_listing_reports_broken_plugins(fake_plugins):
-    from pufferlib.plugins import installed_plugins
+    from pufferlib.registry.plugins import installed_plugins
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -111,7 +111,7 @@ def test_autoload_can_be_disabled(fake_plugins, monkeypatch):
 
 
 def test_unknown_id_says_what_to_install(monkeypatch):
-    from pufferlib import plugins
+    from pufferlib.registry import plugins
 
     monkeypatch.setitem(plugins.FIRST_PARTY, "zzz", ("puffer-zzz", ("zzz-",)))
     with pytest.raises(EnvNotFoundError, match="pip install puffer-zzz"):

@@ -9,9 +9,9 @@ from gymnasium import spaces
 
 import pufferlib
 from pufferlib import APIUsageError
-from pufferlib.acting import Actor
 from pufferlib.models import ActionHead, ActorCritic
 from pufferlib.pytorch import StateDependentNormal, sample_logits
+from pufferlib.train.acting import Actor
 
 
 def test_scale_is_the_std_of_latent_times_the_noise_matrix():
@@ -84,7 +84,7 @@ def test_sde_settings_are_checked():
 
 def test_policy_keys_reach_actor_critic_through_the_config():
     from pufferlib import config
-    from pufferlib.policy_factory import make_policy
+    from pufferlib.train.policy import make_policy
 
     cfg, _ = config.env_config("gym-MountainCarContinuous-v0")
     env = box_env(1)

@@ -1,4 +1,4 @@
-"""pufferlib._stepper: the C step of emulated Gymnasium envs, the group loop and the action range check.
+"""pufferlib._emulation: the C step of emulated Gymnasium envs, the group loop and the action range check.
 
 The C step is checked against `reference_step`, the emulation contract written out in
 Python (what `GymnasiumPufferEnv.step` did before it moved to C), on an env whose
@@ -16,7 +16,7 @@ from gymnasium import spaces
 
 import pufferlib.vector
 from pufferlib import APIUsageError
-from pufferlib._stepper import GymStep, in_range, step_group
+from pufferlib._emulation import GymStep, in_range, step_group
 from pufferlib.emulation import GymnasiumPufferEnv, step_pairs
 from pufferlib.environment import Buffers
 

@@ -5,9 +5,9 @@ import torch
 
 import pufferlib
 from pufferlib import PuffeRL
-from pufferlib.cores import usable_cores
-from pufferlib.dashboard import Dashboard
-from pufferlib.threads import OtherLoad, ThreadTuner, candidate_counts
+from pufferlib.cpu.cores import usable_cores
+from pufferlib.cpu.threads import OtherLoad, ThreadTuner, candidate_counts
+from pufferlib.train.dashboard import Dashboard
 
 
 class Machine:

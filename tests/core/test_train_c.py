@@ -1,14 +1,14 @@
-"""pufferlib._train, the trainer's inner loops in C: `gae` against the numpy formulation it
+"""pufferlib.train._kernels, the trainer's inner loops in C: `gae` against the numpy formulation it
 replaced, `copy_rows` against numpy's assignment, and the checks of their inputs."""
 
 import numpy as np
 import pytest
 
-from pufferlib._train import copy_rows, gae
+from pufferlib.train._kernels import copy_rows, gae
 
 
 def numpy_advantages(r, v, term, trunc, boot, gamma, lam, final=None, ratio=None, rho_clip=1.0, c_clip=1.0):
-    """The numpy code `gae` replaced (pufferlib.ppo before it moved to C)."""
+    """The numpy code `gae` replaced (pufferlib.train.ppo before it moved to C)."""
     term, trunc = term.astype(np.float32), trunc.astype(np.float32)
     own = v if final is None else np.where(np.isnan(final), v, final)
     next_value = np.where(trunc > 0, own, np.concatenate([v[:, 1:], boot[:, None]], axis=1))

@@ -16,7 +16,7 @@ import torch
 
 import pufferlib
 from pufferlib import PuffeRL
-from pufferlib.dashboard import Dashboard
+from pufferlib.train.dashboard import Dashboard
 
 
 def _trainer(tmp_path, **train):

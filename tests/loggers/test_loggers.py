@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from pufferlib import APIUsageError
-from pufferlib.plugins import plugin_manager
+from pufferlib.registry.plugins import plugin_manager
 
 from .records import neptune_operations, tensorboard_scalars, wandb_history
 

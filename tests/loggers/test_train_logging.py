@@ -4,7 +4,7 @@ import json
 import subprocess
 import sys
 
-from pufferlib.metrics_file import read_metrics
+from pufferlib.train.metrics import read_metrics
 
 from .records import tensorboard_scalars, wandb_history
 

@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 
 import pufferlib  # noqa: E402
 from pufferlib.config import load_default, merge  # noqa: E402
-from pufferlib.dashboard import Dashboard  # noqa: E402
+from pufferlib.train.dashboard import Dashboard  # noqa: E402
 
 
 def train(name: str, config_overrides: dict | None = None, **env_overrides) -> tuple[list[float], dict]:

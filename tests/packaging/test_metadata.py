@@ -93,7 +93,7 @@ def pufferlib_env_specs():
 
 
 def test_plugin_built_for_another_core_is_skipped_with_a_warning(tmp_path, monkeypatch, fresh_plugins):
-    from pufferlib.plugins import installed_plugins
+    from pufferlib.registry.plugins import installed_plugins
 
     current = Version(pufferlib.__version__)
     write_distribution(tmp_path, "old-plugin", "0.0.1", [f"puffer-core<{current.major}.{current.minor}", "numpy"],
@@ -115,7 +115,7 @@ def test_plugin_built_for_another_core_is_skipped_with_a_warning(tmp_path, monke
 
 
 def test_requirement_only_under_an_extra_is_not_judged(tmp_path):
-    from pufferlib.plugins import _core_incompatibility
+    from pufferlib.registry.plugins import _core_incompatibility
 
     write_distribution(tmp_path, "extra-plugin", "1.0", ['puffer-core<0.0.1; extra == "legacy"'])
     dist = importlib.metadata.PathDistribution(next(tmp_path.glob("*.dist-info")))

@@ -23,9 +23,9 @@ RUN_FAILURES = (NonFiniteError, WorkerError)
 #: subcommand -> ("module:function", one-line help). The function takes argv (list[str])
 #: after the subcommand and returns an exit code.
 COMMANDS: dict[str, tuple[str, str]] = {
-    "list": ("pufferlib.cli.registry:list_command", "list environment ids per plugin"),
-    "plugins": ("pufferlib.cli.registry:plugins_command", "list installed plugins and versions"),
-    "rollout": ("pufferlib.cli.registry:rollout_command",
+    "list": ("pufferlib.cli.envs:list_command", "list environment ids per plugin"),
+    "plugins": ("pufferlib.cli.envs:plugins_command", "list installed plugins and versions"),
+    "rollout": ("pufferlib.cli.envs:rollout_command",
                 "step an env with random actions and print steps per second"),
     "train": ("pufferlib.cli.train:train_command", "train a policy with PPO (PuffeRL)"),
     "eval": ("pufferlib.cli.eval:eval_command", "run a trained policy: episode stats, rendering, video"),

@@ -4,7 +4,7 @@
 Configuration layers, later wins: `pufferlib/data/default.toml`, the env's default
 config (its plugin's EnvSpec), `--config FILE.toml`, then dotted flags generated from the
 resulting tree (`--train.learning-rate 3e-4 --vec.num-envs 8 --env.size 11`). The merged
-config is validated up front (`pufferlib.config_check`).
+config is validated up front (`pufferlib.config.validation`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from pufferlib import config as cfglib
-from pufferlib.config_check import check_values
+from pufferlib.config.validation import check_values
 
 
 def base_parser(prog: str, description: str | None) -> argparse.ArgumentParser:

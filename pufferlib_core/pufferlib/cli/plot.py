@@ -1,6 +1,6 @@
 """`puffer plot RUN_DIR...`: learning curves (score and SPS against steps) to a PNG.
 
-Reads each run's metrics.jsonl (see `pufferlib.metrics_file`); needs matplotlib
+Reads each run's metrics.jsonl (see `pufferlib.train.metrics`); needs matplotlib
 (`pip install matplotlib`).
 """
 
@@ -10,7 +10,7 @@ import argparse
 from pathlib import Path
 
 from pufferlib.errors import APIUsageError
-from pufferlib.metrics_file import read_metrics
+from pufferlib.train.metrics import read_metrics
 
 #: Tried in order when --metric is not given: the first that a run logged is plotted.
 SCORE_KEYS = ("environment/score", "environment/episode_return")

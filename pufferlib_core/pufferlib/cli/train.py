@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 from pufferlib.cli.options import base_parser, parse_config, pre_parse
 from pufferlib.errors import APIUsageError
-from pufferlib.factory import make_from_config
-from pufferlib.policy_factory import make_policy
+from pufferlib.registry.make import make_from_config
+from pufferlib.train.policy import make_policy
 
 if TYPE_CHECKING:
     from pufferlib.pufferl import PuffeRL
@@ -32,7 +32,7 @@ def _check_loggers(names: list[str]) -> list[str]:
     """`names` if logger plugins provide them all, else APIUsageError naming what to install."""
     import difflib
 
-    from pufferlib.plugins import call_hook
+    from pufferlib.registry.plugins import call_hook
 
     available = {name for _, provided in call_hook("pufferlib_loggers") for name in provided}
     for name in names:
@@ -55,7 +55,7 @@ def train_command(argv: list[str]) -> int:
     pre = pre_parse(parser, argv)
     base, resume_payload = None, None
     if pre.resume:
-        from pufferlib import checkpoint
+        from pufferlib.train import checkpoint
 
         resume_payload = checkpoint.load(pre.resume)
         base = resume_payload["config"]

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pufferlib.cores import usable_cores
+from pufferlib.cpu.cores import usable_cores
 from pufferlib.errors import APIUsageError, PufferError
 from pufferlib.sweep import protein, runner
 from pufferlib.sweep.space import Space, apply

@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pufferlib.cores import usable_cores
+from pufferlib.cpu.cores import usable_cores
 from pufferlib.errors import PufferError
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def autotune(env: str | EnvCreator, num_envs: int | None = None, seconds: float 
     native = False
     if isinstance(env, str):
         from pufferlib import registry
-        from pufferlib.spec import NATIVE
+        from pufferlib.registry.spec import NATIVE
 
         native = registry.spec(env).backend == NATIVE
 

@@ -36,8 +36,8 @@ from pufferlib.errors import APIUsageError
 
 if TYPE_CHECKING:
     from pufferlib.protocols import Batch, EnvCreator, Info
+    from pufferlib.registry.spec import EnvSpec
     from pufferlib.spaces import ActionLayout, ObsLayout
-    from pufferlib.spec import EnvSpec
 
 
 def probe_env(creator: EnvCreator, args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[PufferEnv, bool]:

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
-from pufferlib.cores import usable_cores
+from pufferlib.cpu.cores import usable_cores
 from pufferlib.errors import APIUsageError, WorkerError
 from pufferlib.vector import _sync
 from pufferlib.vector.base import VecEnv, check_seed, probe_env

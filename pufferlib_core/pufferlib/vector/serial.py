@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import numpy.typing as npt
 
-from pufferlib._stepper import step_group
+from pufferlib._emulation import step_group
 from pufferlib.emulation import _Emulated, step_pairs
 from pufferlib.environment import Buffers, PufferEnv
 from pufferlib.errors import APIUsageError

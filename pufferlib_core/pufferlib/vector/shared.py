@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from pufferlib._stepper import step_group
+from pufferlib._emulation import step_group
 from pufferlib.emulation import step_pairs
 from pufferlib.environment import Buffers
 from pufferlib.vector import _sync

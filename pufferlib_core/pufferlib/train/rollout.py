@@ -19,7 +19,7 @@ stored (their rewards still count in the episode stats that the env reports).
 
 The synchronous case has its own loop (`_collect_sync`), because it is the common one and
 its per-step cost is a visible share of a cheap env's step: each recv()'s arrays go into
-their columns of the storage in one C call (`pufferlib._train.copy_rows`, into views made
+their columns of the storage in one C call (`pufferlib.train._kernels.copy_rows`, into views made
 once), the policy's outputs stay in lists stacked into the storage once per batch, and
 starts are derived from the dones then. The general loop (`_collect_async`) writes each
 step's values where its rows' own time pointers say.
@@ -38,10 +38,10 @@ import torch
 from gymnasium import spaces
 
 import pufferlib.pytorch
-from pufferlib._train import copy_rows
-from pufferlib.acting import ALL_ROWS, Actor
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
+from pufferlib.train._kernels import copy_rows
+from pufferlib.train.acting import ALL_ROWS, Actor
 
 #: Row-id arrays whose storage index (`_rows`) is remembered; the async API hands back the same
 #: few arrays (one per env group), so a small cache holds them all.

@@ -1,4 +1,4 @@
-"""Types of the C extension pufferlib._stepper (_stepper.c): the per-step work of emulation."""
+"""Types of the C extension pufferlib._emulation (_emulation.c): the per-step work of emulation."""
 
 from collections.abc import Callable
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pufferlib import registry
 from pufferlib.errors import APIUsageError
-from pufferlib.spec import NATIVE
+from pufferlib.registry.spec import NATIVE
 
 if TYPE_CHECKING:
     from pufferlib.protocols import Env, EnvCreator

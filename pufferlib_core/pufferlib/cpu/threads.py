@@ -21,7 +21,7 @@ A probe of a slower count costs one iteration. The choice is applied with `set_t
 (torch.set_num_threads) when it changes.
 
 `WorkerThreads` is the other answer to the same barrier problem: coarse jobs (a minibatch's
-microbatches, `pufferlib.gradient`) on threads of few intra-op threads each (one on a small
+microbatches, `pufferlib.train.gradient`) on threads of few intra-op threads each (one on a small
 machine), which share the cores dynamically: a thread that the scheduler delays simply takes
 fewer jobs. torch's intra-op count is per thread, so the tuner's count (the main thread's) and
 the workers' do not interfere.

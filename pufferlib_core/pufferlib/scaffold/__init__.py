@@ -6,7 +6,7 @@ tests (the checker and a short PPO run to the stated score) and a README. Varian
 the default single-agent Python env, `--multiagent` (a cooperative multi-agent env) and
 `--c` (a C env built against puffer-ocean's authoring headers, `puffer_ocean.get_include()`).
 
-The files come from `pufferlib/templates/` (package data): `common/` for every variant,
+The files come from `pufferlib/scaffold/templates/` (package data): `common/` for every variant,
 then the variant's folder; `{{key}}` placeholders are filled from `template_values`.
 """
 
@@ -85,7 +85,7 @@ def write_package(name: str, dest: str | Path = ".", variant: str = "python", fo
     root = Path(dest) / name
     if root.exists() and any(root.iterdir()) and not force:
         raise APIUsageError(f"{root} exists and is not empty; choose another name or folder (or --force).")
-    templates = resources.files("pufferlib").joinpath("templates")
+    templates = resources.files("pufferlib") / "scaffold" / "templates"
     for folder in ("common", variant):
         for template, target in LAYOUT[folder].items():
             if target is None:

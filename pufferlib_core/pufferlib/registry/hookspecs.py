@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pluggy
 
-from pufferlib.spec import EnvSpec
+from pufferlib.registry.spec import EnvSpec
 
 PROJECT = "pufferlib"
 hookspec = pluggy.HookspecMarker(PROJECT)

@@ -1,4 +1,4 @@
-"""Types of the C extension pufferlib._train (_train.c): the trainer's inner loops."""
+"""Types of the C extension pufferlib.train._kernels (_kernels.c): the trainer's inner loops."""
 
 import numpy as np
 
@@ -8,4 +8,4 @@ def copy_rows(destinations: tuple[np.ndarray | None, ...], sources: tuple[np.nda
 def gae(rewards: np.ndarray, values: np.ndarray, terminals: np.ndarray, truncations: np.ndarray,
         bootstrap: np.ndarray, final_values: np.ndarray | None, ratio: np.ndarray | None, gamma: float,
         gae_lambda: float, rho_clip: float, c_clip: float, out: np.ndarray, /) -> None:
-    """Generalised advantage estimates of (rows, T) float32 rollouts into `out` (see _train.c)."""
+    """Generalised advantage estimates of (rows, T) float32 rollouts into `out` (see _kernels.c)."""

@@ -15,7 +15,7 @@ one thread's, whichever worker finished first (bit for bit at one intra-op threa
 a test holds it). With one microbatch this is the plain update of the whole minibatch.
 
 Why: on a CPU, torch's intra-op threads meet at a barrier in every operation, which stalls
-whenever another process holds a core (see `pufferlib.threads`); whole microbatches on
+whenever another process holds a core (see `pufferlib.cpu.threads`); whole microbatches on
 worker threads share the cores dynamically, and a microbatch's activations stay in the
 caches where a large minibatch's do not. `microbatch_count` says how many: the user's
 `train.microbatch_size` when set, else, on a CPU, as many as keep each microbatch above
@@ -38,10 +38,10 @@ from typing import cast
 import torch
 
 import pufferlib.pytorch
-from pufferlib import ppo
+from pufferlib.cpu.threads import WorkerThreads
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import RecurrentPolicy
-from pufferlib.threads import WorkerThreads
+from pufferlib.train import ppo
 
 # The automatic count, on a CPU, keeps every microbatch at least this large (measured on 2 cores,
 # benchmarks/bench_trainer.py --microbatches): smaller ones spend a visible share of their time on

@@ -6,13 +6,13 @@ import numpy as np
 import torch
 from numpy.typing import ArrayLike
 
-from pufferlib import checkpoint, normalize
-from pufferlib.acting import Actor
 from pufferlib.config import merge
 from pufferlib.errors import APIUsageError
-from pufferlib.factory import make_from_config
-from pufferlib.policy_factory import make_policy
 from pufferlib.protocols import Renderable, VecEnv
+from pufferlib.registry.make import make_from_config
+from pufferlib.train import checkpoint, normalize
+from pufferlib.train.acting import Actor
+from pufferlib.train.policy import make_policy
 
 #: Vectorized steps `puffer eval` takes at most before it stops waiting for episodes to end.
 MAX_EVAL_STEPS = 1_000_000

@@ -33,7 +33,7 @@ def load_default() -> dict:
     plugins add through the `pufferlib_config_defaults` hook (e.g. a logger's `[wandb]`).
 
     Plugin defaults only add: a value for a key that already exists is ignored and reported."""
-    from pufferlib.plugins import call_hook, report
+    from pufferlib.registry.plugins import call_hook, report
 
     config = core_defaults()
     for plugin, layer in call_hook("pufferlib_config_defaults"):

@@ -5,7 +5,7 @@ listed by plugins, `"package.module:Callable"` ids, then the `pufferlib_resolve_
 (open-ended families such as `gym-<any Gymnasium id>`): of the plugin that owns the id's
 prefix when one does, else of each plugin in turn.
 
-Ids belong to plugins by prefix (`pufferlib.plugins.prefix_owners`): a plugin may not list
+Ids belong to plugins by prefix (`pufferlib.registry.plugins.prefix_owners`): a plugin may not list
 ids inside a prefix that another plugin owns (first-party prefixes such as `gym-` or
 `ocean-` included, installed or not), and when two plugins list the same id the first in
 plugin order keeps it. Ignored ids are reported with both plugins' names.
@@ -16,9 +16,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 
-from pufferlib import plugins
 from pufferlib.errors import APIUsageError, EnvNotFoundError
-from pufferlib.spec import EnvSpec, load_object
+from pufferlib.registry import plugins
+from pufferlib.registry.spec import EnvSpec, load_object
 
 __all__ = ["EnvSpec", "listed_specs", "load_object", "register", "spec", "unregister"]
 

@@ -6,7 +6,7 @@ parameters, the env's action mask, the LSTM state of every agent row (reset wher
 episode starts), and the conversion of sampled actions to what the env accepts (a Box
 action is sampled unclipped, scored unclipped, and clipped to the bounds only on its way
 to the env), and gSDE's exploration noise, held per agent row for several steps
-(`pufferlib.pytorch.StateDependentNormal`). Training (`pufferlib.rollout`) and `puffer eval`
+(`pufferlib.pytorch.StateDependentNormal`). Training (`pufferlib.train.rollout`) and `puffer eval`
 both act through it.
 """
 

@@ -13,7 +13,7 @@ def list_command(argv: list[str]) -> int:
     plugin problems (id conflicts, failed hooks) found on the way."""
     argparse.ArgumentParser(prog="puffer list", description="List environment ids per plugin.").parse_args(argv)
     from pufferlib import registry
-    from pufferlib.plugins import plugin_manager, prefix_owners, problems
+    from pufferlib.registry.plugins import plugin_manager, prefix_owners, problems
 
     specs = registry.listed_specs()
     owners = prefix_owners()
@@ -46,7 +46,7 @@ def plugins_command(argv: list[str]) -> int:
     reported by their hooks."""
     argparse.ArgumentParser(prog="puffer plugins", description="List installed plugins.").parse_args(argv)
     from pufferlib import registry
-    from pufferlib.plugins import installed_plugins, problems
+    from pufferlib.registry.plugins import installed_plugins, problems
 
     for info in installed_plugins():
         status = f"  FAILED: {info.error}" if info.error else ""

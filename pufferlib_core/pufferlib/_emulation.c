@@ -368,7 +368,7 @@ static PyMemberDef GymStep_members[] = {
 };
 
 static PyTypeObject GymStepType = {
-    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pufferlib._stepper.GymStep",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pufferlib._emulation.GymStep",
     .tp_basicsize = sizeof(GymStep),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
     .tp_doc = "GymStep(env_step, env_reset, action_of, check, write, write_final, arrays, max_steps, checks, "
@@ -492,11 +492,11 @@ static PyMethodDef module_methods[] = {
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "pufferlib._stepper",
-    "The per-step work of emulation in C (see _stepper.c).", -1, module_methods,
+    PyModuleDef_HEAD_INIT, "pufferlib._emulation",
+    "The per-step work of emulation in C (see _emulation.c).", -1, module_methods,
 };
 
-PyMODINIT_FUNC PyInit__stepper(void) {
+PyMODINIT_FUNC PyInit__emulation(void) {
     if (PyType_Ready(&GymStepType) < 0)
         return NULL;
     EPISODE_RETURN = PyUnicode_InternFromString("episode_return");

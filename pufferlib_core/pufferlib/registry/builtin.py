@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from pufferlib._compat import tomllib
 from pufferlib.errors import APIUsageError, EnvNotFoundError
-from pufferlib.hookspecs import hookimpl
-from pufferlib.spec import EnvSpec
+from pufferlib.registry.hookspecs import hookimpl
+from pufferlib.registry.spec import EnvSpec
 
 if TYPE_CHECKING:
     from pettingzoo import AECEnv, ParallelEnv

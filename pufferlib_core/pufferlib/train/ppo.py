@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from pufferlib._train import gae
+from pufferlib.train._kernels import gae
 
 
 def compute_advantages(rewards: torch.Tensor, values: torch.Tensor, terminals: torch.Tensor,
@@ -30,7 +30,7 @@ def compute_advantages(rewards: torch.Tensor, values: torch.Tensor, terminals: t
     given, temporal differences are weighted by min(rho_clip, ratio) and the chain by
     min(c_clip, ratio), as in V-trace. With ratio None (or all ones) this is plain GAE.
     """
-    # The loop over time runs in C on the host (pufferlib._train.gae), over float32 (or bool) arrays.
+    # The loop over time runs in C on the host (pufferlib.train._kernels.gae), over float32 (or bool) arrays.
     def host(x: torch.Tensor) -> np.ndarray:
         x = x.detach()
         return (x if x.dtype in (torch.float32, torch.bool) else x.float()).cpu().contiguous().numpy()

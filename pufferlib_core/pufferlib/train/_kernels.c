@@ -1,5 +1,5 @@
-/* The trainer's inner loops in C: the rollout's per-step copies (pufferlib.rollout) and the
- * advantage recursion (pufferlib.ppo.compute_advantages). Arrays are read through the buffer
+/* The trainer's inner loops in C: the rollout's per-step copies (pufferlib.train.rollout) and the
+ * advantage recursion (pufferlib.train.ppo.compute_advantages). Arrays are read through the buffer
  * protocol (no numpy headers).
  *
  * copy_rows(destinations, sources) copies each source into the destination at the same
@@ -12,7 +12,7 @@
  *
  * gae(rewards, values, terminals, truncations, bootstrap, final_values, ratio, gamma,
  *     gae_lambda, rho_clip, c_clip, out) writes generalised advantage estimates of (rows, T)
- * rollouts into `out`, as pufferlib.ppo.compute_advantages documents them; per row r,
+ * rollouts into `out`, as pufferlib.train.ppo.compute_advantages documents them; per row r,
  * from t = T-1 down to 0 (A[T] = 0):
  *
  *   next    = values[t + 1], or bootstrap[r] after the last step; for a truncated step
@@ -201,13 +201,13 @@ static PyMethodDef module_methods[] = {
      "number of nonzero bytes of the last source (0 when it is skipped)."},
     {"gae", gae, METH_VARARGS,
      "gae(rewards, values, terminals, truncations, bootstrap, final_values, ratio, gamma, gae_lambda, rho_clip, "
-     "c_clip, out): generalised advantage estimates of (rows, T) float32 arrays into out (see _train.c)."},
+     "c_clip, out): generalised advantage estimates of (rows, T) float32 arrays into out (see _kernels.c)."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
-    PyModuleDef_HEAD_INIT, "pufferlib._train",
-    "The trainer's inner loops in C (see _train.c).", -1, module_methods,
+    PyModuleDef_HEAD_INIT, "pufferlib.train._kernels",
+    "The trainer's inner loops in C (see _kernels.c).", -1, module_methods,
 };
 
-PyMODINIT_FUNC PyInit__train(void) { return PyModule_Create(&module); }
+PyMODINIT_FUNC PyInit__kernels(void) { return PyModule_Create(&module); }

@@ -36,10 +36,11 @@ from typing import TYPE_CHECKING, Any
 
 import pluggy
 
-from pufferlib import builtin_envs, hookspecs
 from pufferlib import version as core_version
 from pufferlib._compat import tomllib
-from pufferlib.spec import EnvSpec
+from pufferlib.registry import builtin as builtin_envs
+from pufferlib.registry import hookspecs
+from pufferlib.registry.spec import EnvSpec
 
 if TYPE_CHECKING:
     from importlib_metadata import Distribution
@@ -279,7 +280,7 @@ def conforms(value: Any, promised: Any) -> bool:
 
 def _type_name(promised: Any) -> str | None:
     return getattr(promised, "__name__", None) if not typing.get_args(promised) else str(promised).replace(
-        "pufferlib.spec.", "")
+        "pufferlib.registry.spec.", "")
 
 
 def _ordered_impls(hook: str) -> list[Any]:
