@@ -18,7 +18,7 @@ from pufferlib.train import checkpoint
 from pufferlib.train.dashboard import Dashboard
 from tests.core.netns import loopback_only
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def quiet():

@@ -6,8 +6,7 @@ from gymnasium import spaces
 
 import pufferlib
 from pufferlib import APIUsageError, Buffers, PufferEnv
-
-from .envs import NativeEnv
+from tests.core.envs import NativeEnv
 
 
 def make_native(**attrs):

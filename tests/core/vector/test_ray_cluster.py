@@ -18,8 +18,8 @@ import pytest
 import pufferlib.vector
 from pufferlib.errors import WorkerError
 from tests.core.mp_envs import Tagged
-from tests.core.test_multiprocessing import assert_same, rollout
-from tests.core.test_ray import LOOPBACK, descendants, listening_addresses, ray_environment
+from tests.core.vector.test_multiprocessing import assert_same, rollout
+from tests.core.vector.test_ray import LOOPBACK, descendants, listening_addresses, ray_environment
 
 pytestmark = pytest.mark.slow  # starting two nodes takes tens of seconds
 

@@ -24,7 +24,7 @@ import pytest
 import torch
 
 from tests.core.netns import LOOPBACK_UP
-from tests.core.test_pufferl_train import DDP_SCRIPT, GLOO_TEARDOWN_ABORT
+from tests.core.train.test_pufferl_train import DDP_SCRIPT, GLOO_TEARDOWN_ABORT
 
 #: Runs in the namespace: brings loopback up, starts both launches, writes their exit codes.
 LAUNCHER = LOOPBACK_UP + textwrap.dedent("""

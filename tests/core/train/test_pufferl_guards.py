@@ -21,7 +21,7 @@ from pufferlib.train import checkpoint
 from pufferlib.train.dashboard import Dashboard
 from tests.core.signals import default_sigint
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 class Faulty(gym.Env):

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,12 +18,11 @@ import pufferlib
 import pufferlib.vector
 from pufferlib import APIUsageError, WorkerError
 from pufferlib.vector import _sync
-
-from .mp_envs import NestedEnv, Squad, Tagged, cartpole, tagged_creators
+from tests.core.mp_envs import NestedEnv, Squad, Tagged, cartpole, tagged_creators
 
 pytestmark = pytest.mark.timeout(120)
 MP = "multiprocessing"
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = str(Path(__file__).resolve().parents[3])
 
 
 def gone(pid: int) -> bool:
@@ -118,7 +118,7 @@ def test_spawn_and_forkserver_start_methods(method):
         sys.path.insert(0, {ROOT!r})
         import numpy as np, pufferlib.vector
         from tests.core.mp_envs import NestedEnv
-        from tests.core.test_multiprocessing import rollout, assert_same
+        from tests.core.vector.test_multiprocessing import rollout, assert_same
         if __name__ == "__main__":
             with pufferlib.vector.make(NestedEnv, num_envs=4, seed=1) as serial:
                 expected = rollout(serial, 50)

@@ -165,7 +165,7 @@ def test_gaussian_head_has_state_independent_std_and_small_initial_means():
 def test_box_actions_are_stored_unclipped_and_clipped_only_for_the_env(tmp_path):
     from gymnasium import spaces
 
-    from tests.core.test_pufferl import Echo, quiet
+    from tests.core.train.test_pufferl import Echo, quiet
 
     env = pufferlib.emulate(lambda: Echo(length=4, action_space=spaces.Box(-1, 1, (1,), np.float32)), num_envs=4)
     trainer = PuffeRL({"train": {"batch_size": 64, "minibatch_size": 64, "data_dir": str(tmp_path)}}, env, **quiet())

@@ -27,7 +27,7 @@ import pufferlib.vector
 from pufferlib.errors import APIUsageError, WorkerError
 from tests.core.mp_envs import NestedEnv, Tagged, tagged_creators
 from tests.core.signals import default_sigint
-from tests.core.test_multiprocessing import (
+from tests.core.vector.test_multiprocessing import (
     assert_same,
     check_async_batches_serve_the_fastest,
     rollout,
@@ -73,7 +73,7 @@ def ray_environment(prefix: str):
     environment, remove the folder, and fail if any process was left."""
     older = {p.pid for p in psutil.Process().children(recursive=True)}
     saved = {k: os.environ.get(k) for k in ("PYTHONPATH", "RAY_TMPDIR")}
-    root = str(Path(__file__).resolve().parents[2])
+    root = str(Path(__file__).resolve().parents[3])
     os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [root, saved["PYTHONPATH"]]))
     # Ray keeps its sockets and session logs under RAY_TMPDIR (short: socket paths are limited)
     temp_dir = tempfile.mkdtemp(prefix=prefix, dir="/tmp")

@@ -8,8 +8,7 @@ from pettingzoo import ParallelEnv
 
 from pufferlib import APIUsageError
 from pufferlib.emulation import GymnasiumPufferEnv, PettingZooPufferEnv
-
-from .envs import ComeAndGo, CountingEnv
+from tests.core.envs import ComeAndGo, CountingEnv
 
 
 def test_gymnasium_cartpole_matches_the_raw_env():

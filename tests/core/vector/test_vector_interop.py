@@ -9,8 +9,7 @@ from gymnasium.vector import AutoresetMode
 
 import pufferlib.vector
 from pufferlib import APIUsageError
-
-from .mp_envs import Tagged, cartpole
+from tests.core.mp_envs import Tagged, cartpole
 
 pytestmark = pytest.mark.timeout(120)
 

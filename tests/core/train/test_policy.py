@@ -79,7 +79,7 @@ def env():
 def plugin_env():
     """An env whose spec names a policy class taking only the env (as a plugin would)."""
     pufferlib.register("test-envonly", "gymnasium.envs.classic_control:CartPoleEnv",
-                       policy="tests.core.test_policy_factory:EnvOnly", overwrite=True)
+                       policy="tests.core.train.test_policy:EnvOnly", overwrite=True)
     yield "test-envonly"
     pufferlib.registry.unregister("test-envonly")
 

@@ -16,8 +16,7 @@ import pytest
 
 import pufferlib.vector
 from pufferlib.vector import _sync
-
-from .mp_envs import NestedEnv
+from tests.core.mp_envs import NestedEnv
 
 pytestmark = pytest.mark.timeout(120)
 SOURCE = os.path.join(os.path.dirname(_sync.__file__), "_sync.c")

@@ -6,8 +6,7 @@ import pytest
 
 from pufferlib.cli import main
 from pufferlib.vector.autotune import autotune, candidates
-
-from .mp_envs import cartpole
+from tests.core.mp_envs import cartpole
 
 pytestmark = pytest.mark.timeout(120)
 

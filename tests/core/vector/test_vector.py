@@ -7,8 +7,7 @@ import pytest
 import pufferlib
 import pufferlib.vector
 from pufferlib import APIUsageError
-
-from .envs import ComeAndGo, CountingEnv, NativeEnv
+from tests.core.envs import ComeAndGo, CountingEnv, NativeEnv
 
 
 def cartpole():

@@ -19,8 +19,7 @@ from pufferlib import APIUsageError
 from pufferlib._emulation import GymStep, in_range, step_group
 from pufferlib.emulation import GymnasiumPufferEnv, step_pairs
 from pufferlib.environment import Buffers
-
-from .envs import CountingEnv
+from tests.core.envs import CountingEnv
 
 BOX = spaces.Box(-10, 10, (2, 3), np.float32)
 

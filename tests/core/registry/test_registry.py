@@ -119,7 +119,7 @@ def test_unknown_id_says_what_to_install(monkeypatch):
 
 
 def test_unknown_id_suggests_close_matches():
-    pufferlib.register("my-cartpole", "tests.core.test_vector:cartpole", overwrite=True)
+    pufferlib.register("my-cartpole", "tests.core.vector.test_vector:cartpole", overwrite=True)
     try:
         with pytest.raises(EnvNotFoundError, match="Did you mean: my-cartpole"):
             spec("my-cartpol")
@@ -143,7 +143,7 @@ def test_pettingzoo_family():
 
 
 def test_module_callable_ids_and_register():
-    vecenv = pufferlib.make("tests.core.test_vector:cartpole", num_envs=2)
+    vecenv = pufferlib.make("tests.core.vector.test_vector:cartpole", num_envs=2)
     assert vecenv.num_agents == 2
     vecenv.close()
     pufferlib.register("local-counter", "tests.core.envs:CountingEnv", kwargs={"length": 2})

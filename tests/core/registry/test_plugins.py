@@ -282,7 +282,7 @@ def test_second_plugin_cannot_override_a_section_that_another_added(register):
 # -- item 5: trainer hooks that raise do not abort training ----------------------------
 
 def test_raising_trainer_hooks_are_reported_and_the_run_goes_on(register, tmp_path):
-    from .test_pufferl_train import cartpole_trainer
+    from tests.core.train.test_pufferl_train import cartpole_trainer
 
     calls = []
     register("uploader", fake_plugin(pufferlib_train_start=lambda trainer: boom(),
