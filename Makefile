@@ -51,10 +51,12 @@ install: $(STAMP)
 test: $(STAMP) $(BUILT)
 	$(PY) -m pytest tests -q --durations=15
 
-# ruff over every Python file, mypy over the core ([tool.mypy] in pyproject.toml).
+# ruff over every Python file, mypy over the core ([tool.mypy] in pyproject.toml), and the
+# layers of the core ([tool.importlinter]: which subsystem may import which).
 lint: $(STAMP)
 	$(PY) -m ruff check .
 	$(PY) -m mypy
+	$(VENV)/bin/lint-imports
 
 # A real PPO run (about 15 s on 2 cores): ends printing the score and the checkpoint path.
 train: $(STAMP) $(BUILT)

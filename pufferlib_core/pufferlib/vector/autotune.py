@@ -3,8 +3,9 @@
 `autotune(env, num_envs=...)` times the serial backend and the multiprocessing backend
 with a few `num_workers` (around the number of cores) and `batch_size` (all envs, or
 half of them EnvPool-style) choices, stepping random actions, prints a table and returns
-the fastest settings. `env` is an env id for `pufferlib.make` or an env creator for
-`pufferlib.vector.make`. `puffer bench ENV_ID` runs it from the command line.
+the fastest settings. `autotune(creator)` tunes an env creator for `pufferlib.vector.make`;
+`tune(make, ...)` any maker of vectorized envs: `puffer bench ENV_ID` runs it with
+`pufferlib.make` from the command line.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from pufferlib.cpu.cores import usable_cores
-from pufferlib.errors import PufferError
+from pufferlib.errors import APIUsageError, PufferError
 
 if TYPE_CHECKING:
     from pufferlib.protocols import EnvCreator
@@ -50,31 +51,31 @@ def measure(vecenv: VecEnv, seconds: float) -> float:
     return steps * rows / (time.perf_counter() - start)
 
 
-def autotune(env: str | EnvCreator, num_envs: int | None = None, seconds: float = 1.0,
+def autotune(env: EnvCreator, num_envs: int | None = None, seconds: float = 1.0,
              print_fn: Callable[[str], object] = print) -> dict[str, object]:
-    """Time the candidate settings for `env`; print a table and return the fastest settings.
+    """Time the candidate settings for the env creator `env`; print a table and return the fastest settings.
 
     `num_envs` defaults to twice the number of cores. Settings that fail (for example an
-    env that cannot be created in worker processes) are reported and skipped.
+    env that cannot be created in worker processes) are reported and skipped. For an env id,
+    `puffer bench ENV_ID` (which calls `tune` with `pufferlib.make`).
     """
-    import pufferlib
-    import pufferlib.vector
+    if isinstance(env, str):
+        raise APIUsageError(f"autotune takes an env creator; time the env id {env!r} with `puffer bench {env}`.")
+    from pufferlib.vector import make
 
     num_envs = num_envs or 2 * usable_cores()
-    native = False
-    if isinstance(env, str):
-        from pufferlib import registry
-        from pufferlib.registry.spec import NATIVE
+    name = getattr(env, "__name__", repr(env))
+    return tune(lambda **settings: make(env, num_envs=num_envs, **settings), num_envs, name,
+                seconds=seconds, print_fn=print_fn)
 
-        native = registry.spec(env).backend == NATIVE
 
-        def make(**kwargs: Any) -> VecEnv:  # the settings of a candidate, passed through
-            return pufferlib.make(env, num_envs=num_envs, **kwargs)
-    else:
-        def make(**kwargs: Any) -> VecEnv:
-            return pufferlib.vector.make(env, num_envs=num_envs, **kwargs)
+def tune(make: Callable[..., VecEnv], num_envs: int, name: str, native: bool = False, seconds: float = 1.0,
+         print_fn: Callable[[str], object] = print) -> dict[str, object]:
+    """Time `make(**settings)` for each of `candidates(num_envs, native)`; print a table and return the fastest.
 
-    name = env if isinstance(env, str) else getattr(env, "__name__", repr(env))
+    `make` builds `num_envs` copies of one env with the candidate's settings (`backend`,
+    `num_workers`, `batch_size`); `native` selects the settings of a natively vectorized env.
+    """
     print_fn(f"{name}: {num_envs} envs, {usable_cores()} cores, {seconds:g} s per setting")
     print_fn(f"{'backend':<16} {'workers':>7} {'batch':>6} {'agent steps/s':>14}")
     results: list[tuple[float, dict]] = []

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+import pufferlib
 from pufferlib.cli import main
 from pufferlib.vector.autotune import autotune, candidates
 from tests.core.mp_envs import cartpole
@@ -36,3 +37,8 @@ def test_puffer_bench_command(capsys):
     assert main(["bench", "gym-CartPole-v1", "--num-envs", "2", "--seconds", "0.05"]) == 0
     out = capsys.readouterr().out
     assert "gym-CartPole-v1: 2 envs" in out and "multiprocessing" in out and "best: " in out
+
+
+def test_autotune_points_an_env_id_to_puffer_bench():
+    with pytest.raises(pufferlib.APIUsageError, match="puffer bench gym-CartPole-v1"):
+        autotune("gym-CartPole-v1")
