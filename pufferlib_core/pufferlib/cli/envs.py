@@ -13,7 +13,8 @@ def list_command(argv: list[str]) -> int:
     plugin problems (id conflicts, failed hooks) found on the way."""
     argparse.ArgumentParser(prog="puffer list", description="List environment ids per plugin.").parse_args(argv)
     from pufferlib import registry
-    from pufferlib.registry.plugins import plugin_manager, prefix_owners, problems
+    from pufferlib.registry.plugins import plugin_manager, problems
+    from pufferlib.registry.prefixes import prefix_owners
 
     specs = registry.listed_specs()
     owners = prefix_owners()

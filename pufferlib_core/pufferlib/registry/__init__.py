@@ -5,10 +5,13 @@ listed by plugins, `"package.module:Callable"` ids, then the `pufferlib_resolve_
 (open-ended families such as `gym-<any Gymnasium id>`): of the plugin that owns the id's
 prefix when one does, else of each plugin in turn.
 
-Ids belong to plugins by prefix (`pufferlib.registry.plugins.prefix_owners`): a plugin may not list
+Ids belong to plugins by prefix (`pufferlib.registry.prefixes`): a plugin may not list
 ids inside a prefix that another plugin owns (first-party prefixes such as `gym-` or
 `ocean-` included, installed or not), and when two plugins list the same id the first in
 plugin order keeps it. Ignored ids are reported with both plugins' names.
+
+The listing (what every plugin lists, after these rules) is computed once and kept until
+the plugins change (`plugins.generation()`) or an in-process registration does.
 """
 
 from __future__ import annotations
@@ -17,12 +20,17 @@ import difflib
 from collections.abc import Callable
 
 from pufferlib.errors import APIUsageError, EnvNotFoundError
-from pufferlib.registry import plugins
+from pufferlib.registry import plugins, prefixes
 from pufferlib.registry.spec import EnvSpec, load_object
 
 __all__ = ["EnvSpec", "listed_specs", "load_object", "register", "spec", "unregister"]
 
+#: What the registry lists: (specs per plugin, id or alias -> spec, prefix owners).
+Listing = tuple[dict[str, list[EnvSpec]], dict[str, EnvSpec], dict[str, str]]
 _LOCAL: dict[str, EnvSpec] = {}
+_local_changes = 0  # counts register/unregister calls: the cached listing holds the local specs
+#: ((plugins.generation(), _local_changes) the cached listing was computed for, the listing).
+_cache: tuple[tuple, Listing] | None = None
 
 
 def register(env_id: str, creator: str | Callable, *, kwargs: dict | None = None,
@@ -37,24 +45,41 @@ def register(env_id: str, creator: str | Callable, *, kwargs: dict | None = None
         raise APIUsageError("creator must be a callable or a 'module:attr' string.")
     spec = EnvSpec(env_id, creator, dict(kwargs or {}), policy, dict(config or {}), backend,
                    package=None, description=description)
+    _local_changed()
     _LOCAL[env_id] = spec
     return spec
 
 
 def unregister(env_id: str) -> None:
     """Remove an in-process registration."""
+    _local_changed()
     _LOCAL.pop(env_id, None)
+
+
+def _local_changed() -> None:
+    global _local_changes
+    _local_changes += 1
 
 
 def listed_specs() -> dict[str, list[EnvSpec]]:
     """Listed specs per plugin name (in-process registrations under "local"), after the id rules."""
-    return _listing()[0]
+    return {name: list(specs) for name, specs in _listing()[0].items()}
 
 
-def _listing() -> tuple[dict[str, list[EnvSpec]], dict[str, EnvSpec], dict[str, str]]:
+def _listing() -> Listing:
+    """(specs per plugin, id or alias -> spec, prefix owners), cached until plugins or
+    in-process registrations change."""
+    global _cache
+    key = (plugins.generation(), _local_changes)
+    if _cache is None or _cache[0] != key:
+        _cache = (key, _list_specs())
+    return _cache[1]
+
+
+def _list_specs() -> Listing:
     """(specs per plugin, id or alias -> spec, prefix owners), ignoring and reporting the
     ids that a plugin may not list."""
-    owners = plugins.prefix_owners()
+    owners = prefixes.prefix_owners()
     out: dict[str, list[EnvSpec]] = {}
     index: dict[str, EnvSpec] = {}
     lister: dict[str, str] = {}  # lowercased id -> the plugin whose spec it names
@@ -80,7 +105,7 @@ def _listing() -> tuple[dict[str, list[EnvSpec]], dict[str, EnvSpec], dict[str, 
 
 def _may_list(plugin: str, env_id: str, owners: dict[str, str], lister: dict[str, str]) -> bool:
     """Whether `plugin` may list `env_id`; reports it when not."""
-    prefix = plugins.owning_prefix(env_id, owners)
+    prefix = prefixes.owning_prefix(env_id, owners)
     if prefix is not None and owners[prefix] != plugin:
         plugins.report(plugin, "ids", f"lists {env_id!r}, but ids starting with {prefix!r} belong to plugin "
                                       f"{plugins.label(owners[prefix])}; ignored", key=env_id)
@@ -106,7 +131,7 @@ def spec(env_id: str) -> EnvSpec:
         return lowered[env_id.lower()]
     if ":" in env_id:
         return EnvSpec(env_id, env_id)
-    owner = plugins.owner_of(env_id, owners)
+    owner = prefixes.owner_of(env_id, owners)
     asked = None if owner is None else [owner]
     passthrough = () if owner is None else (EnvNotFoundError,)
     for _, resolved in plugins.iter_hook("pufferlib_resolve_env", only=asked, passthrough=passthrough,

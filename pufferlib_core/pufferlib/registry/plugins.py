@@ -81,10 +81,33 @@ class PluginProblem:
     message: str
 
 
-_manager: pluggy.PluginManager | None = None
-_infos: list[PluginInfo] = []
-_first_party: set[str] = set()  # names loaded from their first-party distribution
-_problems: dict[tuple, PluginProblem] = {}
+class PluginHost:
+    """The plugins of this process: the pluggy manager (None until first use), what discovery
+    found (`infos`), the names loaded from their first-party distribution, and the problems
+    reported since discovery."""
+
+    def __init__(self) -> None:
+        self.manager: pluggy.PluginManager | None = None
+        self.infos: list[PluginInfo] = []
+        self.first_party: set[str] = set()
+        self.problems: dict[tuple, PluginProblem] = {}
+
+    def discover(self) -> pluggy.PluginManager:
+        """A fresh manager holding the core and, unless autoload is off, the installed plugins."""
+        pm = pluggy.PluginManager(hookspecs.PROJECT)
+        pm.add_hookspecs(hookspecs)
+        pm.register(builtin_envs, name=CORE)
+        self.infos = [PluginInfo(CORE, FIRST_PARTY[CORE][0], core_version())]
+        self.first_party = {CORE}
+        self.problems = {}
+        if autoload_enabled():
+            _load_entry_points(pm, self)
+        self.manager = pm
+        return pm
+
+
+#: The one host of this process.
+_host = PluginHost()
 
 
 def autoload_enabled() -> bool:
@@ -110,7 +133,7 @@ def _error_text(exc: BaseException) -> str:
 
 def label(name: str) -> str:
     """`'name' (distribution version)` for messages; just `'name'` for plugins registered in code."""
-    for info in sorted(_infos, key=lambda info: info.error is not None):  # the loaded one first
+    for info in sorted(_host.infos, key=lambda info: info.error is not None):  # the loaded one first
         if info.name == name:
             return f"{name!r} ({info.distribution} {info.version})"
     return repr(name)
@@ -122,18 +145,18 @@ def report(plugin: str, where: str, message: str, key: Any = None) -> None:
     `message` completes the sentence "pufferlib: plugin 'x' (dist version) ...".
     """
     token = (plugin, where, key)
-    if token in _problems:
+    if token in _host.problems:
         return
-    _problems[token] = PluginProblem(plugin, where, message)
+    _host.problems[token] = PluginProblem(plugin, where, message)
     warnings.warn(f"pufferlib: plugin {label(plugin)} {message}", RuntimeWarning, stacklevel=3)
 
 
 def problems() -> list[PluginProblem]:
     """The problems reported since plugins were (re)discovered, in order."""
-    return list(_problems.values())
+    return list(_host.problems.values())
 
 
-def _load_entry_points(pm: pluggy.PluginManager) -> None:
+def _load_entry_points(pm: pluggy.PluginManager, host: PluginHost) -> None:
     from importlib_metadata import entry_points
 
     for ep in entry_points(group=ENTRY_POINT_GROUP):
@@ -151,13 +174,13 @@ def _load_entry_points(pm: pluggy.PluginManager) -> None:
         else:
             error, why = _register(pm, ep), "failed to load and is skipped"
             if error is None:
-                _infos.append(PluginInfo(ep.name, dist_name, version))
+                host.infos.append(PluginInfo(ep.name, dist_name, version))
                 if reserved is not None:
-                    _first_party.add(ep.name)
+                    host.first_party.add(ep.name)
                 continue
-        _infos.append(PluginInfo(ep.name, dist_name, version, error))
+        host.infos.append(PluginInfo(ep.name, dist_name, version, error))
         message = f"({dist_name} {version}) {why}: {error}"
-        _problems[(ep.name, "load", dist_name)] = PluginProblem(ep.name, "load", message)
+        host.problems[(ep.name, "load", dist_name)] = PluginProblem(ep.name, "load", message)
         warnings.warn(f"pufferlib: plugin {ep.name!r} ({dist_name} {version}) {why}: {error}",
                       RuntimeWarning, stacklevel=3)
 
@@ -215,39 +238,32 @@ def plugin_manager() -> pluggy.PluginManager:
     Call hooks through `call_hook`, which skips and reports misbehaving plugins, rather than
     through `plugin_manager().hook`.
     """
-    global _manager
-    if _manager is None:
-        pm = pluggy.PluginManager(hookspecs.PROJECT)
-        pm.add_hookspecs(hookspecs)
-        pm.register(builtin_envs, name=CORE)
-        _infos.clear()
-        _first_party.clear()
-        _problems.clear()
-        _infos.append(PluginInfo(CORE, FIRST_PARTY[CORE][0], core_version()))
-        _first_party.add(CORE)
-        if autoload_enabled():
-            _load_entry_points(pm)
-        _manager = pm
-    return _manager
+    return _host.manager if _host.manager is not None else _host.discover()
 
 
 def reset_plugin_manager() -> None:
     """Forget discovered plugins and reported problems; the next use rediscovers them."""
-    global _manager
-    _manager = None
-    _problems.clear()
+    global _host
+    _host = PluginHost()
+
+
+def generation() -> tuple[int, frozenset[int]]:
+    """A token that changes whenever the set of registered plugins does (rediscovery, or a
+    plugin registered or unregistered in code): caches of what plugins list key on it."""
+    pm = plugin_manager()
+    return id(pm), frozenset(map(id, pm.get_plugins()))
 
 
 def installed_plugins() -> list[PluginInfo]:
     """Every discovered plugin, including those that failed to load."""
     plugin_manager()
-    return list(_infos)
+    return list(_host.infos)
 
 
 def is_first_party(name: str) -> bool:
     """Whether the registered plugin `name` is the core or loaded from its first-party distribution."""
     plugin_manager()
-    return name in _first_party
+    return name in _host.first_party
 
 
 # -- calling hooks ----------------------------------------------------------------------
@@ -286,7 +302,7 @@ def _type_name(promised: Any) -> str | None:
 def _ordered_impls(hook: str) -> list[Any]:
     impls = getattr(plugin_manager().hook, hook).get_hookimpls()
     rank = {CORE: 0}
-    return sorted(impls, key=lambda impl: rank.get(impl.plugin_name, 1 if impl.plugin_name in _first_party else 2))
+    return sorted(impls, key=lambda impl: rank.get(impl.plugin_name, 1 if impl.plugin_name in _host.first_party else 2))
 
 
 def iter_hook(hook: str, /, *, only: Iterable[str] | None = None,
@@ -337,50 +353,6 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-# -- id prefixes ------------------------------------------------------------------------
-
-def reserved_prefixes() -> dict[str, str]:
-    """First-party id prefix -> the first-party entry-point name that owns it."""
-    return {prefix: name for name, (_, prefixes) in FIRST_PARTY.items() for prefix in prefixes}
-
-
 def distribution_of(name: str) -> str:
     """The first-party distribution of entry-point name `name` (for install hints)."""
     return FIRST_PARTY[name][0]
-
-
-def prefix_owners() -> dict[str, str]:
-    """Id prefix -> owning plugin: first-party prefixes (installed or not), then the prefixes
-    that plugins claim in `pufferlib_env_prefixes`, first claim wins.
-
-    A claim inside a prefix that another plugin owns is reported and ignored.
-    """
-    owners = reserved_prefixes()
-    for name, claimed in iter_hook("pufferlib_env_prefixes"):
-        for prefix in claimed:
-            held = owning_prefix(prefix, owners)
-            if held is None:
-                owners[prefix] = name
-            elif owners[held] != name:
-                report(name, "ids", f"claims the id prefix {prefix!r}, but ids starting with {held!r} belong to "
-                                    f"plugin {label(owners[held])}; its claim is ignored", key=prefix)
-    return owners
-
-
-def owning_prefix(env_id: str, owners: dict[str, str]) -> str | None:
-    """The longest owned prefix of `env_id` (case-insensitive), or None."""
-    lowered = env_id.lower()
-    matches = [p for p in owners if lowered.startswith(p.lower())]
-    return max(matches, key=len) if matches else None
-
-
-def owner_of(env_id: str, owners: dict[str, str]) -> str | None:
-    """The plugin owning the longest prefix of `env_id`, or None."""
-    prefix = owning_prefix(env_id, owners)
-    return None if prefix is None else owners[prefix]
-
-
-def owned_prefixes() -> list[str]:
-    """Id prefixes owned by the loaded plugins."""
-    pm = plugin_manager()
-    return [prefix for prefix, name in prefix_owners().items() if pm.has_plugin(name)]

@@ -9,7 +9,7 @@ import pytest
 
 import pufferlib
 from pufferlib import EnvNotFoundError, EnvSpec, cli
-from pufferlib.registry import plugins, spec
+from pufferlib.registry import plugins, prefixes, spec
 
 from .test_registry import install_fake_distribution
 
@@ -80,7 +80,7 @@ def test_env_specs_of_the_wrong_type_are_reported_and_skipped(register, result):
 def test_prefixes_given_as_a_string_are_not_read_letter_by_letter(register):
     register("wrong", fake_plugin(pufferlib_env_prefixes=lambda: "g"))
     with pytest.warns(RuntimeWarning, match="pufferlib_env_prefixes, which should return list"):
-        owners = plugins.prefix_owners()
+        owners = prefixes.prefix_owners()
     assert "g" not in owners and owners["gym-"] == "core"
 
 
@@ -321,3 +321,31 @@ def test_disabled_autoload_is_named_instead_of_pip_install(tmp_path, monkeypatch
         spec("absent-walk")
     with pytest.raises(EnvNotFoundError, match="Plugin autoloading is off"):
         spec("nobody-walk")
+
+
+# -- the listing is cached until plugins or registrations change -------------------------
+
+def test_lookups_list_once_and_a_change_of_plugins_or_registrations_lists_again(register):
+    calls = []
+
+    def specs():
+        calls.append(1)
+        return [EnvSpec("cached-a", "gymnasium.envs.classic_control:CartPoleEnv")]
+
+    register("lister", fake_plugin(pufferlib_env_specs=specs))
+    assert spec("cached-a").id == "cached-a"
+    assert spec("cached-a").id == "cached-a"
+    pufferlib.registry.listed_specs()
+    assert len(calls) == 1
+    register("other", fake_plugin(pufferlib_env_specs=lambda: [EnvSpec("cached-b", "x.y:Z")]))
+    assert spec("cached-b").id == "cached-b"
+    assert len(calls) == 2
+    pufferlib.register("cached-local", "x.y:Z")
+    try:
+        pufferlib.registry.listed_specs()
+        assert len(calls) == 3
+    finally:
+        pufferlib.registry.unregister("cached-local")
+    plugins.plugin_manager().unregister(name="other")
+    with pytest.raises(EnvNotFoundError):
+        spec("cached-b")
