@@ -1,5 +1,9 @@
 """Environment templates to copy and adapt, and utilities to test them.
 
+Worked single-file examples of the env patterns the user guide names. To start a new env
+package (plugin entry point, policy, config, tests, C build), use `puffer new NAME`, the one
+scaffold (`pufferlib.scaffold`).
+
     python scripts/env_template.py            # checks every template env, prints the reports
 
 - `GridWorld`: a single-agent PufferEnv. The agent walks a size x size grid to a goal;

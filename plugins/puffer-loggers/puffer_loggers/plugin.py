@@ -44,11 +44,6 @@ def pufferlib_config_defaults() -> dict:
     return CONFIG
 
 
-def active_loggers(trainer: Any) -> list:
-    """The logger backends started for `trainer` (empty when it chose none of ours)."""
-    return list(_active.get(trainer, []))
-
-
 @pufferlib.hookimpl
 def pufferlib_train_start(trainer: Any) -> None:
     names = [n for n in trainer.config.get("logger", {}).get("names", []) if n in LOGGERS]

@@ -7,7 +7,11 @@ the default single-agent Python env, `--multiagent` (a cooperative multi-agent e
 `--c` (a C env built against puffer-ocean's authoring headers, `puffer_ocean.get_include()`).
 
 The files come from `pufferlib/scaffold/templates/` (package data): `common/` for every variant,
-then the variant's folder; `{{key}}` placeholders are filled from `template_values`.
+then the variant's folder; `{{key}}` placeholders are filled from `template_values`. The C
+variant's setup.py derives its env list from `csrc/envs/*.h` as puffer-ocean's does.
+
+This is the one scaffold for a new env package. `scripts/env_template.py` is not a second one:
+it holds worked single-file examples of env patterns that the user guide runs and reads.
 """
 
 from __future__ import annotations
@@ -21,16 +25,15 @@ from pufferlib.errors import APIUsageError
 
 VARIANTS = ("python", "multiagent", "c")
 
-#: template file -> path in the package ({package} and {env_name} are filled in); None: not written.
-LAYOUT: dict[str, dict[str, str | None]] = {
+#: template file -> path in the package ({package} and {env_name} are filled in).
+LAYOUT: dict[str, dict[str, str]] = {
     "common": {"pyproject.toml": "pyproject.toml", "README.md": "README.md", "__init__.py": "{package}/__init__.py",
                "plugin.py": "{package}/plugin.py", "policy.py": "{package}/policy.py",
                "train.toml": "{package}/train.toml", "test_env.py": "tests/test_env.py",
                "test_train.py": "tests/test_train.py"},
     "python": {"env.py": "{package}/env.py"},
     "multiagent": {"env.py": "{package}/env.py"},
-    "c": {"env.py": "{package}/env.py", "setup.py": "setup.py", "env.h": "{package}/csrc/{env_name}.h",
-          "env.c": "{package}/csrc/{env_name}.c", "registry.h": "{package}/csrc/{package}_registry.h",
+    "c": {"env.py": "{package}/env.py", "setup.py": "setup.py", "env.h": "{package}/csrc/envs/{env_name}.h",
           "module.c": "{package}/csrc/{package}_module.c"},
 }
 
@@ -88,8 +91,6 @@ def write_package(name: str, dest: str | Path = ".", variant: str = "python", fo
     templates = resources.files("pufferlib") / "scaffold" / "templates"
     for folder in ("common", variant):
         for template, target in LAYOUT[folder].items():
-            if target is None:
-                continue
             path = root / target.format(**values)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(render((templates / folder / (template + ".tmpl")).read_text(), values))

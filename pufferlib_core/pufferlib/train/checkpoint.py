@@ -100,12 +100,6 @@ def save(path: str | Path, payload: dict[str, Any]) -> Path:
     return path
 
 
-def latest_in(run_dir: str | Path) -> Path | None:
-    """The newest checkpoint of a run folder, or None."""
-    files = sorted(glob.glob(os.path.join(run_dir, PATTERN)))
-    return Path(files[-1]) if files else None
-
-
 def _candidates(path: str | Path, data_dir: str | Path) -> tuple[list[Path], bool]:
     """(checkpoint files to try, newest first; whether falling back to older ones is allowed)."""
     if str(path) == "latest":
@@ -214,5 +208,5 @@ def all_finite(tensors: Any) -> bool:
     return not checks or bool(torch.stack([c.cpu() for c in checks]).all())  # one sync per device
 
 
-__all__ = ["CheckpointError", "PATTERN", "all_finite", "latest_in", "load", "load_policy", "plain_data",
+__all__ = ["CheckpointError", "PATTERN", "all_finite", "load", "load_policy", "plain_data",
            "policy_state", "remove_stale_temp_files", "resolve", "save"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pufferlib.cpu.cores import usable_cores
 from pufferlib.errors import APIUsageError, PufferError

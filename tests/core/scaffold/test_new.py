@@ -34,7 +34,8 @@ def test_new_writes_a_complete_package_with_no_placeholders_left(variant, tmp_pa
     plugin = (root / "demo_pkg" / "plugin.py").read_text()
     assert "import torch" not in plugin and "demo_pkg.env:" in plugin  # the entry module stays light
     if variant == "c":
-        assert 'define_macros=[("OCEAN_REGISTRY", \'"demo_pkg_registry.h"\')]' in (root / "setup.py").read_text()
+        assert (root / "demo_pkg" / "csrc" / "envs" / f"{values['env_name']}.h").is_file()
+        assert "def env_names()" in (root / "setup.py").read_text()  # the env list is derived, as Ocean's
 
 
 def test_new_refuses_bad_names_and_non_empty_folders(tmp_path, capsys):

@@ -107,7 +107,7 @@ def test_resume_restores_weights_optimizer_and_schedule(tmp_path):
         resumed.evaluate()
         resumed.train()
     assert resumed.epoch == 8 and resumed.global_step == 2048
-    assert checkpoint.latest_in(tmp_path / "run").name == "model_000008.pt"
+    assert sorted(p.name for p in (tmp_path / "run").glob(checkpoint.PATTERN))[-1] == "model_000008.pt"
     resumed.close()
 
 
