@@ -48,8 +48,11 @@ $(STAMP): pyproject.toml $(PLUGINS) $(NODEPS)
 
 install: $(STAMP)
 
+# Two parts: the tests that may share the machine in parallel (pytest-xdist, one worker per
+# core), then the `serial` ones alone (tests/conftest.py says which and why).
 test: $(STAMP) $(BUILT)
-	$(PY) -m pytest tests -q --durations=15
+	$(PY) -m pytest tests -q -n auto --dist loadgroup -m "not serial" --durations=15
+	$(PY) -m pytest tests -q -m serial --durations=5
 
 # ruff over every Python file, mypy over the core ([tool.mypy] in pyproject.toml), and the
 # layers of the core ([tool.importlinter]: which subsystem may import which).

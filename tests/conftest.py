@@ -1,4 +1,11 @@
-"""Shared test fixtures."""
+"""Shared test fixtures, and which tests may run in parallel.
+
+`make test` runs the suite in two parts: every test not marked `serial` in parallel
+(pytest-xdist, `-n auto --dist loadgroup`), then the `serial` ones alone. `SERIAL` below
+marks the tests that time things, read the machine's load or scan every process's shared
+memory, and the learning checks, whose margins were measured on a machine running nothing else;
+`GROUPS` keeps tests that share a resource in one worker, one after the other.
+"""
 
 import os
 import shutil
@@ -23,6 +30,35 @@ def pytest_sessionfinish(session, exitstatus):
 # venv are still discovered (that is the point of some tests), but no SDL window opens.
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+
+#: Node-id prefix -> why the test runs alone (marked `serial`).
+SERIAL = {
+    "tests/core/vector/test_sync.py": "it times waits and spins",
+    "tests/core/vector/test_multiprocessing.py": "it checks /dev/shm for any process's leftover segments, and times waits",
+    "tests/core/cpu/test_threads.py": "it reads the machine's load (other workers are load)",
+    "tests/ocean/test_learning.py": "learning checks: their margins and the env's share of the time",
+    "tests/core/train/test_learning_continuous.py": "learning checks",
+    "tests/core/train/test_pufferl_train.py::test_cartpole_learns": "a learning check",
+}
+
+#: Node-id prefix -> xdist group: Ray tests share one worker (each module starts its own Ray
+#: and checks every Ray process it finds).
+GROUPS = {
+    "tests/core/vector/test_ray.py": "ray",
+    "tests/core/vector/test_ray_cluster.py": "ray",
+    "tests/core/sweep/test_sweep_ray.py": "ray",
+}
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` selects on the markers added here
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if any(item.nodeid.startswith(prefix) for prefix in SERIAL):
+            item.add_marker(pytest.mark.serial)
+        group = next((g for prefix, g in GROUPS.items() if item.nodeid.startswith(prefix)), None)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture

@@ -340,8 +340,7 @@ class PuffeRL:
         Consecutive minibatches are gathered together, as many as fit in `GATHER_BYTES`, and
         split into minibatches: a small batch takes a few calls per tensor (for all its epochs
         when `order` holds them all) instead of a few per minibatch (on a small batch each call
-        costs more than its arithmetic: CartPole's default config spent 0.9 ms per batch outside
-        its updates with one gather per epoch, 0.6 ms with one for all four)."""
+        costs more than its arithmetic; figures in the CHANGELOG)."""
         count = len(order) // size
         segment_bytes = sum(x[0].numel() * x.element_size() for x in (packed, *tensors))
         group = max(1, GATHER_BYTES // max(1, segment_bytes * size))

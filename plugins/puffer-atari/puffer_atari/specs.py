@@ -62,9 +62,9 @@ def check_options(frameskip: Any = 4, repeat_action_probability: Any = 0.25, noo
 #: two of its four epochs per batch and the smaller network of puffer_atari.policy: on a CPU
 #: the update is most of the time, so each halving of it nearly doubles the steps per second.
 #: 16 envs (64 steps each per batch): acting on 16 frames per call costs less per frame than on
-#: 8. Torch threads chosen by measured speed (cpu_threads 0, pufferlib.cpu.threads): on 2 cores it
-#: picks both (the convolutions' update gains about 1.5x from the second one) and drops to one
-#: beside a busy process (874 SPS there against 519 with 2 threads fixed).
+#: 8. Torch threads chosen by measured speed (cpu_threads 0, pufferlib.cpu.threads): the
+#: convolutions' update gains from a second core on a quiet machine, and one thread is faster
+#: beside a busy process (figures in the CHANGELOG).
 BASE_CONFIG: dict = {
     "env": {"reward_clipping": True},
     "policy": {"cnn_width": 16, "hidden_size": 256},

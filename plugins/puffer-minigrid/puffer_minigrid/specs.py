@@ -27,7 +27,7 @@ KWARGS = {"mission": True, "mission_length": 128}
 POLICY = "puffer_minigrid.policy:MiniGridPolicy"
 #: 64 envs: the policy runs on 64 rows per step (its cost per call is mostly fixed); batches
 #: of 4096 steps (64 per env) in minibatches of 1024; torch threads chosen by measured speed
-#: (cpu_threads 0: both cores on an idle 2-core machine, about 1.3x one).
+#: (cpu_threads 0: the update gains from a second core on an idle machine).
 #: minigrid-empty-8x8 reaches 0.95 in 100k steps.
 CONFIG: dict = {
     "vec": {"num_envs": 64},

@@ -43,7 +43,7 @@ from pufferlib.errors import APIUsageError
 from pufferlib.protocols import RecurrentPolicy
 from pufferlib.train import ppo
 
-# The automatic count, on a CPU, keeps every microbatch at least this large (measured on 2 cores,
+# The automatic count, on a CPU, keeps every microbatch at least this large (chosen with
 # benchmarks/bench_trainer.py --microbatches): smaller ones spend a visible share of their time on
 # per-operation costs, and an LSTM's on the pieces between episode starts, which a microbatch of
 # few rows has as many of as one of many rows.
