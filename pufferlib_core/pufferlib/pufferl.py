@@ -123,9 +123,9 @@ class PuffeRL:
         seed_everything(cfg)
         if policy is None:
             policy = self._default_policy(set(config.get("policy", {})))
-        from pufferlib.train.policy import check_policy
+        from pufferlib.train.policy import ensure_trainable
 
-        check_policy(policy)
+        ensure_trainable(policy)
         policy = normalize.wrap(policy, env, self.config["normalize"], cfg["gamma"])
         self.recurrent = bool(getattr(policy, "is_recurrent", False))
         self.segment = cfg["bptt_horizon"] if self.recurrent else 1

@@ -172,7 +172,7 @@ def wrap_recurrent(env: EnvSpaces, policy: torch.nn.Module, hidden_size: int) ->
     return models.LSTMWrapper(env, policy, input_size=size, hidden_size=hidden_size)
 
 
-def check_policy(policy: object) -> None:
+def ensure_trainable(policy: object) -> None:
     """APIUsageError unless `policy` is a torch Module the trainer can run (recurrent ones included)."""
     import torch
 
@@ -199,5 +199,5 @@ def make_policy(env: EnvSpaces, config: Mapping[str, Any], policy: str | PolicyF
     rnn = config.get("rnn", {})
     if rnn.get("enabled"):
         built = wrap_recurrent(env, built, int(rnn.get("hidden_size", 64)))
-    check_policy(built)
+    ensure_trainable(built)
     return built
