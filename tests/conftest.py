@@ -53,12 +53,16 @@ GROUPS = {
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` selects on the markers added here
 def pytest_collection_modifyitems(config, items):
+    grouped = set()
     for item in items:
         if any(item.nodeid.startswith(prefix) for prefix in SERIAL):
             item.add_marker(pytest.mark.serial)
         group = next((g for prefix, g in GROUPS.items() if item.nodeid.startswith(prefix)), None)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+            grouped.add(item.nodeid)
+    # A group is the longest chain one worker runs: handed out first, it runs beside the rest.
+    items.sort(key=lambda item: item.nodeid not in grouped)
 
 
 @pytest.fixture
