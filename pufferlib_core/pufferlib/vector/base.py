@@ -217,12 +217,31 @@ class VecEnv:
         self._started = True
         return self.seed if seed is None else check_seed(seed)
 
-    def _expect_recv(self, group: int) -> int:
-        if self.closed or not self._started or self._recv_pending:  # one test on the hot path
+    def _check_recv(self, ready: bool = True) -> None:
+        """APIUsageError unless a recv() may run now: the env is open and was reset, and the last
+        batch got its send(). `ready`: whether enough envs are in flight to fill a batch (for the
+        backends whose envs run elsewhere)."""
+        if self.closed or not self._started or self._recv_pending or not ready:  # one test on the hot path
             self._check_open()
             if not self._started:
                 raise APIUsageError("recv() before any reset: call reset() or async_reset() first.")
-            raise APIUsageError("recv() was called twice without send(); send actions for the last batch first.")
+            if self._recv_pending:
+                raise APIUsageError("recv() was called twice without send(); send actions for the last batch first.")
+            raise APIUsageError("recv() needs envs in flight: call async_reset() first.")
+
+    def _check_send(self) -> None:
+        """APIUsageError unless a send() may run now: the env is open and a recv() awaits its actions."""
+        if self.closed or not self._recv_pending:
+            self._check_open()
+            raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
+
+    def _envs_of(self, w: int) -> str:
+        """The envs of worker `w` (backends with workers of `envs_per_worker` envs), for messages."""
+        per_worker = getattr(self, "envs_per_worker", 1)
+        return f"envs {w * per_worker}..{(w + 1) * per_worker - 1}"
+
+    def _expect_recv(self, group: int) -> int:
+        self._check_recv()
         self._recv_pending = True
         self._last_group = group
         return group
@@ -230,9 +249,7 @@ class VecEnv:
     def _expect_send(self) -> int:
         """The group that send() acts on; the state changes only once its actions are accepted
         (`_write_actions`), so that a rejected send() can be retried."""
-        if self.closed or not self._recv_pending:
-            self._check_open()
-            raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
+        self._check_send()
         return self._last_group
 
     def _write_actions(self, group: int, actions: npt.ArrayLike) -> None:

@@ -289,9 +289,6 @@ class Multiprocessing(VecEnv):
                 infos.extend(self._read(int(w)))
         return infos
 
-    def _envs_of(self, w: int) -> str:
-        return f"envs {w * self.envs_per_worker}..{(w + 1) * self.envs_per_worker - 1}"
-
     def _raise_worker_error(self, w: int) -> None:
         text = self._read(w)
         self.close()
@@ -335,12 +332,8 @@ class Multiprocessing(VecEnv):
         self._recv_pending = False
 
     def recv(self) -> Batch:
-        self._check_open()
-        if self._recv_pending:
-            raise APIUsageError("recv() was called twice without send(); send actions for the last batch first.")
         need = self._workers_per_batch
-        if need > self._in_flight:
-            raise APIUsageError("recv() needs envs in flight: call async_reset() first.")
+        self._check_recv(need <= self._in_flight)
         with_infos = self._wait(need)
         self._recv_pending = True
         if need == self.num_workers:  # synchronous: every worker, always one block
@@ -373,9 +366,7 @@ class Multiprocessing(VecEnv):
         return self._gather_rows(rows, infos)
 
     def send(self, actions: npt.ArrayLike) -> None:
-        self._check_open()
-        if not self._recv_pending:
-            raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
+        self._check_send()
         if self._held_rows is self._all_rows:
             self._write_actions(0, actions)  # the whole batch (group 0): the base class's path
         else:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -160,7 +160,7 @@ class _Block:
 
     def step(self, actions: bytes) -> BlockResult:
         """Step with the block's actions, sent as raw bytes of the actions array: a numpy
-        argument costs a Ray call about twice as much to submit (measured)."""
+        argument costs a Ray call more to submit (figures in the CHANGELOG)."""
         self.vec.send(np.frombuffer(actions, self.vec.actions.dtype).reshape(self.vec.actions.shape))
         return self._result()
 
@@ -169,104 +169,41 @@ class _Block:
             self.vec.close()
 
 
-class Ray(VecEnv):
-    """Steps `num_envs` envs in `num_workers` Ray actors (see module doc).
+class ActorGroup:
+    """The Ray actors of one vectorized env, one per block of `envs_per_worker` envs: started
+    and placed by Ray, then used by either transport.
 
-    `cpus_per_worker`: CPUs each actor reserves; above 1 it runs its block with the
-    multiprocessing backend. `address`: see `connect`. `timeout`: longest wait, in seconds,
-    for the actors to start and for a block's result before it counts as lost (None: wait
-    forever). `transport`: how actions and results travel (see TRANSPORTS); the one used is
-    in `self.transport`. The multiprocessing backend's other options (`start_method`,
-    `init_timeout`, `zero_copy`, `spin_us`) have no meaning here and are refused.
-    """
+    `get` waits for their results, turning a late, failed or dead actor into a `WorkerError`
+    that names its envs and node (after calling `on_error`, which closes the env)."""
 
-    def __init__(self, env_creators: Sequence[EnvCreator], env_args: Sequence[tuple[object, ...]],
-                 env_kwargs: Sequence[dict[str, object]], num_envs: int, batch_size: int | None = None,
-                 seed: int | None = 0, num_workers: int | None = None,
-                 envs_per_worker: int | None = None, cpus_per_worker: int = 1,
-                 address: str | None = None, timeout: float | None = TIMEOUT_S, transport: str = "auto",
-                 **options: object):
-        refuse_options(options, "the Ray backend's actors run in Ray's own processes")
-        timeout = check_timeout("timeout", timeout)
-        ray = _ray()
-        if transport not in TRANSPORTS:
-            raise APIUsageError(f"transport={transport!r} is not one of {sorted(TRANSPORTS)}: {TRANSPORTS}")
-        workers, per_worker, batch_size = resolve_layout(num_envs, num_workers, envs_per_worker, batch_size)
-        connect(address)
-        self._ray, self.seed, self.timeout = ray, seed, timeout
-        self.num_workers, self.envs_per_worker = workers, per_worker
-        self._local: SharedMemoryActors | None = None
+    def __init__(self, ray: ModuleType, num_workers: int, envs_per_worker: int, cpus_per_worker: int,
+                 timeout: float | None):
+        self.ray, self.envs_per_worker, self.timeout = ray, envs_per_worker, timeout
+        self.nodes: list[str] = []
         actor_cls = ray.remote(num_cpus=cpus_per_worker, max_restarts=0)(_Block)
-        self._actors: list = []
-        self._pending: dict[int, ObjectRef[BlockResult]] = {}   # worker -> future of its next result
-        self._held: list[int] = []
+        self.handles: list = []
         try:
-            self._actors = [actor_cls.remote() for _ in range(workers)]
-            placed = self._get([a.where.remote() for a in self._actors], list(range(workers)))
-            here = ray.get_runtime_context().get_node_id()
-            #: Node of each actor: the start of its Ray node id, and its address.
-            self.actor_nodes = self._nodes = [f"{node[:8]} at {ip}" for node, ip, _ in placed]
-            #: Process id of each actor.
-            self.actor_pids = [pid for _, _, pid in placed]
-            # (a Ray Client driver is not on any node of the cluster)
-            on_this_node = all(node == here for node, _, _ in placed) and not ray.util.client.ray.is_connected()
-            self.transport = self._choose(transport, on_this_node, cpus_per_worker)
-            if self.transport == "shared_memory":
-                self._local = SharedMemoryActors(ray, self._actors, self.actor_pids, self._nodes, env_creators,
-                                                 env_args, env_kwargs, num_envs, batch_size, seed, timeout)
-                self.driver_env = self._local.driver_env
-                self._init_spaces(self.driver_env, num_envs, batch_size)
-                self.buffers = self._local.buffers
-            else:
-                driver, _ = probe_env(env_creators[0], env_args[0], env_kwargs[0])
-                driver.close()
-                self.driver_env = driver
-                self._init_spaces(driver, num_envs, batch_size)
-                self.buffers = Buffers.allocate(self.single_observation_space, self.single_action_space,
-                                                self.num_agents)
-                blocks = [slice(w * per_worker, (w + 1) * per_worker) for w in range(workers)]
-                self._get([actor.build.remote(env_creators[envs], env_args[envs], env_kwargs[envs], envs.start,
-                                              cpus_per_worker) for actor, envs in zip(self._actors, blocks)],
-                          list(range(workers)))
-            self._bind_batch(self.buffers)
+            self.handles = [actor_cls.remote() for _ in range(num_workers)]
+            placed = self.get([a.where.remote() for a in self.handles], list(range(num_workers)), self.kill)
         except BaseException:
-            self.close()
+            self.kill()
             raise
-        self._rows_per_worker = per_worker * self.agents_per_env
-        self._workers_per_batch = batch_size // per_worker
+        here = ray.get_runtime_context().get_node_id()
+        #: Node of each actor: the start of its Ray node id, and its address.
+        self.nodes = [f"{node[:8]} at {ip}" for node, ip, _ in placed]
+        #: Process id of each actor.
+        self.pids = [pid for _, _, pid in placed]
+        # (a Ray Client driver is not on any node of the cluster)
+        self.on_this_node = all(node == here for node, _, _ in placed) and not ray.util.client.ray.is_connected()
 
-    @staticmethod
-    def _choose(transport: str, on_this_node: bool, cpus_per_worker: int) -> str:
-        shared_ok = on_this_node and cpus_per_worker == 1 and ray_shared.available()
-        if transport == "shared_memory" and not shared_ok:
-            raise APIUsageError(
-                "transport='shared_memory' needs every actor on the driver's node, cpus_per_worker=1 and "
-                f"Linux (here: all on this node: {on_this_node}, cpus_per_worker={cpus_per_worker}, "
-                f"platform {sys.platform}); use transport='auto' to fall back to the object store.")
-        return "shared_memory" if transport != "object_store" and shared_ok else "object_store"
+    def describe(self, w: int) -> str:
+        """Actor `w`'s envs and node, for messages."""
+        where = f"node {self.nodes[w]}" if self.nodes else "its node"
+        return f"envs {w * self.envs_per_worker}..{(w + 1) * self.envs_per_worker - 1} on {where}"
 
-    @property
-    def closed(self) -> bool:
-        """Whether this env is closed (by close(), or by a WorkerError)."""
-        local = getattr(self, "_local", None)
-        return self.__dict__.get("_closed", False) or (local is not None and local.closed)
-
-    @closed.setter
-    def closed(self, value: bool) -> None:
-        self._closed = value
-
-    # ---- results and faults -------------------------------------------------------
-
-    def _envs_of(self, w: int) -> str:
-        return f"envs {w * self.envs_per_worker}..{(w + 1) * self.envs_per_worker - 1}"
-
-    def _node_of(self, w: int) -> str:
-        nodes = getattr(self, "_nodes", None)
-        return f"node {nodes[w]}" if nodes else "its node"
-
-    def _get(self, futures: list, workers: list[int]) -> list:
-        """The futures' results; a failure closes the env and raises WorkerError naming the block."""
-        ray = self._ray
+    def get(self, futures: list, workers: list[int], on_error: Callable[[], None]) -> list:
+        """The futures' results; a failure calls `on_error` and raises WorkerError naming the block."""
+        ray = self.ray
         try:
             return ray.get(futures, timeout=self.timeout)  # one call: the common case
         except ray.exceptions.GetTimeoutError:
@@ -281,22 +218,120 @@ class Ray(VecEnv):
                     raise TimeoutError
                 out.append(ray.get(fut))
             except TimeoutError:
-                self.close()
-                raise WorkerError(f"Ray actor {w} ({self._envs_of(w)} on {self._node_of(w)}) sent no result "
-                                  f"within timeout={self.timeout} s (an actor also waits there while the "
-                                  "cluster lacks the CPUs it reserves: see `ray status`). The vectorized "
-                                  "env is closed.") from None
+                on_error()
+                raise self.late(w, " (an actor also waits there while the cluster lacks the CPUs it reserves: "
+                                   "see `ray status`)") from None
             except ray.exceptions.RayTaskError as exc:
-                self.close()
-                raise WorkerError(f"Ray actor {w} ({self._envs_of(w)} on {self._node_of(w)}) raised an "
-                                  f"exception:\n\n{exc}\n\nThe vectorized env is closed; fix the env "
-                                  "and create a new one.") from None
+                on_error()
+                raise WorkerError(f"Ray actor {w} ({self.describe(w)}) raised an exception:\n\n{exc}\n\n"
+                                  "The vectorized env is closed; fix the env and create a new one.") from None
             except ray.exceptions.RayError as exc:
-                self.close()
-                raise WorkerError(f"Ray actor {w} ({self._envs_of(w)} on {self._node_of(w)}) died "
-                                  f"({type(exc).__name__}: the actor process or its node ended). "
-                                  "The vectorized env is closed; create a new one.") from None
+                on_error()
+                raise WorkerError(f"Ray actor {w} ({self.describe(w)}) died ({type(exc).__name__}: the actor "
+                                  "process or its node ended). The vectorized env is closed; create a new "
+                                  "one.") from None
         return out
+
+    def late(self, w: int, why: str = "") -> WorkerError:
+        """The error of actor `w` sending no result within the timeout."""
+        return WorkerError(f"Ray actor {w} ({self.describe(w)}) sent no result within timeout={self.timeout} s"
+                           f"{why}. The vectorized env is closed.")
+
+    def kill(self) -> None:
+        """Kill every actor (Ray ends their processes)."""
+        for actor in self.handles:
+            self.ray.kill(actor)
+
+
+class Ray:
+    """Steps `num_envs` envs in `num_workers` Ray actors (see module doc): `Ray(...)` starts the
+    actors, then returns the vectorized env of the transport they allow, a `SharedMemoryActors`
+    or an `ObjectStoreActors` (both `pufferlib.vector.VecEnv`s; `.transport` names it).
+
+    `cpus_per_worker`: CPUs each actor reserves; above 1 it runs its block with the
+    multiprocessing backend. `address`: see `connect`. `timeout`: longest wait, in seconds,
+    for the actors to start and for a block's result before it counts as lost (None: wait
+    forever). `transport`: how actions and results travel (see TRANSPORTS). The multiprocessing
+    backend's other options (`start_method`, `init_timeout`, `zero_copy`, `spin_us`) have no
+    meaning here and are refused.
+    """
+
+    def __new__(cls, env_creators: Sequence[EnvCreator],  # type: ignore[misc]  # returns a transport's env
+                env_args: Sequence[tuple[object, ...]],
+                env_kwargs: Sequence[dict[str, object]], num_envs: int, batch_size: int | None = None,
+                seed: int | None = 0, num_workers: int | None = None,
+                envs_per_worker: int | None = None, cpus_per_worker: int = 1,
+                address: str | None = None, timeout: float | None = TIMEOUT_S, transport: str = "auto",
+                **options: object) -> VecEnv:
+        refuse_options(options, "the Ray backend's actors run in Ray's own processes")
+        timeout = check_timeout("timeout", timeout)
+        ray = _ray()
+        if transport not in TRANSPORTS:
+            raise APIUsageError(f"transport={transport!r} is not one of {sorted(TRANSPORTS)}: {TRANSPORTS}")
+        workers, per_worker, batch_size = resolve_layout(num_envs, num_workers, envs_per_worker, batch_size)
+        connect(address)
+        actors = ActorGroup(ray, workers, per_worker, cpus_per_worker, timeout)
+        try:
+            if _choose(transport, actors.on_this_node, cpus_per_worker) == "shared_memory":
+                return SharedMemoryActors(ray, actors.handles, actors.pids, actors.nodes, env_creators,
+                                          env_args, env_kwargs, num_envs, batch_size, seed, timeout)
+            return ObjectStoreActors(actors, env_creators, env_args, env_kwargs, num_envs, batch_size, seed,
+                                     cpus_per_worker)
+        except BaseException:
+            actors.kill()  # no env holds them
+            raise
+
+
+def _choose(transport: str, on_this_node: bool, cpus_per_worker: int) -> str:
+    """The transport to use: shared memory where asked or allowed ('auto'), else the object store."""
+    shared_ok = on_this_node and cpus_per_worker == 1 and ray_shared.available()
+    if transport == "shared_memory" and not shared_ok:
+        raise APIUsageError(
+            "transport='shared_memory' needs every actor on the driver's node, cpus_per_worker=1 and "
+            f"Linux (here: all on this node: {on_this_node}, cpus_per_worker={cpus_per_worker}, "
+            f"platform {sys.platform}); use transport='auto' to fall back to the object store.")
+    return "shared_memory" if transport != "object_store" and shared_ok else "object_store"
+
+
+class ObjectStoreActors(VecEnv):
+    """The object-store transport: each actor steps its block (`_Block.build`) and returns the
+    block's arrays through Ray's object store; the driver copies them into its own buffers."""
+
+    transport = "object_store"
+
+    def __init__(self, actors: ActorGroup, env_creators: Sequence[EnvCreator],
+                 env_args: Sequence[tuple[object, ...]], env_kwargs: Sequence[dict[str, object]],
+                 num_envs: int, batch_size: int, seed: int | None, cpus_per_worker: int):
+        self._actors, self.seed, self.timeout = actors, seed, actors.timeout
+        self.num_workers, self.envs_per_worker = len(actors.handles), actors.envs_per_worker
+        #: Node and process id of each actor.
+        self.actor_nodes, self.actor_pids = actors.nodes, actors.pids
+        self._pending: dict[int, ObjectRef[BlockResult]] = {}   # worker -> future of its next result
+        self._held: list[int] = []
+        try:
+            driver, _ = probe_env(env_creators[0], env_args[0], env_kwargs[0])
+            driver.close()
+            self.driver_env = driver
+            self._init_spaces(driver, num_envs, batch_size)
+            self.buffers = Buffers.allocate(self.single_observation_space, self.single_action_space,
+                                            self.num_agents)
+            per_worker = self.envs_per_worker
+            blocks = [slice(w * per_worker, (w + 1) * per_worker) for w in range(self.num_workers)]
+            self._get([actor.build.remote(env_creators[envs], env_args[envs], env_kwargs[envs], envs.start,
+                                          cpus_per_worker) for actor, envs in zip(actors.handles, blocks)],
+                      list(range(self.num_workers)))
+            self._bind_batch(self.buffers)
+        except BaseException:
+            self.close()
+            raise
+        self._rows_per_worker = per_worker * self.agents_per_env
+        self._workers_per_batch = batch_size // per_worker
+
+    def _envs_of(self, w: int) -> str:
+        return self._actors.describe(w)
+
+    def _get(self, futures: list, workers: list[int]) -> list:
+        return self._actors.get(futures, workers, self.close)
 
     def _store(self, w: int, result: BlockResult) -> list[Info]:
         """Copy actor w's block into the driver's buffers; return its infos."""
@@ -313,41 +348,27 @@ class Ray(VecEnv):
             buf.final_observations[rows] = final
         return infos
 
-    def _check_open(self) -> None:
-        if self.closed:
-            raise APIUsageError("This vectorized env is closed; create a new one.")
-
     # ---- the async API ------------------------------------------------------------
 
     def async_reset(self, seed: int | None = None) -> None:
-        self._check_open()
-        if self._local is not None:
-            return self._local.async_reset(seed)
-        seed = self.seed if seed is None else seed
+        seed = self._reset_seed(seed)
         if self._pending:  # results nobody will receive
             self._get(list(self._pending.values()), list(self._pending))
-        self._pending = {w: actor.reset.remote(seed) for w, actor in enumerate(self._actors)}
+        self._pending = {w: actor.reset.remote(seed) for w, actor in enumerate(self._actors.handles)}
         self._recv_pending = False
 
     def recv(self) -> Batch:
-        self._check_open()
-        if self._local is not None:
-            return self._local.recv()
-        if self._recv_pending:
-            raise APIUsageError("recv() was called twice without send(); send actions for the last batch first.")
         need = self._workers_per_batch
-        if need > len(self._pending):
-            raise APIUsageError("recv() needs envs in flight: call async_reset() first.")
+        self._check_recv(need <= len(self._pending))
         by_future = {fut: w for w, fut in self._pending.items()}
         if need == len(by_future):  # every block in flight is needed: no need to ask which are ready
             ready = list(by_future)
         else:
-            ready, _ = self._ray.wait(list(by_future), num_returns=need, timeout=self.timeout)
+            ready, _ = self._actors.ray.wait(list(by_future), num_returns=need, timeout=self.timeout)
         if len(ready) < need:  # a failed actor's result is ready (with its error): these are late
             w = min(set(self._pending) - {by_future[f] for f in ready})
             self.close()
-            raise WorkerError(f"Ray actor {w} ({self._envs_of(w)} on {self._node_of(w)}) sent no result "
-                              f"within timeout={self.timeout} s. The vectorized env is closed.")
+            raise self._actors.late(w)
         held = sorted(by_future[f] for f in ready)
         results = self._get([self._pending.pop(w) for w in held], held)
         infos: list = []
@@ -359,25 +380,17 @@ class Ray(VecEnv):
             ids = np.arange(rows.start, rows.stop)
             return (self.observations[rows], self.rewards[rows], self.terminals[rows],
                     self.truncations[rows], infos, ids, self.masks[rows])
-        return self._gather(held, infos)
-
-    def _gather(self, held: list[int], infos: list[Info]) -> Batch:
-        rows = np.concatenate([np.arange(w * self._rows_per_worker, (w + 1) * self._rows_per_worker)
-                               for w in held])
-        return self._gather_rows(rows, infos)
+        rows_of = [np.arange(w * self._rows_per_worker, (w + 1) * self._rows_per_worker) for w in held]
+        return self._gather_rows(np.concatenate(rows_of), infos)
 
     def send(self, actions: npt.ArrayLike) -> None:
-        self._check_open()
-        if self._local is not None:
-            return self._local.send(actions)
-        if not self._recv_pending:
-            raise APIUsageError("send() needs a batch to act on: call async_reset() then recv() first.")
+        self._check_send()
         actions = self._act_check(actions, (self.agents_per_batch, *self._act_shape))
         n = self._rows_per_worker
         for i, w in enumerate(self._held):
             block = self.actions[w * n:(w + 1) * n]
             block[...] = actions[i * n:(i + 1) * n]  # in the actions' dtype, as the actor's buffer
-            self._pending[w] = self._actors[w].step.remote(block.tobytes())
+            self._pending[w] = self._actors.handles[w].step.remote(block.tobytes())
         self._recv_pending = False
 
     def close(self) -> None:
@@ -385,17 +398,13 @@ class Ray(VecEnv):
         if self.closed:
             return
         self.closed = True
-        if self._local is not None:  # it kills the actors
-            return self._local.close()
-        ray = self._ray
         closing = []
-        for actor in getattr(self, "_actors", []):
+        for actor in self._actors.handles:
             try:
                 closing.append(actor.close.remote())
             except Exception:  # noqa: BLE001 - a dead actor has nothing to close
                 pass
         if closing:
-            ray.wait(closing, num_returns=len(closing), timeout=5.0)
-        for actor in getattr(self, "_actors", []):
-            ray.kill(actor)
+            self._actors.ray.wait(closing, num_returns=len(closing), timeout=5.0)
+        self._actors.kill()
         self._pending = {}

@@ -121,17 +121,22 @@ class _ActorProcess:
 
 
 class SharedMemoryActors(Multiprocessing):
-    """`Multiprocessing` whose workers are Ray actors on this node (see module doc).
+    """`Multiprocessing` whose workers are Ray actors on this node (see module doc): the
+    shared-memory transport of `pufferlib.vector.ray.Ray`.
 
     `actors`: one started actor per worker (with a `serve` method that calls `serve` above);
     `pids`/`nodes`: their process ids and node names, for error messages. `timeout`: longest
     wait for a step or reset, and for the actors to create their envs.
     """
 
+    transport = "shared_memory"
+
     def __init__(self, ray: Any, actors: list, pids: list[int], nodes: list[str],
                  env_creators: Sequence[Callable], env_args: Sequence[tuple], env_kwargs: Sequence[dict],
                  num_envs: int, batch_size: int | None, seed: int | None, timeout: float | None):
         self._ray, self._actors, self._actor_pids, self._nodes = ray, actors, pids, nodes
+        #: Node and process id of each actor (as `ObjectStoreActors` has them).
+        self.actor_nodes, self.actor_pids = nodes, pids
         self._write_ends: list[int] = []
         try:
             super().__init__(env_creators, env_args, env_kwargs, num_envs, batch_size, seed,
@@ -164,7 +169,7 @@ class SharedMemoryActors(Multiprocessing):
         self._write_ends.clear()
 
     def _envs_of(self, w: int) -> str:
-        return f"envs {w * self.envs_per_worker}..{(w + 1) * self.envs_per_worker - 1} on node {self._nodes[w]}"
+        return f"{super()._envs_of(w)} on node {self._nodes[w]}"
 
     def _raise_dead(self, w: int) -> None:
         proc = cast(_ActorProcess, self._procs[w])
