@@ -274,3 +274,23 @@ class PufferEnv:
 
     def close(self) -> None:
         """Release resources; safe to call more than once."""
+
+
+def render_modes(env: object) -> list[str] | None:
+    """The render modes an env (or the env under a vector/emulation wrapper) declares, or None.
+
+    Any object: the chain of wrappers (`driver_env`, `env`, ...) and where the modes are
+    declared differ between Gymnasium, PettingZoo and PufferEnvs, so each link is probed.
+    """
+    seen = set()
+    while env is not None and id(env) not in seen:
+        seen.add(id(env))
+        modes = getattr(env, "metadata", None)
+        if isinstance(modes, dict) and modes.get("render_modes"):
+            return [str(m) for m in modes["render_modes"]]
+        declared = getattr(env, "render_modes", None)
+        if declared:
+            return [str(m) for m in declared if m]
+        env = next((getattr(env, a) for a in ("driver_env", "env", "_inner", "unwrapped")
+                    if getattr(env, a, None) is not None and getattr(env, a) is not env), None)
+    return None

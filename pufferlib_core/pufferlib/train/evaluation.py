@@ -71,7 +71,7 @@ def run_episodes(env_id: str, config: dict, load_model_path: str | None, episode
 
 def _make_render_env(env_id: str, config: dict, render_mode: str | None) -> VecEnv:
     """The env of `run_episodes`; APIUsageError naming the modes the env has when it lacks `render_mode`."""
-    from pufferlib.checker import render_modes
+    from pufferlib.environment import render_modes
     if not render_mode:
         return make_from_config(env_id, config)
     try:
@@ -93,7 +93,7 @@ def _render(env: Renderable, render_mode: str) -> object:
     try:
         return env.render()
     except NotImplementedError as exc:
-        from pufferlib.checker import render_modes
+        from pufferlib.environment import render_modes
 
         modes = render_modes(env)
         raise APIUsageError(f"The env cannot render in {render_mode!r} mode ({type(exc).__name__}: {exc}); "
