@@ -35,7 +35,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 #: Node-id prefix -> why the test runs alone (marked `serial`).
 SERIAL = {
     "tests/core/vector/test_sync.py": "it times waits and spins",
-    "tests/core/vector/test_multiprocessing.py": "it checks /dev/shm for any process's leftover segments, and times waits",
+    "tests/core/vector/test_multiprocessing.py": "it checks /dev/shm for any process's leftovers, and times waits",
     "tests/core/cpu/test_threads.py": "it reads the machine's load (other workers are load)",
     "tests/ocean/test_learning.py": "learning checks: their margins and the env's share of the time",
     "tests/core/train/test_learning_continuous.py": "learning checks",

@@ -39,6 +39,7 @@ from pufferlib.train.dashboard import Dashboard
 from pufferlib.train.gradient import Gradient, microbatch_count
 from pufferlib.train.metrics import MetricsFile
 from pufferlib.train.rollout import Rollout
+from pufferlib.train.storage import RolloutStorage
 
 #: A minibatch as `PuffeRL._minibatches` hands it out: (segment indices, importance weights or
 #: None, the per-step float fields, the observations, actions and LSTM tensors).
@@ -130,7 +131,7 @@ class PuffeRL:
         self.recurrent = bool(getattr(policy, "is_recurrent", False))
         self.segment = cfg["bptt_horizon"] if self.recurrent else 1
         self._fit_sizes(cfg, default["train"], env.num_agents, self.segment)
-        Rollout.check_sizes(env.num_agents, cfg["batch_size"], self.segment)
+        RolloutStorage.check_sizes(env.num_agents, cfg["batch_size"], self.segment)
         if cfg["minibatch_size"] > cfg["batch_size"] or cfg["batch_size"] % cfg["minibatch_size"]:
             raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must divide batch_size={cfg['batch_size']}.")
         if cfg["minibatch_size"] % self.segment:
@@ -165,7 +166,7 @@ class PuffeRL:
                                           cfg["norm_adv"])
         # Minibatches cut into microbatches, on worker threads on a CPU (pufferlib.train.gradient).
         threads = (cfg["cpu_threads"] or usable_cores()) if self.device.type == "cpu" and not cfg["compile"] else 1
-        self.gradient = Gradient(self.policy, self.forward_policy, self.recurrent, self.rollout.action_mask,
+        self.gradient = Gradient(self.policy, self.forward_policy, self.recurrent, self.rollout.actor.action_mask,
                                  self.rollout.nvec, self.loss_config, self._params, self._autocast, microbatches,
                                  threads)
         self.global_step, self.epoch = 0, 0
@@ -257,7 +258,7 @@ class PuffeRL:
 
     def train(self) -> dict[str, float]:
         """Update the policy on the collected batch; returns the mean losses."""
-        cfg, data = self.config["train"], self.rollout
+        cfg, data = self.config["train"], self.rollout.storage
         if data.steps_collected == 0:
             raise APIUsageError("train() needs a batch: call evaluate() first.")
         # While worker threads compute the gradients, this thread's own intra-op threads would
@@ -271,7 +272,7 @@ class PuffeRL:
             self.save_checkpoint()
         return self.losses
 
-    def _train_batch(self, cfg: Mapping, data: Rollout) -> None:
+    def _train_batch(self, cfg: Mapping, data: RolloutStorage) -> None:
         """`update_epochs` passes of minibatch updates over the collected batch; sets `self.losses`."""
         self.policy.train()
         lr = self.learning_rate()
@@ -360,7 +361,7 @@ class PuffeRL:
     def _non_finite_source(self) -> str:
         """Where the non-finite loss of this batch came from: the first bad step of the env's
         observations or rewards, the policy's outputs during collection, or the update itself."""
-        data = self.rollout
+        data = self.rollout.storage
         start = self.global_step - data.batch_size * self.world_size
         losses = ", ".join(f"{k}={v:.4g}" for k, v in self.losses.items())
         for name, tensor, fix in (
@@ -385,7 +386,7 @@ class PuffeRL:
                 "train.max_grad_norm, or check the policy. Training stopped; nothing was saved from this state.")
 
     def _advantages(self, ratio: torch.Tensor | None) -> torch.Tensor:
-        cfg, data = self.config["train"], self.rollout
+        cfg, data = self.config["train"], self.rollout.storage
         scale = self.policy.reward_scale() if isinstance(self.policy, normalize.NormalizedPolicy) else 1.0
         rewards = data.rewards * scale if scale != 1.0 else data.rewards
         return ppo.compute_advantages(rewards, data.values, data.terminals, data.truncations,

@@ -1,4 +1,5 @@
-"""Rollout storage and collection for PuffeRL, over the async vectorized-env API.
+"""Rollout collection for PuffeRL, over the async vectorized-env API, into a
+`pufferlib.train.storage.RolloutStorage`.
 
 Each agent row of the env owns row `i` of the (rows, horizon) tensors and its own time
 pointer, so batches may arrive in any grouping (`env_ids`), as the async API allows.
@@ -31,39 +32,64 @@ import time
 from collections import defaultdict
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from typing import Any
 
 import numpy as np
 import torch
 from gymnasium import spaces
 
-import pufferlib.pytorch
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
 from pufferlib.train._kernels import copy_rows
 from pufferlib.train.acting import ALL_ROWS, Actor
+from pufferlib.train.storage import RolloutStorage
 
-#: Row-id arrays whose storage index (`_rows`) is remembered; the async API hands back the same
-#: few arrays (one per env group), so a small cache holds them all.
-ROW_INDEX_CACHE = 64
+#: The env arrays a recv() brings, in the order `copy_rows` takes them.
+ENV_FIELDS = ("obs", "masks", "rewards", "terminals", "truncations")
+
+
+class PhaseTimer:
+    """Seconds spent per phase of collection (env, copy, forward): each `lap_*` call charges
+    the time since the previous lap to its phase; `add_to` adds them to a profile once."""
+
+    __slots__ = ("clock", "copy", "env", "forward")
+
+    def __init__(self) -> None:
+        self.clock = time.perf_counter()
+        self.env = self.copy = self.forward = 0.0
+
+    def lap_env(self) -> None:
+        now = time.perf_counter()
+        self.env += now - self.clock
+        self.clock = now
+
+    def lap_copy(self) -> None:
+        now = time.perf_counter()
+        self.copy += now - self.clock
+        self.clock = now
+
+    def lap_forward(self) -> None:
+        now = time.perf_counter()
+        self.forward += now - self.clock
+        self.clock = now
+
+    def add_to(self, profile: dict[str, float]) -> None:
+        profile["env"] += self.env
+        profile["copy"] += self.copy
+        profile["forward"] += self.forward
 
 
 class Rollout:
-    """(rows, horizon) storage for one batch, filled by `collect`."""
-
-    STEP_FIELDS = ("obs", "actions", "logprobs", "values", "rewards", "weights", "terminals", "truncations",
-                   "starts")
+    """Collects one batch at a time from `env` with `policy` into `self.storage` (`collect`)."""
 
     def __init__(self, env: VecEnv, policy: torch.nn.Module, device: torch.device, batch_size: int,
                  segment: int, recurrent: bool):
         rows = env.num_agents
-        horizon = self.check_sizes(rows, batch_size, segment)
+        horizon = RolloutStorage.check_sizes(rows, batch_size, segment)
         self.actor = Actor(env, policy, device)
         if self.actor.recurrent != recurrent:
             raise APIUsageError(f"recurrent={recurrent} but the policy's is_recurrent is {self.actor.recurrent}.")
         self.env, self.policy, self.device, self.recurrent = env, policy, device, recurrent
-        self.rows, self.horizon, self.segment = rows, horizon, segment
-        self.batch_size, self.num_segments = batch_size, batch_size // segment
+        self.rows, self.horizon, self.batch_size = rows, horizon, batch_size
         self.nvec = self.actor.nvec
         obs_space, act_space = env.single_observation_space, env.single_action_space
         assert obs_space.shape is not None, f"{obs_space!r} has no shape"  # observation spaces are Boxes
@@ -71,20 +97,8 @@ class Rollout:
             act_shape, act_dtype = tuple(act_space.shape), torch.float32
         else:
             act_shape, act_dtype = (() if self.nvec is None else (len(self.nvec),)), torch.int64
-
-        def zeros(*shape, dtype=torch.float32):
-            return torch.zeros(rows, horizon, *shape, dtype=dtype, device=device)
-
-        self.obs = zeros(*obs_space.shape, dtype=pufferlib.pytorch.torch_dtype(obs_space.dtype))
-        self.actions = zeros(*act_shape, dtype=act_dtype)
-        self.logprobs, self.values, self.rewards, self.weights = zeros(), zeros(), zeros(), zeros()
-        self.terminals, self.truncations, self.starts = (zeros(dtype=torch.bool) for _ in range(3))
-        self.bootstrap = torch.zeros(rows, device=device)
-        self.final_values = torch.full((rows, horizon), float("nan"), device=device)
-        if recurrent:
-            size = self.actor.h.shape[1]
-            self.state_h = torch.zeros(rows * horizon // segment, size, device=device)
-            self.state_c = torch.zeros_like(self.state_h)
+        self.storage = RolloutStorage(rows, horizon, segment, tuple(obs_space.shape), np.dtype(obs_space.dtype),
+                                      act_shape, act_dtype, device, self.actor.h.shape[1] if recurrent else None)
         self._writes_final = env.writes_final_observations
         # The synchronous case (every recv() returns all rows, `_collect_sync`) and the general
         # one (`_collect_async`, where each row has its own time index `ptr` and `stored` marks
@@ -94,11 +108,7 @@ class Rollout:
         self._all_rows = np.arange(rows)
         self.stored = np.zeros(rows, bool)
         self.bootstrapped = np.zeros(rows, bool)
-        self.steps_collected = 0
         self.held: tuple | None = None  # (obs, row ids or None when synchronous, masks, starts) carried over
-        self._row_cache: dict[int, tuple] = {}
-        self._numpy = ({name: getattr(self, name).numpy() for name in self.STEP_FIELDS}
-                       if self.numpy_views(device) else None)
         if self._sync:
             self._mirrors, self._first_copy, self._step_copies = self._sync_destinations()
             self._outputs: dict[str, list[torch.Tensor]] = {
@@ -119,9 +129,10 @@ class Rollout:
         numpy column views that `copy_rows` copies them into, in that order (None: not stored,
         for the observation that ends the batch), and `first_copy` those of step 0's.
         """
-        names = ["obs"] if self._numpy is not None else []
-        mirrors = {name: getattr(self, name) if self._numpy is not None else torch.zeros_like(getattr(self, name),
-                                                                                               device="cpu")
+        storage = self.storage
+        names = ["obs"] if storage.numpy is not None else []
+        mirrors = {name: getattr(storage, name) if storage.numpy is not None
+                   else torch.zeros_like(getattr(storage, name), device="cpu")
                    for name in [*names, "rewards", "terminals", "truncations"]}
         mirrors["masks"] = torch.zeros(self.rows, self.horizon, dtype=torch.bool)
         columns = {name: list(tensor.numpy().swapaxes(0, 1)) for name, tensor in mirrors.items()}
@@ -133,35 +144,6 @@ class Rollout:
         steps = [(observed("obs", t + 1), observed("masks", t + 1), columns["rewards"][t], columns["terminals"][t],
                   columns["truncations"][t]) for t in range(self.horizon)]
         return mirrors, first, steps
-
-    @staticmethod
-    def numpy_views(device: torch.device) -> bool:
-        """Whether per-step writes go through numpy views of the storage: on the CPU, where
-        they are cheaper than torch indexing. Elsewhere they go through torch, and the
-        synchronous loop's env fields through CPU mirrors (`_sync_destinations`)."""
-        return device.type == "cpu"
-
-    @staticmethod
-    def check_sizes(rows: int, batch_size: int, segment: int) -> int:
-        """The steps per agent row of a batch; APIUsageError when the sizes do not fit."""
-        if batch_size % rows:
-            raise APIUsageError(
-                f"batch_size={batch_size} must be a multiple of the env's {rows} agent rows "
-                f"(e.g. {rows * max(1, batch_size // rows)}); change batch_size or num_envs.")
-        horizon = batch_size // rows
-        if horizon % segment:
-            raise APIUsageError(
-                f"bptt_horizon={segment} must divide the {horizon} steps per agent row of a batch "
-                f"(batch_size {batch_size} / {rows} rows).")
-        return horizon
-
-    def action_mask(self, obs: torch.Tensor) -> torch.Tensor | None:
-        """The env's action mask for `obs` (see `pufferlib.pytorch.action_mask`), or None."""
-        return self.actor.action_mask(obs)
-
-    def segments(self, x: torch.Tensor) -> torch.Tensor:
-        """A (rows, horizon, ...) tensor viewed as (num_segments, segment, ...)."""
-        return x.view(self.num_segments, self.segment, *x.shape[2:])
 
     def pop_infos(self) -> dict[str, list[float]]:
         """The numeric env infos gathered since the last call."""
@@ -226,30 +208,16 @@ class Rollout:
         full and are then stacked into it, and each step's start flag is the previous step's done.
         """
         actor, recurrent, horizon, dev = self.actor, self.recurrent, self.horizon, self.device
-        step_copies, outputs = self._step_copies, self._outputs
+        storage, step_copies, outputs = self.storage, self._step_copies, self._outputs
         obs_out = outputs.get("obs")
         actions_out, logprobs_out, values_out = outputs["actions"], outputs["logprobs"], outputs["values"]
         for values in outputs.values():
             values.clear()
-        self.final_values.fill_(float("nan"))
-        env_s = copy_s = forward_s = 0.0
-        clock = time.perf_counter()
-        if self.held is not None:  # last batch's final observations, already accounted for
-            obs, _, masks, starts = self.held
-            self.held = None
-        else:  # the reset's observations: no step to close
-            obs, _, terminals, truncations, infos, _, masks = self.env.recv()
-            now = time.perf_counter()
-            env_s += now - clock
-            clock = now
-            if infos:
-                self._add_infos(infos)
-            starts = terminals | truncations
+        storage.final_values.fill_(float("nan"))
+        timer = PhaseTimer()
+        obs, masks, starts = self._first_observations(timer)
         first_starts = starts
-        try:
-            copy_rows(self._first_copy, (obs, masks))
-        except (TypeError, ValueError) as error:
-            raise self._unfit_arrays(obs=obs, masks=masks) from error
+        self._copy_rows(self._first_copy, (obs, masks))
         obs_np = obs_t = None  # the last observation array and its tensor (the same view each step on the CPU)
         t = 0
         while True:
@@ -257,19 +225,15 @@ class Rollout:
                 each_step()
             if obs is not obs_np:
                 obs_np = obs
-                obs_t = torch.from_numpy(obs) if self._numpy is not None else None
+                obs_t = torch.from_numpy(obs) if storage.numpy is not None else None
             # Off the CPU a copy (what moving it there makes anyway), kept in the output lists.
             obs_dev = obs_t if obs_t is not None else torch.from_numpy(obs).to(dev, copy=True)
             state = actor.state(ALL_ROWS, torch.from_numpy(starts).to(dev)) if recurrent else None
-            now = time.perf_counter()
-            copy_s += now - clock
-
+            timer.lap_copy()
             action, logprob, value, new_state = actor.act(obs_dev, state)
-            clock = time.perf_counter()
-            forward_s += clock - now
-
+            timer.lap_forward()
             if t == horizon:  # the bootstrap value; these observations start the next batch
-                self.bootstrap.copy_(value)
+                storage.bootstrap.copy_(value)
                 self.held = (obs.copy(), None, np.array(masks, copy=True), starts)  # rows: all, in order
                 break
             send = actor.to_env(action)
@@ -280,45 +244,66 @@ class Rollout:
             values_out.append(value)
             if recurrent:
                 assert state is not None  # a recurrent actor has a state
-                self._store_segment_state(ALL_ROWS, t, ALL_ROWS, state)
+                storage.store_segment_state(ALL_ROWS, t, ALL_ROWS, state)
                 actor.keep_state(ALL_ROWS, new_state)
-            now = time.perf_counter()
-            copy_s += now - clock
+            timer.lap_copy()
             self.env.send(send)
             obs, rewards, terminals, truncations, infos, _, masks = self.env.recv()
-            clock = time.perf_counter()
-            env_s += clock - now
+            timer.lap_env()
             if infos:
                 self._add_infos(infos)
-            try:  # returns how many rows truncated: rarely any, and then their final values are due
-                truncated = copy_rows(step_copies[t], (obs, masks, rewards, terminals, truncations))
-            except (TypeError, ValueError) as error:
-                raise self._unfit_arrays(obs=obs, masks=masks, rewards=rewards, terminals=terminals,
-                                         truncations=truncations) from error
-            if truncated and self._writes_final:
+            # returns how many rows truncated: rarely any, and then their final values are due
+            if self._copy_rows(step_copies[t], (obs, masks, rewards, terminals, truncations)) and self._writes_final:
                 self._final_values(self._all_rows, t, terminals, truncations)
             t += 1
             if recurrent or t == horizon:
                 starts = terminals | truncations
-        for name, values in outputs.items():  # time-major, then one transposed copy: twice as fast as stacking on dim 1
-            getattr(self, name).copy_(torch.stack(values).transpose(0, 1))
-        if self._numpy is None:
+        self._finish_sync_batch(first_starts)
+        timer.lap_copy()
+        timer.add_to(profile)
+        storage.steps_collected = self.batch_size
+        return dict(self.infos)
+
+    def _first_observations(self, timer: PhaseTimer) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(observations, masks, starts) that begin a batch: those held from the last batch, else
+        the reset's (whose recv() closes no step)."""
+        if self.held is not None:  # last batch's final observations, already accounted for
+            obs, _, masks, starts = self.held
+            self.held = None
+            return obs, masks, starts
+        obs, _, terminals, truncations, infos, _, masks = self.env.recv()
+        timer.lap_env()
+        if infos:
+            self._add_infos(infos)
+        return obs, masks, terminals | truncations
+
+    def _copy_rows(self, destinations: tuple, arrays: tuple) -> int:
+        """`copy_rows` of a recv()'s arrays (in `ENV_FIELDS` order) into their storage columns;
+        APIUsageError naming the arrays that do not fit."""
+        try:
+            return copy_rows(destinations, arrays)
+        except (TypeError, ValueError) as error:
+            raise self._unfit_arrays(**dict(zip(ENV_FIELDS, arrays))) from error
+
+    def _finish_sync_batch(self, first_starts: np.ndarray) -> None:
+        """Move what the synchronous loop kept aside into the storage: the policy's outputs, the
+        env fields' CPU mirrors (off the CPU), the weights (from the masks) and the starts."""
+        storage = self.storage
+        for name, values in self._outputs.items():  # time-major, then one transposed copy: faster than on dim 1
+            getattr(storage, name).copy_(torch.stack(values).transpose(0, 1))
+        if storage.numpy is None:
             for name, mirror in self._mirrors.items():
                 if name != "masks":
-                    getattr(self, name).copy_(mirror)
-        self.weights.copy_(self._mirrors["masks"])  # padded agents: weight 0
-        self.starts[:, 0] = torch.from_numpy(first_starts)
-        self.starts[:, 1:] = self.terminals[:, :-1] | self.truncations[:, :-1]
-        profile["env"] += env_s
-        profile["copy"] += copy_s + time.perf_counter() - clock
-        profile["forward"] += forward_s
-        self.steps_collected = self.batch_size
-        return dict(self.infos)
+                    getattr(storage, name).copy_(mirror)
+        storage.weights.copy_(self._mirrors["masks"])  # padded agents: weight 0
+        storage.starts[:, 0] = torch.from_numpy(first_starts)
+        storage.starts[:, 1:] = storage.terminals[:, :-1] | storage.truncations[:, :-1]
 
     def _unfit_arrays(self, **arrays: np.ndarray) -> APIUsageError:
         """The error for a recv() whose arrays are not of the storage's dtypes and shapes."""
-        expected = {"obs": self.obs, "masks": self._mirrors["masks"], "rewards": self.rewards,
-                    "terminals": self.terminals, "truncations": self.truncations}
+        storage = self.storage
+        expected = {"obs": storage.obs, "masks": self._mirrors["masks"], "rewards": storage.rewards,
+                    "terminals": storage.terminals, "truncations": storage.truncations}
         described = []
         for name, array in arrays.items():
             want = expected[name]
@@ -335,81 +320,80 @@ class Rollout:
     def _collect_async(self, profile: dict[str, float], each_step: Callable[[], object] | None,
                        ) -> dict[str, list[float]]:
         """`collect` when recv() returns groups of rows (`env_ids`): each row has its own time index."""
-        self.final_values.fill_(float("nan"))
-        # The usual values of the sparse fields: steps write them only where they differ
-        # (a done, a padded agent), which most steps do not.
-        self.terminals.zero_()
-        self.truncations.zero_()
-        self.starts.zero_()
-        self.weights.fill_(1.0)
-        self.ptr[:] = 0
-        self.stored[:] = False
-        self.bootstrapped[:] = False
-        actor, dev, recurrent = self.actor, self.device, self.recurrent
-        # Seconds per profile key, added to `profile` once at the end (not per step).
-        env_s = copy_s = forward_s = 0.0
+        self._start_async_batch()
+        actor, dev, recurrent, storage = self.actor, self.device, self.recurrent, self.storage
+        timer = PhaseTimer()
         while True:
             if each_step is not None:
                 each_step()
-            if self.held is not None:  # last batch's final observations, already accounted for
-                obs, ids, masks, starts = self.held
-                self.held = None
-                clock = time.perf_counter()
-            else:
-                clock = time.perf_counter()
-                obs, rewards, terminals, truncations, infos, ids, masks = self.env.recv()
-                now = time.perf_counter()
-                env_s += now - clock
-                clock = now
-                if infos:
-                    self._add_infos(infos)
-                ids = np.asarray(ids)
-                self._close_steps(ids, rewards, terminals, truncations)
-                starts = terminals | truncations
+            obs, ids, masks, starts = self._next_rows(timer)
             t, store = self._where(ids)
             index = torch.from_numpy(ids).to(dev)
             obs_dev = torch.from_numpy(obs).to(dev)
             state = actor.state(index, torch.from_numpy(starts).to(dev)) if recurrent else None
-            now = time.perf_counter()
-            copy_s += now - clock
-
+            timer.lap_copy()
             action, logprob, value, new_state = actor.act(obs_dev, state, index)
-            clock = time.perf_counter()
-            forward_s += clock - now
-
+            timer.lap_forward()
             send = actor.to_env(action)
             if store is not None:
                 srows, st = (ids, t) if store is ALL_ROWS else (ids[store], t[store])  # some rows are full
                 # Discrete actions are stored as sent (one conversion); Box actions unclipped.
-                values = dict(obs=obs if self._numpy is not None else obs_dev,
-                              actions=action if actor.box or self._numpy is None else send,
+                values = dict(obs=obs if storage.numpy is not None else obs_dev,
+                              actions=action if actor.box or storage.numpy is None else send,
                               logprobs=logprob, values=value)
                 if np.count_nonzero(starts):
                     values["starts"] = starts
                 if np.count_nonzero(masks) != len(masks):  # padded agents: weight 0
                     values["weights"] = masks
-                self._store(srows, st, store, **values)
+                storage.store(srows, st, store, **values)
                 if recurrent:
                     assert state is not None  # a recurrent actor has a state
-                    self._store_segment_state(srows, st, store, state)
+                    storage.store_segment_state(srows, st, store, state)
             if self._bootstrap(ids, t, value):
                 self.held = (obs.copy(), ids.copy(), np.array(masks, copy=True), np.array(starts, copy=True))
-                copy_s += time.perf_counter() - clock
+                timer.lap_copy()
                 break
             if store is not None:
                 self.stored[srows] = True
                 self.ptr[srows] += 1
             if recurrent:
                 actor.keep_state(index, new_state)
-            now = time.perf_counter()
-            copy_s += now - clock
+            timer.lap_copy()
             self.env.send(send)
-            env_s += time.perf_counter() - now
-        profile["env"] += env_s
-        profile["copy"] += copy_s
-        profile["forward"] += forward_s
-        self.steps_collected = self.batch_size
+            timer.lap_env()
+        timer.add_to(profile)
+        storage.steps_collected = self.batch_size
         return dict(self.infos)
+
+    def _start_async_batch(self) -> None:
+        """Set the storage's sparse fields to their usual values (steps write them only where they
+        differ: a done, a padded agent, which most steps do not) and every row's time index to 0."""
+        storage = self.storage
+        storage.final_values.fill_(float("nan"))
+        storage.terminals.zero_()
+        storage.truncations.zero_()
+        storage.starts.zero_()
+        storage.weights.fill_(1.0)
+        self.ptr[:] = 0
+        self.stored[:] = False
+        self.bootstrapped[:] = False
+
+    def _next_rows(self, timer: PhaseTimer) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(observations, row ids, masks, starts) to act on next: those held from the last batch,
+        else a recv()'s, whose rewards and dones close the rows' previous steps."""
+        if self.held is not None:  # last batch's final observations, already accounted for
+            obs, ids, masks, starts = self.held
+            self.held = None
+            timer.clock = time.perf_counter()
+            return obs, ids, masks, starts
+        timer.clock = time.perf_counter()
+        obs, rewards, terminals, truncations, infos, ids, masks = self.env.recv()
+        timer.lap_env()
+        if infos:
+            self._add_infos(infos)
+        ids = np.asarray(ids)
+        self._close_steps(ids, rewards, terminals, truncations)
+        return obs, ids, masks, terminals | truncations
 
     def _where(self, ids: np.ndarray) -> tuple[np.ndarray, slice | np.ndarray | None]:
         """(t, store) of a batch of rows `ids`: their time indices, and which of them still have
@@ -431,7 +415,7 @@ class Rollout:
         t = self.ptr[rows] - 1
         dones = {name: flags for name, flags in (("terminals", terminals), ("truncations", truncations))
                  if np.count_nonzero(flags)}  # all False: the storage already says so
-        self._store(rows, t, sel, rewards=rewards, **dones)
+        self.storage.store(rows, t, sel, rewards=rewards, **dones)
         if self._writes_final and np.count_nonzero(truncations):
             self._final_values(rows, t, terminals[sel], truncations[sel])
         self.stored[rows] = False
@@ -449,78 +433,15 @@ class Rollout:
         final = self.env.final_observations
         assert final is not None  # writes_final_observations: the env keeps them
         obs = torch.from_numpy(final[rows]).to(self.device)
-        self.final_values[torch.from_numpy(rows).to(self.device), torch.from_numpy(t).to(self.device)] = \
+        self.storage.final_values[torch.from_numpy(rows).to(self.device), torch.from_numpy(t).to(self.device)] = \
             self.actor.value(obs, rows)
-
-    def _store_segment_state(self, rows: slice | np.ndarray, t: int | np.ndarray, sel: slice | np.ndarray,
-                             state: tuple[torch.Tensor, torch.Tensor]) -> None:
-        """Keep the LSTM state (of batch positions `sel`) of stored rows whose step at `t` starts
-        a `segment`-step training sequence (every row at one int `t` in the synchronous case)."""
-        per_row = self.horizon // self.segment
-        view_h = self.state_h.view(self.rows, per_row, -1)
-        view_c = self.state_c.view(self.rows, per_row, -1)
-        if isinstance(t, int):
-            if t % self.segment == 0:
-                view_h[:, t // self.segment], view_c[:, t // self.segment] = state
-            return
-        assert isinstance(rows, np.ndarray)  # with a time index per row come their row ids
-        first = t % self.segment == 0
-        if first.any():
-            pos = (np.arange(len(t)) if isinstance(sel, slice) else sel)[first]  # a slice sel is ALL_ROWS
-            seg_rows = torch.from_numpy(rows[first]).to(self.device)
-            seg_t = torch.from_numpy(t[first] // self.segment).to(self.device)
-            pick = torch.from_numpy(pos).to(self.device)
-            view_h[seg_rows, seg_t], view_c[seg_rows, seg_t] = state[0][pick], state[1][pick]
 
     def _bootstrap(self, rows: np.ndarray, t: np.ndarray, value: torch.Tensor) -> bool:
         """Record V(obs) of rows that are full and have no bootstrap value yet; True once all rows have one."""
         full = (t >= self.horizon) & ~self.bootstrapped[rows]
         if full.any():
             pos = np.flatnonzero(full)
-            self.bootstrap[torch.from_numpy(rows[pos]).to(self.device)] = value[torch.from_numpy(pos).to(self.device)]
+            bootstrap = self.storage.bootstrap
+            bootstrap[torch.from_numpy(rows[pos]).to(self.device)] = value[torch.from_numpy(pos).to(self.device)]
             self.bootstrapped[rows[pos]] = True
         return bool(self.bootstrapped.all())
-
-    def _rows(self, ids: np.ndarray) -> slice | torch.Tensor:
-        """An index for storage rows `ids`: a slice when they are a sorted run (cached per array)."""
-        cached = self._row_cache.get(id(ids))
-        if cached is not None and cached[0] is ids:
-            return cached[1]
-        lo, hi = int(ids[0]), int(ids[-1]) + 1
-        if hi - lo == len(ids) and (np.diff(ids) == 1).all():
-            index: slice | torch.Tensor = slice(lo, hi)
-        else:
-            index = torch.from_numpy(ids).to(self.device)
-        if len(self._row_cache) > ROW_INDEX_CACHE:
-            self._row_cache.clear()
-        self._row_cache[id(ids)] = (ids, index)
-        return index
-
-    def _store(self, rows: np.ndarray, t: np.ndarray, sel: slice | np.ndarray, **values: Any) -> None:
-        """storage[name][rows, t] = value[sel] for each named per-row batch value (numpy or torch):
-        storage row ids `rows` with their time indices `t`; `sel` picks their positions in the batch."""
-        n = len(rows)
-        index: tuple
-        if (t == t[0]).all():
-            cached = self._rows(rows)
-            index = ((cached if isinstance(cached, slice) else rows) if self._numpy is not None else cached,
-                     int(t[0]))
-        elif self._numpy is not None:
-            index = (rows, t)
-        else:
-            index = (torch.from_numpy(rows).to(self.device), torch.from_numpy(t).to(self.device))
-        if self._numpy is not None:
-            for name, value in values.items():
-                if isinstance(value, torch.Tensor):
-                    value = value.numpy()
-                target = self._numpy[name]
-                target[index] = (value if sel is ALL_ROWS else value[sel]).reshape(n, *target.shape[2:])
-            return
-        pick = sel if sel is ALL_ROWS else torch.from_numpy(sel).to(self.device)
-        for name, value in values.items():
-            target = getattr(self, name)
-            if isinstance(value, np.ndarray):
-                value = torch.from_numpy(value)
-            value = value.to(self.device)
-            target[index] = (value if pick is ALL_ROWS else value[pick]).to(target.dtype).reshape(
-                n, *target.shape[2:])

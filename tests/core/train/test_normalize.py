@@ -80,7 +80,7 @@ def test_stats_change_between_batches_so_stored_logprobs_reproduce(tmp_path):
     try:
         for _ in range(2):
             trainer.evaluate()
-            data = trainer.rollout
+            data = trainer.rollout.storage
             flat_obs = data.obs.reshape(-1, *data.obs.shape[2:])
             with torch.no_grad():
                 dist, _ = trainer.policy(flat_obs)
@@ -173,13 +173,13 @@ def test_box_actions_are_stored_unclipped_and_clipped_only_for_the_env(tmp_path)
         with torch.no_grad():
             trainer.policy.head.logstd.fill_(np.log(5.0))  # most samples fall outside [-1, 1]
         trainer.evaluate()
-        actions, rewards = trainer.rollout.actions, trainer.rollout.rewards
+        actions, rewards = trainer.rollout.storage.actions, trainer.rollout.storage.rewards
         assert actions.abs().max() > 1.5                   # stored as sampled: logprobs are of these
         assert rewards.abs().max() <= 1.0                  # Echo rewards the action the env received
         outside = actions[..., 0].abs() > 1
         torch.testing.assert_close(rewards[outside], actions[..., 0][outside].clamp(-1, 1))
-        dist, _ = trainer.policy(trainer.rollout.obs.view(-1, 2))
+        dist, _ = trainer.policy(trainer.rollout.storage.obs.view(-1, 2))
         torch.testing.assert_close(dist.log_prob(actions.view(-1, 1)).sum(-1).view_as(rewards),
-                                   trainer.rollout.logprobs)
+                                   trainer.rollout.storage.logprobs)
     finally:
         trainer.close()

@@ -8,7 +8,7 @@ from gymnasium import spaces
 
 import pufferlib
 import pufferlib.models
-import pufferlib.train.rollout
+import pufferlib.train.storage
 from pufferlib import PuffeRL
 from pufferlib.train import ppo
 from pufferlib.train.dashboard import Dashboard
@@ -182,7 +182,7 @@ def test_rollout_aligns_rewards_dones_and_starts(vec_kwargs):
     trainer = make_trainer(env, batch_size=64, minibatch_size=16)
     for _ in range(3):  # later batches start from held or in-flight observations
         trainer.evaluate()
-        data = trainer.rollout
+        data = trainer.rollout.storage
         count = data.obs[..., 0]
         # the reward of step t is the reward of the action taken at step t
         assert torch.equal(data.rewards, data.actions.float())
@@ -205,16 +205,17 @@ def test_torch_storage_path_stores_what_the_numpy_path_stores(monkeypatch, rnn, 
     """Off the CPU the rollout writes through torch (and CPU mirrors when synchronous); forced
     on the CPU, that path must fill the storage exactly as the numpy views do."""
     def batches(numpy_views):
-        monkeypatch.setattr(pufferlib.train.rollout.Rollout, "numpy_views", staticmethod(lambda device: numpy_views))
+        monkeypatch.setattr(pufferlib.train.storage.RolloutStorage, "numpy_views",
+                            staticmethod(lambda device: numpy_views))
         env = pufferlib.emulate(lambda: Echo(length=3, truncate=True), num_envs=4, batch_size=env_batch)
         cfg = {"rnn": {"enabled": rnn, "hidden_size": 8}, "policy": {"hidden_size": 8},
                "train": dict(batch_size=64, minibatch_size=32, bptt_horizon=4, seed=3)}
         trainer = PuffeRL(cfg, env, **quiet())
-        assert (trainer.rollout._numpy is not None) == numpy_views
+        assert (trainer.rollout.storage.numpy is not None) == numpy_views
         out = []
         for _ in range(2):
             trainer.evaluate()
-            out.append({name: getattr(trainer.rollout, name).clone() for name in ROLLOUT_FIELDS})
+            out.append({name: getattr(trainer.rollout.storage, name).clone() for name in ROLLOUT_FIELDS})
             trainer.train()
         trainer.close()
         return out
@@ -252,7 +253,7 @@ def test_truncations_are_stored_as_truncations():
     env = pufferlib.emulate(lambda: Echo(length=3, truncate=True), num_envs=2)
     trainer = make_trainer(env, batch_size=32, minibatch_size=16)
     trainer.evaluate()
-    data = trainer.rollout
+    data = trainer.rollout.storage
     assert torch.equal(data.truncations, data.obs[..., 0] == 2) and not data.terminals.any()
     trainer.close()
 
@@ -266,7 +267,7 @@ def test_truncated_steps_bootstrap_from_the_final_observation(rnn, env_batch):
     trainer = PuffeRL(cfg, env, **quiet())
     for _ in range(2):
         trainer.evaluate()
-        data = trainer.rollout
+        data = trainer.rollout.storage
         truncated = data.truncations & ~data.terminals
         assert truncated.sum() >= 8
         # a final value for every truncated step (the final observation is (3, 0)), none elsewhere
@@ -288,7 +289,7 @@ def test_steps_both_terminal_and_truncated_are_terminal():
     env = pufferlib.emulate(lambda: EndsBothWays(length=3), num_envs=2)
     trainer = make_trainer(env, batch_size=32, minibatch_size=16)
     trainer.evaluate()
-    data = trainer.rollout
+    data = trainer.rollout.storage
     assert data.truncations.any() and torch.equal(data.truncations, data.terminals)
     assert data.final_values.isnan().all()  # no future to bootstrap
     trainer.train()
@@ -313,8 +314,8 @@ def test_bootstrap_value_is_value_of_next_observation():
     env = pufferlib.emulate(lambda: Echo(length=1000), num_envs=2)
     trainer = make_trainer(env, batch_size=16, minibatch_size=8)
     trainer.evaluate()
-    boot = trainer.rollout.bootstrap.clone()
-    next_obs = trainer.rollout.obs[:, -1].clone()
+    boot = trainer.rollout.storage.bootstrap.clone()
+    next_obs = trainer.rollout.storage.obs[:, -1].clone()
     next_obs[:, 0] += 1
     with torch.no_grad():
         _, value = trainer.policy(next_obs)
@@ -341,7 +342,7 @@ def test_stored_logprobs_reproduce_in_training(act_space, rnn, env_batch, norm):
         losses = trainer.train()
         assert losses["approx_kl"] < 1e-6 and losses["clipfrac"] == 0
     if rnn:
-        assert trainer.rollout.starts.any()
+        assert trainer.rollout.storage.starts.any()
     trainer.close()
 
 
@@ -350,7 +351,7 @@ def test_lstm_training_would_notice_missing_resets():
     cfg = {"rnn": {"enabled": True, "hidden_size": 8}, "train": dict(batch_size=32, minibatch_size=32, bptt_horizon=4)}
     trainer = PuffeRL(cfg, env, **quiet())
     trainer.evaluate()
-    data = trainer.rollout
+    data = trainer.rollout.storage
     seg = data.segments
     # the rollout zeroes the state at episode starts: segments that begin with one start from zero
     begins = seg(data.starts)[:, 0]
@@ -367,7 +368,7 @@ def test_multiagent_padding_is_masked():
     env = pufferlib.emulate(ComeAndGo, num_envs=2)
     trainer = make_trainer(env, batch_size=48, minibatch_size=16)
     trainer.evaluate()
-    data = trainer.rollout
+    data = trainer.rollout.storage
     # 3-step episodes: "a" acts at t0, t1 and finishes at t2 (its row masked there); "b" arrives
     # at t1 and finishes at t3, when the episode resets and only "a" is back.
     expected = torch.tensor([[1., 1., 0.] * 4, [0., 1., 1.] * 4] * 2)
@@ -397,7 +398,7 @@ def test_action_masks_from_dict_observations_are_respected():
     env = pufferlib.emulate(Masked, num_envs=4)
     trainer = make_trainer(env, batch_size=64, minibatch_size=64, update_epochs=1)
     trainer.evaluate()
-    assert set(trainer.rollout.actions.unique().tolist()) <= {1, 3}
+    assert set(trainer.rollout.storage.actions.unique().tolist()) <= {1, 3}
     assert trainer.train()["approx_kl"] < 1e-6
     trainer.close()
 
