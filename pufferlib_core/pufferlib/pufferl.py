@@ -31,7 +31,7 @@ import pufferlib.pytorch
 from pufferlib.config import check_keys, load_default, merge
 from pufferlib.config.validation import check_values
 from pufferlib.cpu.cores import usable_cores
-from pufferlib.cpu.threads import OtherLoad, ThreadTuner, candidate_counts, torch_threads
+from pufferlib.cpu.threads import OtherLoad, ThreadTuner, candidate_counts, set_torch_threads, torch_threads
 from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
 from pufferlib.protocols import VecEnv
 from pufferlib.train import checkpoint, normalize, ppo
@@ -103,12 +103,8 @@ class PuffeRL:
         if env is None:
             raise APIUsageError("PuffeRL needs a vectorized env: PuffeRL(env=pufferlib.make('gym-CartPole-v1'), ...)")
         default = load_default()
-        config = dict(config or {})
-        if not any(k in default for k in config):  # a flat mapping of train keys
-            config = {"train": config}
-        config = merge(config, {"train": train_overrides})
-        check_keys(config, default)
-        self.config = merge(default, config)
+        given = self._given_config(config, train_overrides, default)
+        self.config = merge(default, given)
         check_values(self.config, default)
         cfg = self.config["train"]
         self.env, self.env_id = env, env_id or (env.spec.id if env.spec is not None else None)
@@ -118,29 +114,71 @@ class PuffeRL:
         device = _resolve_device(str(cfg["device"]))
         self.thread_tuner: ThreadTuner | None = None  # cpu_threads = 0: chosen by measured speed
         if device.type == "cpu" and cfg["cpu_threads"] > 0:
-            torch.set_num_threads(cfg["cpu_threads"])
+            set_torch_threads(cfg["cpu_threads"])
         elif device.type == "cpu":
             self.thread_tuner = ThreadTuner(candidate_counts(usable_cores()), others=OtherLoad())
         seed_everything(cfg)
+        policy = self._trainable_policy(policy, set(given.get("policy", {})), env, cfg)
+        microbatches = self._check_batch_sizes(cfg, default["train"], env, policy, device)
+
+        self.rank, self.world_size, self.device, self._owns_group = _init_distributed(device)
+        self._place_policy(policy, cfg)
+        # The env keeps the seed it was made with (`puffer train` offsets it per rank).
+        self.rollout = Rollout(env, self.forward_policy, self.device, cfg["batch_size"], self.segment,
+                               self.recurrent)
+        self.loss_config = ppo.LossConfig(cfg["clip_coef"], cfg["vf_coef"], cfg["vf_clip_coef"], cfg["ent_coef"],
+                                          cfg["norm_adv"])
+        # Minibatches cut into microbatches, on worker threads on a CPU (pufferlib.train.gradient).
+        threads = (cfg["cpu_threads"] or usable_cores()) if self.device.type == "cpu" and not cfg["compile"] else 1
+        self.gradient = Gradient(self.policy, self.forward_policy, self.recurrent, self.rollout.actor.action_mask,
+                                 self.rollout.nvec, self.loss_config, self._params, self._autocast, microbatches,
+                                 threads)
+        self._init_run_state(run_dir, dashboard, cfg)
+        self._hook("pufferlib_train_start", trainer=self)
+
+    # -- construction helpers ------------------------------------------------------------
+    @staticmethod
+    def _given_config(config: Mapping | None, train_overrides: Mapping[str, object], default: dict) -> dict:
+        """The caller's config (a full one, or a flat mapping of train keys) with the keyword
+        overrides applied; APIUsageError naming any unknown key."""
+        given = dict(config or {})
+        if not any(k in default for k in given):  # a flat mapping of train keys
+            given = {"train": given}
+        given = merge(given, {"train": dict(train_overrides)})
+        check_keys(given, default)
+        return given
+
+    def _trainable_policy(self, policy: torch.nn.Module | None, explicit: set[str], env: VecEnv,
+                          cfg: Mapping[str, Any]) -> torch.nn.Module:
+        """`policy` (or the env's default, built with the `[policy]` keys given in `explicit`),
+        checked and wrapped by the observation/reward normalisation the config asks for."""
         if policy is None:
-            policy = self._default_policy(set(config.get("policy", {})))
+            policy = self._default_policy(explicit)
         from pufferlib.train.policy import ensure_trainable
 
         ensure_trainable(policy)
         policy = normalize.wrap(policy, env, self.config["normalize"], cfg["gamma"])
         self.recurrent = bool(getattr(policy, "is_recurrent", False))
         self.segment = cfg["bptt_horizon"] if self.recurrent else 1
-        self._fit_sizes(cfg, default["train"], env.num_agents, self.segment)
+        return policy
+
+    def _check_batch_sizes(self, cfg: dict, default: Mapping[str, Any], env: VecEnv, policy: torch.nn.Module,
+                           device: torch.device) -> int:
+        """Fit and check batch, minibatch and segment sizes (APIUsageError naming the misfit);
+        returns the number of microbatches per minibatch."""
+        self._fit_sizes(cfg, default, env.num_agents, self.segment)
         RolloutStorage.check_sizes(env.num_agents, cfg["batch_size"], self.segment)
         if cfg["minibatch_size"] > cfg["batch_size"] or cfg["batch_size"] % cfg["minibatch_size"]:
             raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must divide batch_size={cfg['batch_size']}.")
         if cfg["minibatch_size"] % self.segment:
             raise APIUsageError(f"minibatch_size={cfg['minibatch_size']} must be a multiple of "
                                 f"bptt_horizon={self.segment} for recurrent policies.")
-        microbatches = microbatch_count(cfg["minibatch_size"], self.segment, cfg["microbatch_size"],
-                                        sum(p.numel() for p in policy.parameters() if p.requires_grad), device)
+        return microbatch_count(cfg["minibatch_size"], self.segment, cfg["microbatch_size"],
+                                sum(p.numel() for p in policy.parameters() if p.requires_grad), device)
 
-        self.rank, self.world_size, self.device, self._owns_group = _init_distributed(device)
+    def _place_policy(self, policy: torch.nn.Module, cfg: Mapping[str, Any]) -> None:
+        """Move the policy to the device (rank 0's weights on every rank), compile it if asked,
+        and make its optimisers and the autocast context."""
         self.policy = policy.to(self.device)
         if self.world_size > 1:
             import torch.distributed as dist
@@ -159,16 +197,10 @@ class PuffeRL:
         self._params = [p for opt in self.optimizers for group in opt.param_groups for p in group["params"]]
         self._autocast: Callable[[], AbstractContextManager[object]] = (
             functools.partial(torch.autocast, self.device.type, torch.bfloat16) if self.autocast else nullcontext)
-        # The env keeps the seed it was made with (`puffer train` offsets it per rank).
-        self.rollout = Rollout(env, self.forward_policy, self.device, cfg["batch_size"], self.segment,
-                               self.recurrent)
-        self.loss_config = ppo.LossConfig(cfg["clip_coef"], cfg["vf_coef"], cfg["vf_clip_coef"], cfg["ent_coef"],
-                                          cfg["norm_adv"])
-        # Minibatches cut into microbatches, on worker threads on a CPU (pufferlib.train.gradient).
-        threads = (cfg["cpu_threads"] or usable_cores()) if self.device.type == "cpu" and not cfg["compile"] else 1
-        self.gradient = Gradient(self.policy, self.forward_policy, self.recurrent, self.rollout.actor.action_mask,
-                                 self.rollout.nvec, self.loss_config, self._params, self._autocast, microbatches,
-                                 threads)
+
+    def _init_run_state(self, run_dir: str | Path | None, dashboard: Dashboard | None,
+                        cfg: Mapping[str, Any]) -> None:
+        """The counters, logs and run folder of a fresh run."""
         self.global_step, self.epoch = 0, 0
         # Where checkpoints, metrics.jsonl (and logger plugins' files) go; created on first use.
         self.run_dir = Path(run_dir) if run_dir else self._default_run_dir()
@@ -184,9 +216,7 @@ class PuffeRL:
         self.dashboard = dashboard if dashboard is not None else Dashboard(
             f"PuffeRL {self.env_id or ''}".strip(), cfg["log_interval"])
         self._log_time, self._log_step = time.perf_counter(), 0
-        self._hook("pufferlib_train_start", trainer=self)
 
-    # -- construction helpers ------------------------------------------------------------
     def _default_policy(self, explicit: set[str]) -> torch.nn.Module:
         from pufferlib.train.policy import make_policy
 
