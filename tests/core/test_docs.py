@@ -85,3 +85,13 @@ def test_guide_blocks_run(guide, tmp_path):
         assert (work / "my-plugin" / "walk.gif").stat().st_size > 0
         assert list((work / "my-plugin" / "dist").glob("my_plugin-0.1.0-*.whl"))
         assert importlib.util.find_spec("my_plugin") is None  # installed in the throwaway venv only
+
+
+def test_the_architecture_page_draws_the_layers_make_lint_checks():
+    """docs/architecture.md's layer picture is the import-linter contract of pyproject.toml."""
+    from pufferlib._compat import tomllib
+
+    contract = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"][0]
+    page = (DOCS / "architecture.md").read_text()
+    drawn = re.search(r"## Layers\n.*?```\n(.*?)```", page, flags=re.S).group(1).strip().splitlines()
+    assert drawn == contract["layers"]

@@ -21,7 +21,7 @@ from pufferlib.cpu.cores import usable_cores
 from pufferlib.errors import APIUsageError, PufferError
 from pufferlib.sweep import protein, runner
 from pufferlib.sweep.space import Space, apply
-from pufferlib.sweep.store import FINISHED, Store
+from pufferlib.sweep.store import FILE_NAME, FINISHED, Store
 
 if TYPE_CHECKING:
     from rich.live import Live
@@ -58,7 +58,7 @@ class Sweep:
     # -- the loop ---------------------------------------------------------------------------
     def run(self, resume: bool = False) -> dict | None:
         """Run (or resume) the sweep to `max_runs` finished trials; returns the best trial's row."""
-        db_exists = (self.dir / "sweep.db").exists()
+        db_exists = (self.dir / FILE_NAME).exists()
         if resume and not db_exists:
             raise APIUsageError(f"--resume {self.dir}: no sweep.db there; is it a folder made by `puffer sweep`?")
         if not resume and db_exists:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-SCORE_KEYS = ("environment/score", "environment/episode_return")
+from pufferlib.train.metrics import SCORE_KEYS
 
 
 @dataclass

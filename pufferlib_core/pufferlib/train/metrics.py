@@ -19,6 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 FILE_NAME = "metrics.jsonl"
+#: The score of a run: the first of these keys that it logs (a plot's or a sweep's default metric).
+SCORE_KEYS = ("environment/score", "environment/episode_return")
 
 
 def _plain(value: object) -> object:

@@ -278,7 +278,7 @@ def test_driver_stops_trials_below_the_quantile_line_and_fails_nan_trials(tmp_pa
 def test_plot_sweep_draws_score_on_cost_front_and_each_parameter(tmp_path):
     pytest.importorskip("matplotlib", reason="puffer plot needs matplotlib (the plot extra)")
     from pufferlib import cli
-    from pufferlib.sweep.plot import plot_sweep
+    from pufferlib.plot import plot_sweep
 
     with pytest.raises(APIUsageError, match="no sweep.db"):
         plot_sweep(tmp_path, tmp_path / "x.png")

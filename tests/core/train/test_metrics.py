@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from pufferlib import APIUsageError
-from pufferlib.cli.plot import plot_runs
+from pufferlib.plot import plot_runs
 from pufferlib.train.metrics import MetricsFile, read_metrics
 
 
