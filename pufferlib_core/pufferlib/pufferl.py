@@ -29,7 +29,7 @@ import torch
 
 import pufferlib.pytorch
 from pufferlib.config import check_keys, load_default, merge
-from pufferlib.config.validation import check_values
+from pufferlib.config.validation import validate
 from pufferlib.cpu.cores import usable_cores
 from pufferlib.cpu.threads import OtherLoad, ThreadTuner, candidate_counts, set_torch_threads, torch_threads
 from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
@@ -105,7 +105,7 @@ class PuffeRL:
         default = load_default()
         given = self._given_config(config, train_overrides, default)
         self.config = merge(default, given)
-        check_values(self.config, default)
+        validate(self.config, default)
         cfg = self.config["train"]
         self.env, self.env_id = env, env_id or (env.spec.id if env.spec is not None else None)
 

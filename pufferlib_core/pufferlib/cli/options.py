@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from pufferlib import config as cfglib
-from pufferlib.config.validation import check_values
+from pufferlib.config.validation import validate
 
 
 def base_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
@@ -54,5 +54,5 @@ def parse_config(parser: argparse.ArgumentParser, argv: list[str],
     if unknown:
         parser.error(cfglib.unknown_flag_error(unknown, dests))
     config = cfglib.merge(tree, cfglib.overrides_from_args(args, dests))
-    check_values(config, default)
+    validate(config, default)
     return config, args

@@ -1,6 +1,6 @@
 """Validation of a training config's values, up front, against the documented defaults.
 
-Contract: `check_values(config, default)` raises one `APIUsageError` listing every value of
+Contract: `validate(config, default)` raises one `APIUsageError` listing every value of
 `config` that breaks a rule, before an env or a policy is built. The rules:
 
 - type: a value has its default's type (default.toml, plus plugin sections): a bool only
@@ -157,7 +157,7 @@ def _problem(dotted: str, value: Any, default: Any) -> str | None:
     return check(value) if check else None
 
 
-def check_values(config: dict, default: Mapping, docs: Mapping[str, str] | None = None) -> None:
+def validate(config: dict, default: Mapping, docs: Mapping[str, str] | None = None) -> None:
     """Raise APIUsageError listing every value of `config` that breaks the module's rules.
 
     Integral floats under integer defaults are converted to int in place. `docs`

@@ -5,7 +5,7 @@ import pytest
 import pufferlib
 from pufferlib import APIUsageError, PuffeRL, cli
 from pufferlib.config import load_default
-from pufferlib.config.validation import CONSTRAINTS, check_values
+from pufferlib.config.validation import CONSTRAINTS, validate
 
 BAD_FLAGS = [
     (["--train.gamma", "2"], "train.gamma = 2.0 must be in [0, 1] (discount factor)"),
@@ -60,13 +60,13 @@ def test_puffer_rl_raises_api_usage_error_for_bad_values():
 def test_integral_floats_are_accepted_as_integers():
     config = load_default()
     config["train"]["total_timesteps"] = 1e6
-    check_values(config, load_default())
+    validate(config, load_default())
     assert config["train"]["total_timesteps"] == 1_000_000 and isinstance(config["train"]["total_timesteps"], int)
 
 
 def test_defaults_pass_and_every_constraint_names_a_default_key():
     default = load_default()
-    check_values(load_default(), default)
+    validate(load_default(), default)
     for dotted in CONSTRAINTS:
         section, key = dotted.split(".")
         assert key in default[section], dotted

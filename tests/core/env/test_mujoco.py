@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from pufferlib import cli, config, registry
-from pufferlib.config import validation as config_check
+from pufferlib.config import validation
 
 MUJOCO_IDS = ["gym-HalfCheetah-v5", "gym-Hopper-v5", "gym-Walker2d-v5"]
 
@@ -21,7 +21,7 @@ def test_mujoco_ids_ship_a_normalized_actor_critic_config(env_id):
     default = config.load_default()
     config.check_keys(spec.config, default)
     merged = config.merge(default, spec.config)
-    config_check.check_values(merged, default)
+    validation.validate(merged, default)
     assert merged["normalize"]["observations"] and merged["normalize"]["rewards"]
     assert merged["train"]["batch_size"] % merged["vec"]["num_envs"] == 0
 
