@@ -16,9 +16,8 @@ import os
 import tempfile
 import time
 
-import torch
-
 import pufferlib
+from pufferlib.cpu.threads import set_torch_threads
 from pufferlib.train.dashboard import Dashboard
 
 
@@ -60,7 +59,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=300_000)
     args = parser.parse_args()
-    torch.set_num_threads(1)
+    set_torch_threads(1)
     os.environ.setdefault("WANDB_SILENT", "true")
     with tempfile.TemporaryDirectory() as tmp:
         os.chdir(tmp)  # neptune's offline records go to ./.neptune

@@ -54,6 +54,7 @@ from torch import nn
 import pufferlib
 import pufferlib.pytorch
 from pufferlib import PuffeRL
+from pufferlib.cpu.threads import set_torch_threads
 from pufferlib.pytorch import layer_init
 from pufferlib.train.dashboard import Dashboard
 
@@ -304,7 +305,7 @@ def main() -> None:
     parser.add_argument("--microbatches", action="store_true",
                         help="only the microbatch sweep (1, 2, 4, 8 per minibatch), quiet and beside a busy process")
     args = parser.parse_args()
-    torch.set_num_threads(1)
+    set_torch_threads(1)
     if args.contended:
         bench_contended(args.warmup_epochs, args.contended_epochs)
         return

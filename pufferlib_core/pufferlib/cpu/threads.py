@@ -10,15 +10,20 @@ Contract: `step(work)` is called once per training iteration (collect + update) 
 agent steps it covered. The tuner starts with all candidate threads, times iterations with
 the count in use, keeps the fastest count measured, and now and then tries another for one
 iteration (a probe): a count not measured yet, else the runner-up. Probes come every
-`probe_every` iterations (doubling up to `max_probe_every` while the choice stands, back to
-`probe_every` when a probe wins). Speeds are kept apart by load: whether other processes take
-at least `busy_cores` of CPU (`OtherLoad`, on Linux). When that changes, the tuner switches at
+`probe_every` iterations, the probe's own included (doubling up to `max_probe_every` while the
+choice stands, back to `probe_every` when a probe wins): the schedule of
+`pufferlib.cpu.probe.Prober`, which `SpinPolicy` of the multiprocessing backend shares. A probe
+of a count not measured yet under the current load neither doubles nor resets the interval.
+Speeds are kept apart by load: whether other processes take at least `busy_cores` of CPU
+(`OtherLoad`, on Linux). When that changes, the tuner switches at
 once to the best count it measured under the new load, or, with none measured, to one thread
 beside load and all of them on a quiet machine. `follow_load` makes that switch; `step` calls
 it, and so does the trainer before every acting step, so a machine that turns busy costs a
 window of `OtherLoad` (0.25 s) at the wrong count, and a load that comes back costs nothing.
 A probe of a slower count costs one iteration. The choice is applied with `set_threads`
-(torch.set_num_threads) when it changes.
+(`set_torch_threads`) when it changes.
+
+`set_torch_threads` is the one place in the core that calls `torch.set_num_threads`.
 
 `WorkerThreads` is the other answer to the same barrier problem: coarse jobs (a minibatch's
 microbatches, `pufferlib.train.gradient`) on threads of few intra-op threads each (one on a small
@@ -37,6 +42,22 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import torch
+
+from pufferlib.cpu.probe import Prober
+
+
+def set_torch_threads(count: int) -> int:
+    """Set torch's intra-op thread count of the calling thread to `count`; returns the count it had.
+
+    The core's one caller of `torch.set_num_threads`. It calls it even when the count is
+    already `count`: the call also sets the process-wide count that threads started later begin
+    with, which the calling thread's own count does not show (see `WorkerThreads`). It reads the
+    count before (`torch.get_num_threads`) first, which also gives a thread that never used
+    torch its count from the process-wide one before it sets its own (see `_own_intra_op`).
+    """
+    before = torch.get_num_threads()
+    torch.set_num_threads(count)
+    return before
 
 
 def candidate_counts(cores: int) -> list[int]:
@@ -76,6 +97,7 @@ class OtherLoad:
         return busy, own.user + own.system, time.monotonic()
 
     def __call__(self) -> float | None:
+        """Cores taken by other processes, on average since the last reading; None as the class doc says."""
         last = self._last
         if last is None or time.monotonic() - last[2] < self.min_seconds:  # cheap when called often
             return None
@@ -87,12 +109,18 @@ class OtherLoad:
 
 
 class ThreadTuner:
-    """Keeps the fastest of `counts` threads by measured agent steps per second (see module doc)."""
+    """Keeps the fastest of `counts` threads by measured agent steps per second (see module doc).
+
+    `probe_every`, `max_probe_every`: iterations from one probe to the next at first and after a
+    won probe, and at most after lost ones (`prober`). `set_threads` applies a count, `clock`
+    times iterations, `others` reads the cores other processes take (`OtherLoad`; None: load is
+    not followed), `busy_cores` is the load from which the machine counts as busy.
+    """
 
     def __init__(self, counts: Sequence[int], probe_every: int = 8, max_probe_every: int = 32,
-                 set_threads: Callable[[int], None] = torch.set_num_threads,
+                 set_threads: Callable[[int], object] = set_torch_threads,
                  clock: Callable[[], float] = time.perf_counter,
-                 others: Callable[[], float | None] | None = None, busy_cores: float = 0.5):
+                 others: Callable[[], float | None] | None = None, busy_cores: float = 0.5) -> None:
         if not counts or min(counts) < 1:
             raise ValueError(f"thread counts must be positive, got {list(counts)}")
         self.counts = sorted(set(counts))
@@ -102,12 +130,10 @@ class ThreadTuner:
             busy: dict.fromkeys(self.counts) for busy in (False, True)}
         self._busy = False  # whether other processes took at least busy_cores, last we looked
         self.rates = self._rates_by_load[self._busy]
-        self.probe_every = self.min_probe_every = probe_every
-        self.max_probe_every = max_probe_every
+        self.prober = Prober(probe_every, max_probe_every)  # an iteration is the measurement
         self._set, self._clock = set_threads, clock
         self.current = self.counts[-1]
         self._best = self.current
-        self._since_probe = 0
         self._last: float | None = None
         self._others, self.busy_cores = others, busy_cores
         self._load_moved = False  # the load changed during the iteration being timed
@@ -132,14 +158,17 @@ class ThreadTuner:
             rate = 0.5 * (old + rate)
         self.rates[self.current] = rate
         best = max(self.counts, key=lambda n: self.rates[n] or 0.0)
-        if probed:  # the probe's answer: switch if it won, otherwise wait longer before the next
-            self.probe_every = self.min_probe_every if best != self._best else min(
-                2 * self.probe_every, self.max_probe_every)
+        if probed:  # the probe's answer: it won if it is now the fastest; a lost one waits longer for the next
+            self.prober.settle(won=best != self._best)
         self._best = best
-        self._since_probe += 1
-        if self._since_probe >= self.probe_every:
+        if self.prober.due():  # this iteration counted, the probe's own included
             return self._use(self._probe(best))
         return self._use(best)
+
+    @property
+    def probe_every(self) -> int:
+        """Iterations from the last probe's beginning to the next's, as the schedule stands now."""
+        return self.prober.interval
 
     def follow_load(self) -> bool:
         """If other processes started or stopped taking `busy_cores` since the last look, switch
@@ -151,7 +180,7 @@ class ThreadTuner:
             return False
         self.rates = self._rates_by_load[self._busy]
         self._best = self._known_best()
-        self._since_probe, self.probe_every = 0, self.min_probe_every
+        self.prober.restart()
         self._use(self._best)
         self._load_moved = True
         return True
@@ -174,7 +203,6 @@ class ThreadTuner:
 
     def _probe(self, best: int) -> int:
         """The count to try next instead of `best`: one not measured yet, else the runner-up."""
-        self._since_probe = 0
         if len(self.counts) == 1:
             return best
         unmeasured = [n for n in self.counts if self.rates[n] is None and n != best]
@@ -192,19 +220,18 @@ class ThreadTuner:
 @contextmanager
 def torch_threads(count: int) -> Iterator[None]:
     """torch's intra-op thread count of the calling thread set to `count` inside the block."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(count)
+    before = set_torch_threads(count)
     try:
         yield
     finally:
-        torch.set_num_threads(before)
+        set_torch_threads(before)
 
 
 class WorkerThreads(ThreadPoolExecutor):
     """A `ThreadPoolExecutor` of `count` threads, all started at once, each with `intra_op` torch
     intra-op threads of its own. `shutdown()` (or collection) stops them."""
 
-    def __init__(self, count: int, intra_op: int = 1):
+    def __init__(self, count: int, intra_op: int = 1) -> None:
         if count < 1 or intra_op < 1:
             raise ValueError(f"WorkerThreads needs count and intra_op >= 1, got {count} and {intra_op}")
         super().__init__(count, "pufferlib-worker", initializer=_own_intra_op, initargs=(intra_op,))
@@ -214,12 +241,11 @@ class WorkerThreads(ThreadPoolExecutor):
         for _ in range(count):  # a busy thread per job submitted: the pool starts all of its threads
             self.submit(ready.wait)
         ready.wait()
-        # The workers' set_num_threads also set the count that threads started later begin with.
-        torch.set_num_threads(own)
+        # The workers' set_torch_threads also set the count that threads started later begin with.
+        set_torch_threads(own)
 
 
 def _own_intra_op(count: int) -> None:
     # torch sets a thread's count from the process-wide one when the thread first uses it:
-    # use it first, then set this thread's own.
-    torch.get_num_threads()
-    torch.set_num_threads(count)
+    # set_torch_threads uses it first (reading the count), then sets this thread's own.
+    set_torch_threads(count)

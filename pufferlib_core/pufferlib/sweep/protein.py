@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from pufferlib.cpu.threads import set_torch_threads
 from pufferlib.sweep.gp import GP, quantile_line
 
 
@@ -95,12 +96,11 @@ class Protein:
         """The next point to try, given the finished trials, the failed ones and the running ones."""
         if index < self.num_random or len(observations) < 2:
             return sobol_point(self.dim, index, self.seed)
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)  # matrices of a few hundred rows: threads cost more than they give
+        threads = set_torch_threads(1)  # matrices of a few hundred rows: threads cost more than they give
         try:
             return self._suggest(index, observations, failures, pending)
         finally:
-            torch.set_num_threads(threads)
+            set_torch_threads(threads)
 
     def _suggest(self, index: int, observations: list[Observation], failures: list[list[float]],
                  pending: list[list[float]]) -> list[float]:

@@ -7,6 +7,7 @@ import torch
 from numpy.typing import ArrayLike
 
 from pufferlib.config import merge
+from pufferlib.cpu.threads import set_torch_threads
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import Renderable, VecEnv
 from pufferlib.registry.make import make_from_config
@@ -50,7 +51,7 @@ def run_episodes(env_id: str, config: dict, load_model_path: str | None, episode
         config = merge(config, {key: payload["config"][key] for key in ("policy", "rnn", "normalize")
                                 if key in payload["config"]})
     if config["train"]["cpu_threads"] > 0:
-        torch.set_num_threads(config["train"]["cpu_threads"])
+        set_torch_threads(config["train"]["cpu_threads"])
     env = _make_render_env(env_id, config, render_mode)
     try:
         policy = normalize.wrap(make_policy(env, config, env_id=env_id), env, config["normalize"],

@@ -28,6 +28,7 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from pufferlib._emulation import step_group
+from pufferlib.cpu.probe import Prober
 from pufferlib.emulation import step_pairs
 from pufferlib.environment import Buffers
 from pufferlib.vector import _sync
@@ -117,13 +118,12 @@ STATE, SEQ, SEED, HAS_SEED = 0, 8, 16, 24
 class SpinPolicy:
     """Whether the waits of the main process and of its workers spin, chosen from measured cycles.
 
-    Spinning saves the wake-up latency of a sleeping process (70-180 us on the virtualised
-    2-core machines this was tuned on), but pays only while the process waited for runs on
-    another core, and only when both sides spin: a spinning main process waits just as long
-    for a sleeping worker as a sleeping one does. A policy on each side, judging its own
-    waits, locks both into sleeping once either backs off (each side's probe fails because
-    the other sleeps). So one policy, in the main process, decides for both sides and
-    publishes the spin in the shared block (`publish`, i.e. `Flags.set_spin`); the workers
+    Spinning saves the wake-up latency of a sleeping process, but pays only while the process
+    waited for runs on another core, and only when both sides spin: a spinning main process
+    waits just as long for a sleeping worker as a sleeping one does. A policy on each side,
+    judging its own waits, locks both into sleeping once either backs off (each side's probe
+    fails because the other sleeps). So one policy, in the main process, decides for both sides
+    and publishes the spin in the shared block (`publish`, i.e. `Flags.set_spin`); the workers
     read it at every wait.
 
     It measures what the user pays: the cycle, from one wait of the main process for its
@@ -135,9 +135,10 @@ class SpinPolicy:
     others). It ends, lost, as soon as it can no longer win, or when its mean cycle is slower
     after WINDOW_CYCLES cycles, so that a losing probe costs at most the lesser of one window
     and WINDOW_CYCLES slow cycles. Each lost probe doubles `stint` (up to MAX_STINT); a won
-    one resets it.
-    On a loaded machine, where any spin is slow (2 workers on 2 cores beside 2 busy processes
-    fell from 16.8K to 0.5K steps/s with it), that keeps probing below 2% of the time.
+    one resets it to one window. That schedule, margin and back-off are those of
+    `pufferlib.cpu.probe.Prober` (a window is the measurement; a probe is not a window).
+    On a loaded machine, where any spin is slow, that keeps the time spent probing to about one
+    window in MAX_STINT.
     Cycles over MAX_CYCLE_S are the user's pauses, not the vectorizer's, and are not counted.
     With `adaptive=False` every wait spins `spin_us`.
 
@@ -152,19 +153,26 @@ class SpinPolicy:
     MAX_STINT = 64
     MAX_CYCLE_S = 0.1
 
-    def __init__(self, publish: Callable[[float], None], spin_us: float, adaptive: bool = True):
+    def __init__(self, publish: Callable[[float], None], spin_us: float, adaptive: bool = True) -> None:
         self.spin_us = float(spin_us)
         self.adaptive = adaptive and self.spin_us > 0
         self.current = self.spin_us  # what every wait spins now, in microseconds
         self._publish = publish
+        # `stint` windows of the chosen mode between probes: one at first and after a won probe
+        self._prober = Prober(1, self.MAX_STINT, self.MARGIN)
         self._probing = False
-        self._stint = self._left = 1  # windows of the chosen mode between probes; left before the next
+        self._bound = 0.0  # while probing: the probe wins by running _best_cycles cycles in less
         self._last: float | None = None  # when the previous cycle began
-        self._cycles, self._elapsed = 0, 0.0  # of the window being measured
+        self._cycles, self._elapsed = 0, 0.0  # of the window (or the probe) being measured
         self._best_cycles, self._best_elapsed = 0, 0.0  # of the chosen mode's last window
         self.waits = self.spun = self.paid = self.probes = self.switches = 0
         self.waited_s = 0.0
         publish(self.current)
+
+    @property
+    def stint(self) -> int:
+        """Windows of the chosen mode from the end of one probe to the beginning of the next."""
+        return self._prober.interval
 
     def record(self, waited_s: float) -> None:
         """Account one finished wait of the main process that lasted `waited_s` seconds."""
@@ -183,30 +191,31 @@ class SpinPolicy:
         self._cycles += 1
         self._elapsed += now - last
         if self._probing:
-            factor = 1 - self.MARGIN if self.current > 0 else 1 + self.MARGIN
-            bound = self._best_elapsed * factor
+            bound = self._bound
             slower = self._elapsed * self._best_cycles > bound * self._cycles
             if self._elapsed >= bound or (slower and self._cycles >= self.WINDOW_CYCLES):  # it has lost
-                self._stint = min(2 * self._stint, self.MAX_STINT)
                 self._end_probe(won=False)
             elif self._cycles >= self._best_cycles:
-                self._stint = 1
                 self._best_elapsed = self._elapsed
                 self.switches += 1
                 self._end_probe(won=True)
         elif self._cycles >= self.WINDOW_CYCLES and self._elapsed >= self.WINDOW_S:
             self._best_cycles, self._best_elapsed = self._cycles, self._elapsed
             self._cycles, self._elapsed = 0, 0.0
-            self._left -= 1
-            if self._left <= 0:
-                self._probing = True
-                self.probes += 1
-                self._flip()
+            if self._prober.due():
+                self._start_probe()
+
+    def _start_probe(self) -> None:
+        """Switch to the other mode and set the time its probe must beat."""
+        self._probing = True
+        self.probes += 1
+        self._flip()
+        self._bound = self._prober.deadline(self._best_elapsed, favoured=not self.current > 0)
 
     def _end_probe(self, won: bool) -> None:
         self._probing = False
         self._cycles, self._elapsed = 0, 0.0
-        self._left = self._stint
+        self._prober.settle(won)
         if not won:
             self._flip()
 

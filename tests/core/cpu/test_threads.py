@@ -6,7 +6,7 @@ import torch
 import pufferlib
 from pufferlib import PuffeRL
 from pufferlib.cpu.cores import usable_cores
-from pufferlib.cpu.threads import OtherLoad, ThreadTuner, candidate_counts
+from pufferlib.cpu.threads import OtherLoad, ThreadTuner, candidate_counts, set_torch_threads
 from pufferlib.train.dashboard import Dashboard
 
 
@@ -51,6 +51,21 @@ def test_keeps_the_faster_count_on_an_idle_machine_and_probes_rarely():
     assert tuner.current == 2
     assert machine.history[:8] == [2] * 8  # no probe in the first probe_every iterations
     assert machine.history[-100:].count(1) <= 3  # probes back off to one in 32 iterations
+
+
+def test_probes_back_off_after_lost_probes_and_come_back_after_a_won_one():
+    """The schedule of `pufferlib.cpu.probe.Prober`, an iteration the measurement."""
+    machine = Machine(TWO_CORES)
+    tuner = make(machine)
+    machine.iterate(tuner, 200)
+    # probes of one thread: the first (not measured yet: no verdict) 8 iterations after the
+    # start, then 8, 16 and 32 iterations apart as they lose
+    assert [i for i, h in enumerate(machine.history) if h == 1] == [8, 16, 32, 64, 96, 128, 160, 192]
+    assert tuner.probe_every == 32
+    machine.cost = {**TWO_CORES, (1, False): 0.5}  # one thread turns faster
+    machine.iterate(tuner, 40)
+    assert machine.history[224:233] == [1] * 8 + [2]  # the probe at 224 won; two threads lose 8 later
+    assert tuner.current == 1 and tuner.probe_every == 16
 
 
 def test_switches_to_one_thread_when_a_busy_process_takes_a_core():
@@ -197,7 +212,7 @@ def test_cpu_threads_zero_tunes_while_training(monkeypatch):
         assert fixed.thread_tuner is None and torch.get_num_threads() == 1
     finally:
         env.close()
-        torch.set_num_threads(before)
+        set_torch_threads(before)
 
 
 def test_a_load_seen_mid_iteration_switches_at_once_and_gives_no_figure():
@@ -246,4 +261,27 @@ def test_the_trainer_follows_the_load_at_every_acting_step(batch_size):
         assert load.calls >= 64 and trainer.thread_tuner.current == 1 and torch.get_num_threads() == 1
     finally:
         trainer.close()  # and its env
-        torch.set_num_threads(before)
+        set_torch_threads(before)
+
+
+def test_set_torch_threads_sets_the_count_and_returns_the_one_before(monkeypatch):
+    before = torch.get_num_threads()
+    try:
+        assert set_torch_threads(1) == before and torch.get_num_threads() == 1
+        assert set_torch_threads(2) == 1 and torch.get_num_threads() == 2
+        calls = []
+        monkeypatch.setattr(torch, "set_num_threads", calls.append)
+        assert set_torch_threads(2) == 2 and calls == [2]  # called even when the count is already 2:
+        # the call also sets the process-wide count that threads started later begin with
+    finally:
+        monkeypatch.undo()
+        set_torch_threads(before)
+
+
+def test_the_core_sets_torch_threads_only_through_set_torch_threads():
+    from pathlib import Path
+
+    root = Path(pufferlib.__file__).parent
+    callers = sorted(str(path.relative_to(root)) for path in root.rglob("*.py")
+                     if "torch.set_num_threads(" in path.read_text())
+    assert callers == ["cpu/threads.py"]

@@ -115,3 +115,20 @@ def test_counts_waits_for_diagnosis():
     sim.policy.record(1e-3)
     assert (sim.policy.waits, sim.policy.spun, sim.policy.paid) == (2, 2, 1)
     assert sim.policy.waited_s == pytest.approx(1.01e-3)
+
+
+def test_lost_probes_double_the_stint_up_to_max_stint_and_a_won_one_resets_it():
+    """The schedule of `pufferlib.cpu.probe.Prober`: stints of 1, 2, 4, ... windows between lost
+    probes, one window again after a won probe."""
+    sim = Simulated()
+    stints = [sim.policy.stint]
+    while sim.now < 3.0:
+        sim.run(1e-3, fast("sleep", 60e-6, 2e-3))
+        if sim.policy.stint != stints[-1]:
+            stints.append(sim.policy.stint)
+    assert sim.policy.switches == 1 and sim.policy.current == 0.0  # the first probe, of sleeping, won
+    assert stints == [1, 2, 4, 8, 16, 32, SpinPolicy.MAX_STINT]  # then every probe of spinning lost
+    probes = sim.policy.probes
+    while sim.policy.switches == 1:  # spinning turns faster: the next probe of it wins
+        sim.run(1e-4, fast("spin"))
+    assert sim.policy.probes == probes + 1 and sim.policy.current == 50.0 and sim.policy.stint == 1
