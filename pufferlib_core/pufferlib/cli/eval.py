@@ -16,7 +16,7 @@ def eval_command(argv: list[str]) -> int:
     config, args = parse_config(parser, argv)
     if args.video_path and args.render_mode not in (None, "rgb_array"):
         raise APIUsageError("--video-path records rgb_array frames; use --render-mode rgb_array (or omit it).")
-    from pufferlib.train.evaluation import run_episodes
+    from pufferlib.train.playback import run_episodes
 
     render_mode = "rgb_array" if args.video_path else args.render_mode
     result = run_episodes(args.env_id, config, args.load_model_path, args.episodes, render_mode,

@@ -140,7 +140,7 @@ def test_eval_render_that_raises_not_implemented_is_a_message():
     pufferlib.register("test-norender", NoRender, overwrite=True)
     try:
         from pufferlib.config import load_default
-        from pufferlib.train.evaluation import run_episodes
+        from pufferlib.train.playback import run_episodes
 
         with pytest.raises(pufferlib.APIUsageError, match="cannot render in 'ansi' mode"):
             run_episodes("test-norender", load_default(), None, 1, render_mode="ansi")

@@ -1,4 +1,6 @@
-"""Running a policy for `puffer eval`: episode statistics, rendering and videos."""
+"""Episode playback for `puffer eval`: a policy plays episodes; their statistics, rendering and videos.
+
+Not `PuffeRL.evaluate()`, which collects a training batch (upstream's name for it)."""
 
 from __future__ import annotations
 
