@@ -59,7 +59,7 @@ def main() -> None:
     actions = np.random.default_rng(0).integers(0, 2, (1000, n))
     cartpole = pufferlib.registry.spec("gym-CartPole-v1")
 
-    def ray_cartpole(transport: str) -> pufferlib.vector.VecEnv:
+    def ray_cartpole(transport: str) -> pufferlib.vector.Backend:
         return pufferlib.vector.make(cartpole.load_creator(), env_kwargs=cartpole.kwargs, backend="ray",
                                      num_envs=n, num_workers=w, transport=transport)
 

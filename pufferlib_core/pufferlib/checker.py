@@ -32,7 +32,7 @@ from pufferlib.protocols import Renderable
 
 if TYPE_CHECKING:
     from pufferlib.protocols import Env, EnvCreator
-    from pufferlib.vector.base import VecEnv
+    from pufferlib.vector.base import Backend
 
 PASS, FAIL, WARN, SKIP = "pass", "FAIL", "warn", "skip"
 #: What a check returns: (status, detail) or (status, detail, hint).
@@ -83,21 +83,21 @@ class Report:
         return "\n".join(lines)
 
 
-def _vectorize(target: str | Env | EnvCreator | VecEnv, num_envs: int, seed: int,
-               **kwargs: Any) -> tuple[VecEnv, Callable[..., VecEnv] | None, str]:
+def _vectorize(target: str | Env | EnvCreator | Backend, num_envs: int, seed: int,
+               **kwargs: Any) -> tuple[Backend, Callable[..., Backend] | None, str]:
     """(vectorized env, a maker of another copy or None, a name for the report); `kwargs` are the env's."""
     from pufferlib.registry.make import emulate, make
 
     if isinstance(target, str):
-        def maker(**extra: Any) -> VecEnv:
+        def maker(**extra: Any) -> Backend:
             return make(target, num_envs=num_envs, backend="serial", seed=seed, **{**kwargs, **extra})
         return maker(), maker, target
-    from pufferlib.vector.base import VecEnv
+    from pufferlib.vector.base import Backend
 
-    if isinstance(target, VecEnv):
+    if isinstance(target, Backend):
         return target, None, type(target).__name__
     if isinstance(target, type) or (callable(target) and not hasattr(target, "step")):
-        def maker(**extra: Any) -> VecEnv:
+        def maker(**extra: Any) -> Backend:
             creator = functools.partial(target, **kwargs, **extra) if (kwargs or extra) else target
             return emulate(creator, num_envs=num_envs, backend="serial", seed=seed)
         return maker(), maker, getattr(target, "__name__", repr(target))
@@ -134,7 +134,7 @@ def _extreme(space: spaces.Space[object], n: int, high: bool) -> np.ndarray:
     return np.broadcast_to(np.where(np.isfinite(bound), bound, 0), (n, *space.shape)).astype(np.float32)
 
 
-def check_env(env: str | Env | EnvCreator | VecEnv, num_envs: int = 2, steps: int = 512, seed: int = 0,
+def check_env(env: str | Env | EnvCreator | Backend, num_envs: int = 2, steps: int = 512, seed: int = 0,
               **env_kwargs: Any) -> Report:
     """Run the contract checks on `env` (see the module docstring); returns a `Report`.
 
@@ -161,8 +161,8 @@ class _Context:
     """What the checks of one env share: the env, its spaces, and what earlier checks saw."""
 
     report: Report
-    vec: VecEnv
-    maker: Callable[..., VecEnv] | None  # another copy of the env (None: only this one)
+    vec: Backend
+    maker: Callable[..., Backend] | None  # another copy of the env (None: only this one)
     steps: int
     seed: int
     reset_obs: np.ndarray | None = None  # the observations of the first reset
@@ -377,7 +377,7 @@ AFTER_ROLLOUT: list[tuple[str, Callable[[_Context], Result]]] = [
 ]
 
 
-def _check_vector(report: Report, vec: VecEnv, maker: Callable[..., VecEnv] | None, steps: int, seed: int) -> None:
+def _check_vector(report: Report, vec: Backend, maker: Callable[..., Backend] | None, steps: int, seed: int) -> None:
     """Run the checks on `vec` into `report`, then the speed row (neither when the rollout failed)."""
     ctx = _Context(report, vec, maker, steps, seed)
     for name, check in CHECKS:

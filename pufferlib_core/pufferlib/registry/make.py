@@ -12,14 +12,14 @@ from pufferlib.registry.spec import NATIVE
 
 if TYPE_CHECKING:
     from pufferlib.protocols import Env, EnvCreator
-    from pufferlib.vector.base import VecEnv
+    from pufferlib.vector.base import Backend
 
 
 def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,
          envs_per_worker: int | None = None, batch_size: int | None = None,
          backend: str | type | None = None, seed: int | None = 0, zero_copy: bool | None = None,
          start_method: str | None = None, timeout: float | None = None, init_timeout: float | None = None,
-         **env_kwargs: object) -> VecEnv:
+         **env_kwargs: object) -> Backend:
     """Make a vectorized env from a registered id, a family id or a 'module:Callable' id.
 
     `env_kwargs` override the spec's default env kwargs. The backend defaults to the
@@ -55,7 +55,7 @@ def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,
     return vecenv
 
 
-def make_from_config(env_id: str, config: Mapping[str, Any], rank: int = 0, **env_overrides: Any) -> VecEnv:
+def make_from_config(env_id: str, config: Mapping[str, Any], rank: int = 0, **env_overrides: Any) -> Backend:
     """The vectorized env of a trainer config (its `vec` and `env` sections); `rank` offsets the
     seeds under torchrun; `env_overrides` override env kwargs (e.g. render_mode).
 
@@ -74,7 +74,7 @@ def make_from_config(env_id: str, config: Mapping[str, Any], rank: int = 0, **en
 
 def _make_native(spec: registry.EnvSpec, kwargs: dict, num_envs: int, num_workers: int | None,
                  seed: int | None, batch_size: int | None = None, envs_per_worker: int | None = None,
-                 options: dict[str, Any] | None = None) -> VecEnv:
+                 options: dict[str, Any] | None = None) -> Backend:
     """A native env steps all its copies in one C loop: one env object per process.
 
     Without workers, one env holds all `num_envs` copies; with `num_workers=W`, each of W
@@ -113,7 +113,7 @@ def _make_native(spec: registry.EnvSpec, kwargs: dict, num_envs: int, num_worker
     return vecenv
 
 
-def emulate(env_or_creator: Env | EnvCreator, num_envs: int = 1, **vec_kwargs: Any) -> VecEnv:
+def emulate(env_or_creator: Env | EnvCreator, num_envs: int = 1, **vec_kwargs: Any) -> Backend:
     """Vectorize an env instance, an env class or a creator (Gymnasium, PettingZoo or PufferEnv).
 
     An instance is never shared between copies: a Gymnasium env is re-made from its

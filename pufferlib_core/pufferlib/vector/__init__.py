@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from pufferlib.errors import APIUsageError
-from pufferlib.vector.base import VecEnv, check_seed
+from pufferlib.vector.base import Backend, check_seed
 from pufferlib.vector.gymnasium_compat import to_gymnasium
 from pufferlib.vector.serial import Serial
 
@@ -69,7 +69,7 @@ def make(env_creator_or_creators: EnvCreator | Sequence[EnvCreator],
          env_kwargs: Mapping[str, object] | Sequence[Mapping[str, object]] | None = None,
          backend: str | type = "serial", num_envs: int = 1,
          seed: int | None = 0, batch_size: int | None = None, num_workers: int | None = None,
-         envs_per_worker: int | None = None, **backend_kwargs: object) -> VecEnv:
+         envs_per_worker: int | None = None, **backend_kwargs: object) -> Backend:
     """Create `num_envs` envs with the given backend and return the vectorized env.
 
     `env_creator_or_creators`: a callable returning an env (a PufferEnv, a Gymnasium env
@@ -105,11 +105,11 @@ def make(env_creator_or_creators: EnvCreator | Sequence[EnvCreator],
                num_workers=num_workers, envs_per_worker=envs_per_worker, **backend_kwargs)
 
 
-def to_sb3(vecenv: VecEnv) -> SB3VecEnv:
+def to_sb3(vecenv: Backend) -> SB3VecEnv:
     """`vecenv` as a Stable-Baselines3 VecEnv (needs stable-baselines3; see pufferlib.vector.sb3)."""
     from pufferlib.vector.sb3 import to_sb3 as convert
 
     return convert(vecenv)
 
 
-__all__ = ["make", "VecEnv", "Serial", "BACKENDS", "to_gymnasium", "to_sb3", "check_seed", "check_counts"]
+__all__ = ["make", "Backend", "Serial", "BACKENDS", "to_gymnasium", "to_sb3", "check_seed", "check_counts"]

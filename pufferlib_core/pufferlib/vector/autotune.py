@@ -19,7 +19,7 @@ from pufferlib.errors import APIUsageError, PufferError
 
 if TYPE_CHECKING:
     from pufferlib.protocols import EnvCreator
-    from pufferlib.vector.base import VecEnv
+    from pufferlib.vector.base import Backend
 
 
 def candidates(num_envs: int, native: bool = False, cores: int | None = None) -> list[dict]:
@@ -34,7 +34,7 @@ def candidates(num_envs: int, native: bool = False, cores: int | None = None) ->
     return options
 
 
-def measure(vecenv: VecEnv, seconds: float) -> float:
+def measure(vecenv: Backend, seconds: float) -> float:
     """Agent steps per second of `vecenv` under random actions (async API, any batch size)."""
     vecenv.action_space.seed(0)
     actions = [vecenv.action_space.sample() for _ in range(16)]
@@ -69,7 +69,7 @@ def autotune(env: EnvCreator, num_envs: int | None = None, seconds: float = 1.0,
                 seconds=seconds, print_fn=print_fn)
 
 
-def tune(make: Callable[..., VecEnv], num_envs: int, name: str, native: bool = False, seconds: float = 1.0,
+def tune(make: Callable[..., Backend], num_envs: int, name: str, native: bool = False, seconds: float = 1.0,
          print_fn: Callable[[str], object] = print) -> dict[str, object]:
     """Time `make(**settings)` for each of `candidates(num_envs, native)`; print a table and return the fastest.
 

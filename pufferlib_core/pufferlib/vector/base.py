@@ -153,8 +153,10 @@ def check_matches(env: PufferEnv, like: EnvShape, index: int) -> None:
             "All vectorized envs must match.")
 
 
-class VecEnv:
-    """Base of the vectorization backends; subclasses implement async_reset/send/recv/close."""
+class Backend:
+    """Base of the vectorization backends (serial, multiprocessing, Ray, and a backend of your own
+    passed as `backend=`); subclasses implement async_reset/send/recv/close. Users type their
+    vectorized envs with the protocol `pufferlib.VecEnv`, which every backend meets."""
 
     closed = False
     seed: int | None  # the seed given at creation (set by the backend)
@@ -307,7 +309,7 @@ class VecEnv:
         """Close every env; safe to call more than once."""
         raise NotImplementedError
 
-    def __enter__(self) -> VecEnv:
+    def __enter__(self) -> Backend:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -44,7 +44,7 @@ from gymnasium.vector.utils import batch_space
 from pufferlib.errors import APIUsageError
 
 if TYPE_CHECKING:
-    from pufferlib.vector.base import VecEnv as PufferVecEnv
+    from pufferlib.vector.base import Backend as PufferVecEnv
 
 
 class GymnasiumVecEnv(VectorEnv):

@@ -57,7 +57,7 @@ import numpy.typing as npt
 from pufferlib.cpu.cores import usable_cores
 from pufferlib.errors import APIUsageError, WorkerError
 from pufferlib.vector import _sync
-from pufferlib.vector.base import VecEnv, check_seed, probe_env
+from pufferlib.vector.base import Backend, check_seed, probe_env
 from pufferlib.vector.shared import HAS_SEED, SEED, SEQ, STATE, Layout, SharedBlock, SpinPolicy, WorkerSpec, worker_main
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ def default_start_method() -> str:
 SPIN_US = 200.0
 
 
-class Multiprocessing(VecEnv):
+class Multiprocessing(Backend):
     """Steps `num_envs` envs in `num_workers` processes through shared memory (see module doc).
 
     `spin_us`: how long a waiting process (main or worker) spins before it sleeps in the

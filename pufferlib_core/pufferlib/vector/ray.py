@@ -39,7 +39,7 @@ import numpy.typing as npt
 from pufferlib.environment import Buffers
 from pufferlib.errors import APIUsageError, WorkerError
 from pufferlib.vector import ray_shared
-from pufferlib.vector.base import VecEnv, probe_env, refuse_options
+from pufferlib.vector.base import Backend, probe_env, refuse_options
 from pufferlib.vector.multiprocessing import check_timeout, resolve_layout
 from pufferlib.vector.ray_shared import SharedMemoryActors
 
@@ -246,7 +246,7 @@ class ActorGroup:
 class Ray:
     """Steps `num_envs` envs in `num_workers` Ray actors (see module doc): `Ray(...)` starts the
     actors, then returns the vectorized env of the transport they allow, a `SharedMemoryActors`
-    or an `ObjectStoreActors` (both `pufferlib.vector.VecEnv`s; `.transport` names it).
+    or an `ObjectStoreActors` (both `pufferlib.vector.Backend`s; `.transport` names it).
 
     `cpus_per_worker`: CPUs each actor reserves; above 1 it runs its block with the
     multiprocessing backend. `address`: see `connect`. `timeout`: longest wait, in seconds,
@@ -262,7 +262,7 @@ class Ray:
                 seed: int | None = 0, num_workers: int | None = None,
                 envs_per_worker: int | None = None, cpus_per_worker: int = 1,
                 address: str | None = None, timeout: float | None = TIMEOUT_S, transport: str = "auto",
-                **options: object) -> VecEnv:
+                **options: object) -> Backend:
         refuse_options(options, "the Ray backend's actors run in Ray's own processes")
         timeout = check_timeout("timeout", timeout)
         ray = _ray()
@@ -293,7 +293,7 @@ def _choose(transport: str, on_this_node: bool, cpus_per_worker: int) -> str:
     return "shared_memory" if transport != "object_store" and shared_ok else "object_store"
 
 
-class ObjectStoreActors(VecEnv):
+class ObjectStoreActors(Backend):
     """The object-store transport: each actor steps its block (`_Block.build`) and returns the
     block's arrays through Ray's object store; the driver copies them into its own buffers."""
 

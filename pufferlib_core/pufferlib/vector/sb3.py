@@ -28,7 +28,7 @@ from pufferlib.errors import APIUsageError
 if TYPE_CHECKING:
     from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices
 
-    from pufferlib.vector.base import VecEnv as PufferVecEnv
+    from pufferlib.vector.base import Backend as PufferVecEnv
 
 try:
     from stable_baselines3.common.vec_env import VecEnv as _SB3VecEnv

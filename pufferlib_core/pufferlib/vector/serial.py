@@ -12,13 +12,13 @@ from pufferlib._emulation import step_group
 from pufferlib.emulation import _Emulated, step_pairs
 from pufferlib.environment import Buffers, PufferEnv
 from pufferlib.errors import APIUsageError
-from pufferlib.vector.base import VecEnv, check_seed, close_all, create_env, probe_env, refuse_options
+from pufferlib.vector.base import Backend, check_seed, close_all, create_env, probe_env, refuse_options
 
 if TYPE_CHECKING:
     from pufferlib.protocols import Batch, EnvCreator, Info
 
 
-class Serial(VecEnv):
+class Serial(Backend):
     """Steps `num_envs` envs one after another, each writing into its slice of the batch.
 
     With `batch_size < num_envs` (in envs) the async API serves the envs in fixed groups
