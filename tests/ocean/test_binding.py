@@ -234,7 +234,12 @@ def test_random_play_stays_inside_the_observation_space(cls):
             obs, rew, term, trunc, infos = env.step(actions)
             assert np.isfinite(rew).all() and not (term & trunc).any()
             episodes += sum(info["n"] for info in infos)
-        assert space.contains(obs[0]) and ((obs >= space.low) & (obs <= space.high)).all()
+            assert ((obs >= space.low) & (obs <= space.high)).all(), "an observation is out of space"
+            ended = term | trunc
+            if ended.any() and env.writes_final_observations:  # the state each episode ended in, too
+                final = env.final_observations[ended]
+                assert ((final >= space.low) & (final <= space.high)).all(), "a final observation is out of space"
+        assert space.contains(obs[0])
         assert episodes > 0
     finally:
         env.close()
