@@ -18,6 +18,10 @@ actions (`pufferlib.spaces.ActionCheck`) before anything changes, so a rejected 
 be sent again; `recv()` before the first reset, and every call after `close()`, raise
 APIUsageError; seeds are None or ints in [0, 2**32) on every backend (`check_seed`).
 `close()` closes every env even when some raise, then raises the first error.
+
+The protocol checks live here once, for every backend: `_check_recv()`/`_check_send()`
+(one test on the hot path, the message only on failure), the action check `_act_check`
+(against `_batch_act_shape` for a whole batch), `_check_open()` and `_envs_of()`.
 """
 
 from __future__ import annotations
@@ -80,17 +84,27 @@ class EnvShape(Protocol):
     """What all vectorized envs must share with env 0: the spaces of one agent and the agent count."""
 
     @property
-    def single_observation_space(self) -> spaces.Space[object]: ...
+    def single_observation_space(self) -> spaces.Space[object]:
+        """The observation space of one agent."""
+        ...
 
     @property
-    def single_action_space(self) -> spaces.Space[object]: ...
+    def single_action_space(self) -> spaces.Space[object]:
+        """The action space of one agent."""
+        ...
 
     @property
-    def num_agents(self) -> int: ...
+    def num_agents(self) -> int:
+        """Agents per env."""
+        ...
 
 
 class Closable(Protocol):
-    def close(self) -> None: ...
+    """What `close_all` closes."""
+
+    def close(self) -> None:
+        """Release what the object holds."""
+        ...
 
 
 #: Seeds are ints in [0, SEED_LIMIT) or None (what numpy and C envs accept alike).
@@ -139,6 +153,11 @@ def close_all(envs: Sequence[Closable], what: str = "env") -> None:
 def _note(exc: BaseException, text: str) -> None:
     if hasattr(exc, "add_note"):  # Python >= 3.11
         exc.add_note(text)
+
+
+def worker_envs(w: int, envs_per_worker: int) -> str:
+    """The envs of worker `w` when every worker holds `envs_per_worker` envs, for messages."""
+    return f"envs {w * envs_per_worker}..{(w + 1) * envs_per_worker - 1}"
 
 
 def check_matches(env: PufferEnv, like: EnvShape, index: int) -> None:
@@ -190,7 +209,8 @@ class Backend:
         #: How to unflatten structured observations/actions (None for in-place PufferEnvs).
         self.obs_layout = driver.obs_layout
         self.action_layout = driver.action_layout
-        self._act_shape = action_shape(self.single_action_space)
+        #: The shape of the actions of one recv() batch (what `_act_check` checks them against).
+        self._batch_act_shape = (self.agents_per_batch, *action_shape(self.single_action_space))
         self._act_check = pspaces.ActionCheck(self.single_action_space).check
         self._started = False  # no recv() before the first async_reset()
         self._recv_pending = False
@@ -210,6 +230,7 @@ class Backend:
         return slice(group * n, (group + 1) * n)
 
     def _check_open(self) -> None:
+        """APIUsageError once the env is closed."""
         if self.closed:
             raise APIUsageError("This vectorized env is closed; create a new one.")
 
@@ -239,8 +260,7 @@ class Backend:
 
     def _envs_of(self, w: int) -> str:
         """The envs of worker `w` (backends with workers of `envs_per_worker` envs), for messages."""
-        per_worker = getattr(self, "envs_per_worker", 1)
-        return f"envs {w * per_worker}..{(w + 1) * per_worker - 1}"
+        return worker_envs(w, getattr(self, "envs_per_worker", 1))
 
     def _expect_recv(self, group: int) -> int:
         self._check_recv()
@@ -310,7 +330,9 @@ class Backend:
         raise NotImplementedError
 
     def __enter__(self) -> Backend:
+        """The env itself: `with make(...) as env:` closes it on leaving."""
         return self
 
     def __exit__(self, *exc: object) -> None:
+        """Close the env."""
         self.close()

@@ -119,11 +119,11 @@ def default_start_method() -> str:
 
 
 #: Default longest spin of a waiting process, in microseconds (adapted: see SpinPolicy). It
-#: should outlast what the main process does between a recv and its send (a CartPole
-#: trainer's acting: 50-150 us), or the workers fall asleep every cycle and each wake-up
-#: costs 70-180 us. Measured on 2 cores, quiet: 200 against 50 gave oversubscribed CartPole
-#: (8 envs, 4 workers) 123K against 75-78K steps/s, and CartPole training on 2 workers
-#: 24-35K against 18-23K SPS; the same beside a busy process, where the policy sleeps.
+#: should outlast what the main process does between a recv and its send (a small policy's
+#: acting), or the workers fall asleep every cycle and each pays a kernel wake-up, dearer
+#: than the spin. Hence 200 rather than 50: on a quiet machine oversubscribed CartPole and
+#: CartPole training both ran faster with it; beside a busy process the policy sleeps at
+#: once, so there both values do the same (figures in the CHANGELOG).
 SPIN_US = 200.0
 
 
@@ -205,7 +205,9 @@ class Multiprocessing(Backend):
         """The shared memory of the slots and batch arrays (the Ray backend maps it by another way)."""
         return SharedBlock(nbytes)
 
-    def _start_workers(self, creators, args, kwargs, in_place, layout) -> None:
+    def _start_workers(self, creators: Sequence[EnvCreator], args: Sequence[tuple[object, ...]],
+                       kwargs: Sequence[dict[str, object]], in_place: bool, layout: Layout) -> None:
+        """Start one worker process per block of envs, each creating its envs on the shared block."""
         ctx = mp.get_context(self.start_method)
         if self.start_method != "fork":
             self._check_picklable(creators, args, kwargs)
@@ -226,7 +228,8 @@ class Multiprocessing(Backend):
                 child_conn.close()
             self._procs.append(proc)
 
-    def _check_picklable(self, creators, args, kwargs) -> None:
+    def _check_picklable(self, creators: Sequence[EnvCreator], args: Sequence[tuple[object, ...]],
+                         kwargs: Sequence[dict[str, object]]) -> None:
         """Fail early, with the fix, when spawn/forkserver cannot send the creators to workers."""
         try:
             ForkingPickler.dumps((creators, args, kwargs))
@@ -320,6 +323,7 @@ class Multiprocessing(Backend):
     # ---- the async API ------------------------------------------------------------
 
     def async_reset(self, seed: int | None = None) -> None:
+        """Reset every env (env i gets `seed + i`) and start them all; results in flight are dropped."""
         seed = self._reset_seed(seed)
         self._wait(self._in_flight)
         self._take_infos(np.flatnonzero(self._pending))  # results nobody will receive
@@ -332,6 +336,7 @@ class Multiprocessing(Backend):
         self._recv_pending = False
 
     def recv(self) -> Batch:
+        """The batch of the first `batch_size` envs (whole workers) to finish, in worker order."""
         need = self._workers_per_batch
         self._check_recv(need <= self._in_flight)
         with_infos = self._wait(need)
@@ -366,12 +371,12 @@ class Multiprocessing(Backend):
         return self._gather_rows(rows, infos)
 
     def send(self, actions: npt.ArrayLike) -> None:
+        """Act for the rows of the last recv() and start those workers again."""
         self._check_send()
         if self._held_rows is self._all_rows:
             self._write_actions(0, actions)  # the whole batch (group 0): the base class's path
         else:
-            shape = (self.agents_per_batch, *self._act_shape)
-            self.actions[self._held_rows] = self._act_check(actions, shape)
+            self.actions[self._held_rows] = self._act_check(actions, self._batch_act_shape)
         self._recv_pending = False
         self._pending |= self._held_mask
         self._in_flight += len(self._held)

@@ -6,11 +6,17 @@ Two transports (TRANSPORTS), chosen once Ray has placed the actors:
 
 - shared memory, when every actor is on the driver's node and reserves one CPU: the
   actors run the multiprocessing backend's worker loop on its shared block
-  (`pufferlib.vector.ray_shared`); a step costs a flag, not a remote call.
-- the object store, otherwise: an actor steps its block with `Serial`, or with
-  `Multiprocessing` over `cpus_per_worker` processes when it asks for several cores
+  (`pufferlib.vector.ray_shared.SharedMemoryActors`); a step costs a flag, not a remote call.
+- the object store, otherwise (`ObjectStoreActors`): an actor steps its block with `Serial`,
+  or with `Multiprocessing` over `cpus_per_worker` processes when it asks for several cores
   (hierarchical vectorization); each step is a remote call per actor, which returns its
   block's arrays, and the driver copies them into its own buffers as blocks arrive.
+
+`Ray(...)` (what `pufferlib.vector.make(..., backend='ray')` calls) checks the options,
+starts the actors (`ActorGroup`, which also waits for their results and turns a late, failed
+or dead actor into a `WorkerError`), and returns the env of the transport they allow: an
+instance of one of the two classes above, both subclasses of `Ray` (and so of
+`pufferlib.vector.Backend`), whose `transport` attribute names it.
 
 The API and its contract are those of `pufferlib.vector.base` and of the multiprocessing
 backend: `batch_size` is counted in envs and filled by whole actors; `recv()` returns the
@@ -27,26 +33,26 @@ Ray reports it on the object store); `close()` kills every actor.
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 import numpy.typing as npt
 
 from pufferlib.environment import Buffers
 from pufferlib.errors import APIUsageError, WorkerError
-from pufferlib.vector import ray_shared
-from pufferlib.vector.base import Backend, probe_env, refuse_options
+from pufferlib.vector.base import Backend, check_seed, probe_env, refuse_options, worker_envs
 from pufferlib.vector.multiprocessing import check_timeout, resolve_layout
-from pufferlib.vector.ray_shared import SharedMemoryActors
 
 if TYPE_CHECKING:
     from ray import ObjectRef
 
     from pufferlib.protocols import Batch, Env, EnvCreator, Info
+    from pufferlib.vector.shared import WorkerSpec
 
 #: What a block returns per reset/step: (obs, rewards, terminals, truncations, masks,
 #: final observations or None, infos).
@@ -111,6 +117,7 @@ class _Cloudpickled:
         self.blob = cloudpickle.dumps(fn)
 
     def __call__(self, *args: object, **kwargs: object) -> Env:
+        """Create the env, as the creator would."""
         from ray import cloudpickle
 
         return cloudpickle.loads(self.blob)(*args, **kwargs)
@@ -125,6 +132,8 @@ class _Block:
 
     def build(self, creators: Sequence[EnvCreator], args: Sequence[tuple[object, ...]],
               kwargs: Sequence[dict[str, object]], seed_offset: int, cpus: int) -> None:
+        """Object-store transport: create the block's envs (env i of the block is env
+        `seed_offset + i` of the vectorized env), in `cpus` processes when given several."""
         from pufferlib import vector
 
         if cpus > 1 and len(creators) > 1:
@@ -138,7 +147,8 @@ class _Block:
                                    num_envs=len(creators))
         self.offset = seed_offset
 
-    def serve(self, spec, pipe_path, pipe_identity) -> None:
+    def serve(self, spec: WorkerSpec, pipe_path: str, pipe_identity: tuple[int, int]) -> None:
+        """Shared-memory transport: run the worker loop over the driver's block until CLOSE."""
         from pufferlib.vector.ray_shared import serve
 
         serve(spec, pipe_path, pipe_identity)
@@ -155,6 +165,7 @@ class _Block:
         return obs, rewards, terminals, truncations, masks, final, infos
 
     def reset(self, seed: int | None) -> BlockResult:
+        """Reset the block (its env i with `seed + offset + i`); return its first result."""
         self.vec.async_reset(None if seed is None else seed + self.offset)
         return self._result()
 
@@ -165,6 +176,7 @@ class _Block:
         return self._result()
 
     def close(self) -> None:
+        """Close the block's envs (if it built them)."""
         if hasattr(self, "vec"):
             self.vec.close()
 
@@ -173,13 +185,17 @@ class ActorGroup:
     """The Ray actors of one vectorized env, one per block of `envs_per_worker` envs: started
     and placed by Ray, then used by either transport.
 
-    `get` waits for their results, turning a late, failed or dead actor into a `WorkerError`
-    that names its envs and node (after calling `on_error`, which closes the env)."""
+    What both transports share: the actors' start-up and placement (`nodes`, `pids`,
+    `on_this_node`), the `timeout`, how an actor is named in messages (`describe`), the
+    errors of a late or dead actor (`late`, `died`), and `kill`. `get` waits for their
+    results, turning a late, failed or dead actor into a `WorkerError` that names its envs
+    and node (after calling `on_error`, which closes the env)."""
 
     def __init__(self, ray: ModuleType, num_workers: int, envs_per_worker: int, cpus_per_worker: int,
                  timeout: float | None):
         self.ray, self.envs_per_worker, self.timeout = ray, envs_per_worker, timeout
         self.nodes: list[str] = []
+        self.pids: list[int] = []
         actor_cls = ray.remote(num_cpus=cpus_per_worker, max_restarts=0)(_Block)
         self.handles: list = []
         try:
@@ -199,7 +215,7 @@ class ActorGroup:
     def describe(self, w: int) -> str:
         """Actor `w`'s envs and node, for messages."""
         where = f"node {self.nodes[w]}" if self.nodes else "its node"
-        return f"envs {w * self.envs_per_worker}..{(w + 1) * self.envs_per_worker - 1} on {where}"
+        return f"{worker_envs(w, self.envs_per_worker)} on {where}"
 
     def get(self, futures: list, workers: list[int], on_error: Callable[[], None]) -> list:
         """The futures' results; a failure calls `on_error` and raises WorkerError naming the block."""
@@ -227,9 +243,7 @@ class ActorGroup:
                                   "The vectorized env is closed; fix the env and create a new one.") from None
             except ray.exceptions.RayError as exc:
                 on_error()
-                raise WorkerError(f"Ray actor {w} ({self.describe(w)}) died ({type(exc).__name__}: the actor "
-                                  "process or its node ended). The vectorized env is closed; create a new "
-                                  "one.") from None
+                raise self.died(w, type(exc).__name__) from None
         return out
 
     def late(self, w: int, why: str = "") -> WorkerError:
@@ -237,16 +251,44 @@ class ActorGroup:
         return WorkerError(f"Ray actor {w} ({self.describe(w)}) sent no result within timeout={self.timeout} s"
                            f"{why}. The vectorized env is closed.")
 
+    def died(self, w: int, why: str) -> WorkerError:
+        """The error of actor `w` having died; `why`: what is known of how (e.g. Ray's error).
+        The message names the actor's pid too, once its placement is known."""
+        pid = f"pid {self.pids[w]}; " if self.pids else ""
+        return WorkerError(f"Ray actor {w} ({self.describe(w)}) died ({pid}{why}): the actor process or its node "
+                           "ended. The vectorized env is closed; create a new one.")
+
     def kill(self) -> None:
         """Kill every actor (Ray ends their processes)."""
         for actor in self.handles:
             self.ray.kill(actor)
 
 
-class Ray:
+class _PicksTransport(type):
+    """Metaclass of `Ray`: calling `Ray` itself starts the actors and returns the env of the
+    transport they allow (see `_start`); calling a transport's class constructs it as usual."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        """`Ray(...)`: the transport's env; `SomeTransport(...)`: an instance of that class."""
+        if cls is Ray:
+            return _start(*args, **kwargs)
+        return super().__call__(*args, **kwargs)
+
+    @property
+    def __signature__(cls) -> inspect.Signature:
+        """What calling the class takes, for `help()` and `inspect`: `Ray` takes `_start`'s
+        arguments, a transport's class those of its `__init__`."""
+        if cls is Ray:
+            return inspect.signature(_start)
+        params = list(inspect.signature(cls.__init__).parameters.values())[1:]  # type: ignore[misc]
+        return inspect.Signature(params)
+
+
+class Ray(Backend, metaclass=_PicksTransport):
     """Steps `num_envs` envs in `num_workers` Ray actors (see module doc): `Ray(...)` starts the
     actors, then returns the vectorized env of the transport they allow, a `SharedMemoryActors`
-    or an `ObjectStoreActors` (both `pufferlib.vector.Backend`s; `.transport` names it).
+    or an `ObjectStoreActors`: both subclasses of `Ray`, so `isinstance(env, Ray)` holds either
+    way, and `env.transport` names the one used.
 
     `cpus_per_worker`: CPUs each actor reserves; above 1 it runs its block with the
     multiprocessing backend. `address`: see `connect`. `timeout`: longest wait, in seconds,
@@ -254,36 +296,57 @@ class Ray:
     forever). `transport`: how actions and results travel (see TRANSPORTS). The multiprocessing
     backend's other options (`start_method`, `init_timeout`, `zero_copy`, `spin_us`) have no
     meaning here and are refused.
+
+    What the transports share lives here and in their `ActorGroup`: the actors' nodes and
+    pids (`actor_nodes`, `actor_pids`) and how an actor is named in messages.
     """
 
-    def __new__(cls, env_creators: Sequence[EnvCreator],  # type: ignore[misc]  # returns a transport's env
-                env_args: Sequence[tuple[object, ...]],
-                env_kwargs: Sequence[dict[str, object]], num_envs: int, batch_size: int | None = None,
-                seed: int | None = 0, num_workers: int | None = None,
-                envs_per_worker: int | None = None, cpus_per_worker: int = 1,
-                address: str | None = None, timeout: float | None = TIMEOUT_S, transport: str = "auto",
-                **options: object) -> Backend:
-        refuse_options(options, "the Ray backend's actors run in Ray's own processes")
-        timeout = check_timeout("timeout", timeout)
-        ray = _ray()
-        if transport not in TRANSPORTS:
-            raise APIUsageError(f"transport={transport!r} is not one of {sorted(TRANSPORTS)}: {TRANSPORTS}")
-        workers, per_worker, batch_size = resolve_layout(num_envs, num_workers, envs_per_worker, batch_size)
-        connect(address)
-        actors = ActorGroup(ray, workers, per_worker, cpus_per_worker, timeout)
-        try:
-            if _choose(transport, actors.on_this_node, cpus_per_worker) == "shared_memory":
-                return SharedMemoryActors(ray, actors.handles, actors.pids, actors.nodes, env_creators,
-                                          env_args, env_kwargs, num_envs, batch_size, seed, timeout)
-            return ObjectStoreActors(actors, env_creators, env_args, env_kwargs, num_envs, batch_size, seed,
-                                     cpus_per_worker)
-        except BaseException:
-            actors.kill()  # no env holds them
-            raise
+    transport: str  # the transport's name (a key of TRANSPORTS), set by each transport's class
+    _actors: ActorGroup
+
+    def _adopt(self, actors: ActorGroup) -> None:
+        """Take over the started actors (first thing a transport's __init__ does)."""
+        self._actors = actors
+        #: Node (the start of its Ray node id, and its address) and process id of each actor.
+        self.actor_nodes, self.actor_pids = actors.nodes, actors.pids
+
+    def _envs_of(self, w: int) -> str:
+        """Actor `w`'s envs and node, for messages."""
+        return self._actors.describe(w)
+
+
+def _start(env_creators: Sequence[EnvCreator], env_args: Sequence[tuple[object, ...]],
+           env_kwargs: Sequence[dict[str, object]], num_envs: int, batch_size: int | None = None,
+           seed: int | None = 0, num_workers: int | None = None,
+           envs_per_worker: int | None = None, cpus_per_worker: int = 1,
+           address: str | None = None, timeout: float | None = TIMEOUT_S, transport: str = "auto",
+           **options: object) -> Ray:
+    """What `Ray(...)` does: check the options, connect to Ray, start the actors, and construct
+    the env of the transport they allow over them (see `Ray`)."""
+    refuse_options(options, "the Ray backend's actors run in Ray's own processes")
+    timeout, seed = check_timeout("timeout", timeout), check_seed(seed)  # before any actor starts
+    ray = _ray()
+    if transport not in TRANSPORTS:
+        raise APIUsageError(f"transport={transport!r} is not one of {sorted(TRANSPORTS)}: {TRANSPORTS}")
+    workers, per_worker, batch_size = resolve_layout(num_envs, num_workers, envs_per_worker, batch_size)
+    connect(address)
+    actors = ActorGroup(ray, workers, per_worker, cpus_per_worker, timeout)
+    try:
+        if _choose(transport, actors.on_this_node, cpus_per_worker) == "shared_memory":
+            from pufferlib.vector.ray_shared import SharedMemoryActors  # it imports this module
+
+            return SharedMemoryActors(actors, env_creators, env_args, env_kwargs, num_envs, batch_size, seed)
+        return ObjectStoreActors(actors, env_creators, env_args, env_kwargs, num_envs, batch_size, seed,
+                                 cpus_per_worker)
+    except BaseException:
+        actors.kill()  # no env holds them
+        raise
 
 
 def _choose(transport: str, on_this_node: bool, cpus_per_worker: int) -> str:
     """The transport to use: shared memory where asked or allowed ('auto'), else the object store."""
+    from pufferlib.vector import ray_shared  # it imports this module
+
     shared_ok = on_this_node and cpus_per_worker == 1 and ray_shared.available()
     if transport == "shared_memory" and not shared_ok:
         raise APIUsageError(
@@ -293,7 +356,7 @@ def _choose(transport: str, on_this_node: bool, cpus_per_worker: int) -> str:
     return "shared_memory" if transport != "object_store" and shared_ok else "object_store"
 
 
-class ObjectStoreActors(Backend):
+class ObjectStoreActors(Ray):
     """The object-store transport: each actor steps its block (`_Block.build`) and returns the
     block's arrays through Ray's object store; the driver copies them into its own buffers."""
 
@@ -302,10 +365,9 @@ class ObjectStoreActors(Backend):
     def __init__(self, actors: ActorGroup, env_creators: Sequence[EnvCreator],
                  env_args: Sequence[tuple[object, ...]], env_kwargs: Sequence[dict[str, object]],
                  num_envs: int, batch_size: int, seed: int | None, cpus_per_worker: int):
-        self._actors, self.seed, self.timeout = actors, seed, actors.timeout
+        self._adopt(actors)
+        self.seed, self.timeout = check_seed(seed), actors.timeout
         self.num_workers, self.envs_per_worker = len(actors.handles), actors.envs_per_worker
-        #: Node and process id of each actor.
-        self.actor_nodes, self.actor_pids = actors.nodes, actors.pids
         self._pending: dict[int, ObjectRef[BlockResult]] = {}   # worker -> future of its next result
         self._held: list[int] = []
         try:
@@ -326,9 +388,6 @@ class ObjectStoreActors(Backend):
             raise
         self._rows_per_worker = per_worker * self.agents_per_env
         self._workers_per_batch = batch_size // per_worker
-
-    def _envs_of(self, w: int) -> str:
-        return self._actors.describe(w)
 
     def _get(self, futures: list, workers: list[int]) -> list:
         return self._actors.get(futures, workers, self.close)
@@ -351,6 +410,7 @@ class ObjectStoreActors(Backend):
     # ---- the async API ------------------------------------------------------------
 
     def async_reset(self, seed: int | None = None) -> None:
+        """Reset every block (env i gets `seed + i`); results in flight are dropped."""
         seed = self._reset_seed(seed)
         if self._pending:  # results nobody will receive
             self._get(list(self._pending.values()), list(self._pending))
@@ -358,6 +418,7 @@ class ObjectStoreActors(Backend):
         self._recv_pending = False
 
     def recv(self) -> Batch:
+        """The batch of the first `batch_size` envs (whole actors) to return, in actor order."""
         need = self._workers_per_batch
         self._check_recv(need <= len(self._pending))
         by_future = {fut: w for w, fut in self._pending.items()}
@@ -384,8 +445,9 @@ class ObjectStoreActors(Backend):
         return self._gather_rows(np.concatenate(rows_of), infos)
 
     def send(self, actions: npt.ArrayLike) -> None:
+        """Act for the rows of the last recv(): one remote step call per actor of the batch."""
         self._check_send()
-        actions = self._act_check(actions, (self.agents_per_batch, *self._act_shape))
+        actions = self._act_check(actions, self._batch_act_shape)
         n = self._rows_per_worker
         for i, w in enumerate(self._held):
             block = self.actions[w * n:(w + 1) * n]

@@ -1,14 +1,17 @@
 """Ray actors on the driver's node, served through shared memory like multiprocessing workers.
 
-A remote call per actor per step costs about a millisecond on a small machine (submit,
-object store, actor wake-up, result). Actors that Ray placed on the driver's own node need
-none of that: the driver lays out the multiprocessing backend's shared block (slots and
-batch arrays, `pufferlib.vector.shared.Layout`) in an anonymous memory file
-(`memfd_create`), and each actor maps it through `/proc/<driver pid>/fd/<fd>` and runs the
-multiprocessing worker loop (`shared.worker_main`) inside one long remote call. A step is
-then a flag in shared memory and a futex wake-up, as in `Multiprocessing`, whose driver
-side this class reuses unchanged: actions and observations never travel through Ray, and
-infos and error tracebacks go through a pipe that the actor opens the same way.
+A remote call per actor per step is dear (submit, object store, actor wake-up, result).
+Actors that Ray placed on the driver's own node need none of that: the driver lays out the
+multiprocessing backend's shared block (slots and batch arrays, `pufferlib.vector.shared.Layout`)
+in an anonymous memory file (`memfd_create`), and each actor maps it through
+`/proc/<driver pid>/fd/<fd>` and runs the multiprocessing worker loop (`shared.worker_main`)
+inside one long remote call. A step is then a flag in shared memory and a futex wake-up, as in
+`Multiprocessing`, whose driver side `SharedMemoryActors` reuses unchanged: actions and
+observations never travel through Ray, and infos and error tracebacks go through a pipe that
+the actor opens the same way.
+
+`SharedMemoryActors` is this transport of `pufferlib.vector.ray.Ray`: a `Multiprocessing` and
+a `Ray`, which `Ray(...)` returns when every actor is on this node (see `ray.TRANSPORTS`).
 
 Contract: the same as `pufferlib.vector.multiprocessing` (sync and async APIs, seeds, zero
 copy). Linux only (memfd and /proc). The memory file is unnamed: nothing is left in
@@ -22,16 +25,19 @@ from __future__ import annotations
 
 import mmap
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from multiprocessing.connection import Connection
 from types import SimpleNamespace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from pufferlib.errors import WorkerError
 from pufferlib.vector.multiprocessing import Multiprocessing
-from pufferlib.vector.shared import WorkerSpec, worker_main
+from pufferlib.vector.ray import ActorGroup, Ray
+from pufferlib.vector.shared import Layout, WorkerSpec, worker_main
+
+if TYPE_CHECKING:
+    from pufferlib.protocols import EnvCreator
 
 
 def available() -> bool:
@@ -87,11 +93,13 @@ class MemfdBlock:
         return self._array
 
     def release_fd(self) -> None:
+        """Close the driver's descriptor (once every actor has mapped the block); idempotent."""
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
 
     def __getstate__(self) -> dict:
+        """The block as another process needs it: the /proc path and identity, no descriptor or mapping."""
         return {"nbytes": self.nbytes, "path": self.path, "identity": self.identity, "_fd": None, "_array": None}
 
 
@@ -109,48 +117,51 @@ class _ActorProcess:
         self._ray, self.actor, self.serving, self.pid = ray, actor, serving, pid
 
     def is_alive(self) -> bool:
+        """Whether the actor's `serve` call is still running."""
         return not self._ray.wait([self.serving], timeout=0)[0]
 
     def join(self, timeout: float | None = None) -> None:
+        """Wait up to `timeout` seconds (None: forever) for the `serve` call to end."""
         self._ray.wait([self.serving], timeout=timeout)
 
     def terminate(self) -> None:
+        """Kill the actor (Ray ends its process)."""
         self._ray.kill(self.actor)
 
     kill = terminate
 
 
-class SharedMemoryActors(Multiprocessing):
+class SharedMemoryActors(Multiprocessing, Ray):
     """`Multiprocessing` whose workers are Ray actors on this node (see module doc): the
     shared-memory transport of `pufferlib.vector.ray.Ray`.
 
-    `actors`: one started actor per worker (with a `serve` method that calls `serve` above);
-    `pids`/`nodes`: their process ids and node names, for error messages. `timeout`: longest
-    wait for a step or reset, and for the actors to create their envs.
+    `actors`: the started actors, one per worker (`_Block`s, whose `serve` calls `serve` above),
+    with their nodes, pids and timeout: the longest wait for a step or reset, and for the actors
+    to create their envs.
     """
 
     transport = "shared_memory"
 
-    def __init__(self, ray: Any, actors: list, pids: list[int], nodes: list[str],
-                 env_creators: Sequence[Callable], env_args: Sequence[tuple], env_kwargs: Sequence[dict],
-                 num_envs: int, batch_size: int | None, seed: int | None, timeout: float | None):
-        self._ray, self._actors, self._actor_pids, self._nodes = ray, actors, pids, nodes
-        #: Node and process id of each actor (as `ObjectStoreActors` has them).
-        self.actor_nodes, self.actor_pids = nodes, pids
+    def __init__(self, actors: ActorGroup, env_creators: Sequence[EnvCreator],
+                 env_args: Sequence[tuple[object, ...]], env_kwargs: Sequence[dict[str, object]],
+                 num_envs: int, batch_size: int | None, seed: int | None):
+        self._adopt(actors)
         self._write_ends: list[int] = []
         try:
             super().__init__(env_creators, env_args, env_kwargs, num_envs, batch_size, seed,
-                             num_workers=len(actors), timeout=timeout, init_timeout=timeout)
+                             num_workers=len(actors.handles), timeout=actors.timeout, init_timeout=actors.timeout)
         finally:
             self._release_fds()  # every actor has its own descriptors now (or has failed)
 
     def _new_block(self, nbytes: int) -> MemfdBlock:
         return MemfdBlock(nbytes)
 
-    def _start_workers(self, creators, args, kwargs, in_place, layout) -> None:
+    def _start_workers(self, creators: Sequence[EnvCreator], args: Sequence[tuple[object, ...]],
+                       kwargs: Sequence[dict[str, object]], in_place: bool, layout: Layout) -> None:
+        """Start each actor's worker loop (`serve`) on its block of envs, with a pipe for its messages."""
         like = SimpleNamespace(single_observation_space=self.single_observation_space,
                                single_action_space=self.single_action_space, num_agents=self.agents_per_env)
-        for w, actor in enumerate(self._actors):
+        for w, actor in enumerate(self._actors.handles):
             envs = slice(w * self.envs_per_worker, (w + 1) * self.envs_per_worker)
             spec = WorkerSpec(w, self._block, layout, creators[envs], args[envs], kwargs[envs], in_place,
                               envs.start, like, None)
@@ -159,7 +170,7 @@ class SharedMemoryActors(Multiprocessing):
             self._write_ends.append(write_end)
             serving = actor.serve.remote(spec, _proc_path(write_end), _identity(write_end))
             # what Multiprocessing uses of a process, _ActorProcess has
-            self._procs.append(cast(Any, _ActorProcess(self._ray, actor, serving, self._actor_pids[w])))
+            self._procs.append(cast(Any, _ActorProcess(self._actors.ray, actor, serving, self.actor_pids[w])))
 
     def _release_fds(self) -> None:
         if hasattr(self, "_block"):
@@ -168,19 +179,15 @@ class SharedMemoryActors(Multiprocessing):
             os.close(fd)
         self._write_ends.clear()
 
-    def _envs_of(self, w: int) -> str:
-        return f"{super()._envs_of(w)} on node {self._nodes[w]}"
-
     def _raise_dead(self, w: int) -> None:
         proc = cast(_ActorProcess, self._procs[w])
         try:
-            self._ray.get(proc.serving, timeout=1.0)
+            self._actors.ray.get(proc.serving, timeout=1.0)
             why = "its worker loop returned"
         except Exception as exc:  # noqa: BLE001 - whatever ended it goes into the message
             why = f"{type(exc).__name__}: {exc}".splitlines()[0]
         self.close()
-        raise WorkerError(f"Ray actor {w} ({self._envs_of(w)}) died (pid {proc.pid}; {why}): the actor "
-                          "process or its node ended. The vectorized env is closed; create a new one.")
+        raise self._actors.died(w, why)
 
     def close(self) -> None:
         """End the worker loops, then kill the actors; safe to call more than once."""
@@ -190,5 +197,4 @@ class SharedMemoryActors(Multiprocessing):
             super().close()
         finally:
             self._release_fds()
-            for actor in self._actors:
-                self._ray.kill(actor)
+            self._actors.kill()

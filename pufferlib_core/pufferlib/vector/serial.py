@@ -1,4 +1,12 @@
-"""Serial vectorization: every env steps in this process, in place in one batch."""
+"""Serial vectorization: every env steps in this process, in place in one batch.
+
+Contract: that of `pufferlib.vector.base` (sync and async APIs, seeds, checks), with
+`batch_size` (in envs) any divisor of `num_envs`: the async API serves the envs in fixed
+groups of `batch_size`, round robin, and `recv()` returns views of the batch arrays (there
+is no `zero_copy=False`). `send()` steps the group in this process before it returns, so the
+next `recv()` never waits. Options that only the multiprocessing backend has (`start_method`,
+`timeout`, `spin_us`, ...) are refused.
+"""
 
 from __future__ import annotations
 
@@ -74,6 +82,7 @@ class Serial(Backend):
         return range(group * self.batch_size, (group + 1) * self.batch_size)
 
     def async_reset(self, seed: int | None = None) -> None:
+        """Reset every env now (env i gets `seed + i`); the next recv() returns the first group."""
         seed = self._reset_seed(seed)
         for i, env in enumerate(self.envs):
             _, infos = env.reset(seed=None if seed is None else seed + i)
@@ -82,6 +91,7 @@ class Serial(Backend):
         self._recv_pending = False
 
     def send(self, actions: npt.ArrayLike) -> None:
+        """Act for the group of the last recv() and step its envs now."""
         group = self._expect_send()
         self._write_actions(group, actions)  # raises before any state changes on bad actions
         self._step_group(group, self._infos[group])
@@ -105,6 +115,7 @@ class Serial(Backend):
         return self._sync_result + (infos,)
 
     def recv(self) -> Batch:
+        """The next group of envs, round robin: views of its rows of the batch arrays."""
         group = self._expect_recv(self._group)
         infos, self._infos[group] = self._infos[group], []
         obs, rewards, terminals, truncations, ids, masks, _ = self._group_views[group]
