@@ -79,13 +79,6 @@ def test_neptune_offline_records(tmp_path, quiet_services):
     assert any(op["path"] == ["checkpoints", "latest"] and "Upload" in op["type"] for op in ops)
 
 
-def test_several_loggers_at_once(tmp_path, quiet_services):
-    run_hooks(FakeTrainer(tmp_path, ["tensorboard", "wandb"], wandb={"project": "p", "mode": "offline"}))
-    assert tensorboard_scalars(tmp_path / "tensorboard")["SPS"][0] == (1000, 10.0)
-    assert wandb_history(tmp_path)[0]
-    assert set(json.loads((tmp_path / "loggers.json").read_text())) == {"tensorboard", "wandb"}
-
-
 def test_missing_package_says_what_to_install(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "wandb", None)  # import wandb now raises ImportError
     with pytest.raises(APIUsageError, match=r"pip install puffer-loggers\[wandb\]"):

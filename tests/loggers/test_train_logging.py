@@ -23,7 +23,9 @@ def test_train_with_loggers_then_resume_then_plot(tmp_path):
     out = puffer("train", "gym-CartPole-v1", "--train.total-timesteps", "2048", "--logger", "tensorboard",
                  "--logger", "wandb", "--wandb.mode", "offline", *common, cwd=tmp_path)
     (run_dir,) = [p for p in tmp_path.iterdir() if p.is_dir() and (p / "metrics.jsonl").exists()]
-    wandb_id = json.loads((run_dir / "loggers.json").read_text())["wandb"]
+    started = json.loads((run_dir / "loggers.json").read_text())
+    assert set(started) == {"tensorboard", "wandb"}
+    wandb_id = started["wandb"]
     assert f"wandb: run {wandb_id}" in out and "tensorboard: logging to" in out
 
     head, rows = read_metrics(run_dir)

@@ -1,6 +1,5 @@
 """`puffer train` / `puffer eval`: config layering, dotted flags, checkpoints, resume."""
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -81,7 +80,7 @@ def test_train_eval_and_resume(walk_env, tmp_path, capsys):
     data = str(tmp_path / "runs")
     assert cli.main(["train", walk_env, *TINY, "--train.data-dir", data, "--train.checkpoint-interval", "1"]) == 0
     out = capsys.readouterr().out
-    assert "Trained test-walk for 512 steps (2 epochs)" in out
+    assert "Trained test-walk for 512 steps (2 epochs)" in out and "epoch 2 | steps 512" in out
     path = Path(out.split("Checkpoint: ")[-1].strip())
     assert path.name == "model_000002.pt" and sorted(p.name for p in path.parent.iterdir()) == [
         "metrics.jsonl", "model_000001.pt", "model_000002.pt"]
@@ -125,13 +124,6 @@ def test_eval_mp4_without_imageio_ffmpeg_says_what_to_install(tmp_path, capsys, 
                      "--video-path", str(tmp_path / "v.mp4")])
     err = capsys.readouterr().err
     assert code == 2 and "needs imageio_ffmpeg" in err and "[video]" in err, err
-
-
-def test_python_dash_m_pufferlib_train(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "pufferlib", "train", "gym-CartPole-v1", *TINY,
-                           "--train.data-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    assert "Checkpoint:" in proc.stdout and "epoch 2 | steps 512" in proc.stdout
 
 
 def test_help_lists_every_config_flag_with_its_documentation(walk_env, capsys):
