@@ -13,7 +13,8 @@ GAMES = ("bigfish", "bossfight", "caveflyer", "chaser", "climber", "coinrun", "d
 KWARGS = {"distribution_mode": "easy", "num_levels": 0, "start_level": 0, "num_threads": 4}
 #: PPO settings of the Procgen paper (Cobbe et al. 2020) for easy mode: 64 envs, 256-step
 #: rollouts, 8 minibatches, 3 epochs, 25M steps. The policy is smaller than the paper's IMPALA
-#: CNN (see puffer_procgen.policy): on a CPU it trains about 25x more steps per second. Torch
+#: CNN (see puffer_procgen.policy): a twentieth of its arithmetic per frame, so a CPU trains it
+#: many times more steps per second (figures in the CHANGELOG). Torch
 #: threads chosen by measured speed (cpu_threads 0): its update gains from a second core.
 CONFIG: dict = {
     "vec": {"num_envs": 64},
