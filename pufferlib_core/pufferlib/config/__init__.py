@@ -184,16 +184,34 @@ def add_config_flags(parser: argparse.ArgumentParser, config: Mapping) -> dict[s
     return dests
 
 
+def get_dotted(config: Mapping, dotted: str) -> Any:
+    """`config["a"]["b"]` for the dotted key "a.b"; KeyError naming the first missing part
+    ("a" or "a.b") when the config has no such key."""
+    node: Any = config
+    parts = dotted.split(".")
+    for i, part in enumerate(parts):
+        if not isinstance(node, Mapping) or part not in node:
+            raise KeyError(".".join(parts[:i + 1]))
+        node = node[part]
+    return node
+
+
+def set_dotted(config: dict, dotted: str, value: Any) -> dict:
+    """Set `config["a"]["b"] = value` for the dotted key "a.b", creating missing tables; returns `config`."""
+    node = config
+    *path, last = dotted.split(".")
+    for part in path:
+        node = node.setdefault(part, {})
+    node[last] = value
+    return config
+
+
 def overrides_from_args(args: argparse.Namespace, dests: Mapping[str, str]) -> dict:
     """The nested config layer of the dotted flags given on the command line."""
     out: dict = {}
     for dest, dotted in dests.items():
         if hasattr(args, dest):
-            node = out
-            *path, key = dotted.split(".")
-            for part in path:
-                node = node.setdefault(part, {})
-            node[key] = getattr(args, dest)
+            set_dotted(out, dotted, getattr(args, dest))
     return out
 
 

@@ -20,6 +20,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from pufferlib.config import set_dotted
 from pufferlib.sweep.space import DISTRIBUTIONS, Param, Space
 
 __all__ = ["Sweeper", "Space", "Param", "DISTRIBUTIONS"]
@@ -47,7 +48,7 @@ class Sweeper:
             config = {}
             for key, table in space.items():
                 value = 1 if table.get("distribution") in INT_DISTRIBUTIONS else 0.5
-                config = _with(config, key, value)
+                config = set_dotted(config, key, value)
         self.space = Space.from_tables(space, config)
         self._first = self.space.point(config)
         self.sign = 1.0 if goal == "maximize" else -1.0
@@ -91,10 +92,3 @@ class Sweeper:
         return self.space.values(top.x), self.sign * top.score
 
 
-def _with(config: dict, dotted: str, value: Any) -> dict:
-    node = config
-    *path, last = dotted.split(".")
-    for part in path:
-        node = node.setdefault(part, {})
-    node[last] = value
-    return config

@@ -14,13 +14,10 @@ from pufferlib.sweep.space import Space, param_tables
 
 
 def _nest(tables: dict[str, dict]) -> dict:
+    """The tables of dotted keys ("train.learning_rate": {...}) as nested ones."""
     out: dict = {}
     for dotted, table in tables.items():
-        node = out
-        *path, last = dotted.split(".")
-        for part in path:
-            node = node.setdefault(part, {})
-        node[last] = dict(table)
+        cfglib.set_dotted(out, dotted, dict(table))
     return out
 
 

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pufferlib.config import get_dotted
 from pufferlib.cpu.cores import usable_cores
 from pufferlib.errors import APIUsageError, PufferError
 from pufferlib.sweep import protein, runner
@@ -112,7 +113,7 @@ class Sweep:
             idx = max((t["idx"] for t in trials), default=-1) + 1
             if idx == 0:  # the unswept config first
                 x = self.space.point(self.config)
-                values = {k: self._get(k) for k in self.space.keys}
+                values = {k: get_dotted(self.config, k) for k in self.space.keys}
             else:
                 x = self.method.suggest(idx, *self._history(trials))
                 values = self.space.values(x)
@@ -205,12 +206,6 @@ class Sweep:
             elif t["status"] == "running":
                 pending.append(t["x"])
         return observations, failures, pending
-
-    def _get(self, dotted: str) -> Any:
-        node = self.config
-        for part in dotted.split("."):
-            node = node[part]
-        return node
 
     def _trial_config(self, values: dict) -> dict:
         config = apply({k: v for k, v in self.config.items() if k != "sweep"}, values)

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pufferlib.config import get_dotted, set_dotted
 from pufferlib.errors import APIUsageError
 
 FLOAT_DISTRIBUTIONS = ("uniform", "log_normal", "logit_normal")
@@ -105,18 +106,18 @@ def param_tables(sweep: Mapping) -> dict[str, dict]:
 
 
 def _lookup(config: Mapping, dotted: str) -> Any:
-    node: Any = config
-    walked: list[str] = []
-    for part in dotted.split("."):
-        if not isinstance(node, Mapping) or part not in node:
-            options = [".".join(walked + [k]) for k in node] if isinstance(node, Mapping) else []
-            close = difflib.get_close_matches(".".join(walked + [part]), options, n=3)
-            hint = f" Did you mean: {', '.join(close)}?" if close else ""
-            raise APIUsageError(f"[sweep.{dotted}] sweeps {dotted!r}, which is not a key of the config.{hint} "
-                                f"Swept keys must exist in the config (see `puffer train ENV --help`).")
-        walked.append(part)
-        node = node[part]
-    return node
+    """The value of a swept key; APIUsageError with the closest keys when the config lacks it."""
+    try:
+        return get_dotted(config, dotted)
+    except KeyError as missing:
+        walked, _, part = str(missing.args[0]).rpartition(".")
+        node = get_dotted(config, walked) if walked else config
+        prefix = f"{walked}." if walked else ""
+        options = [prefix + k for k in node] if isinstance(node, Mapping) else []
+        close = difflib.get_close_matches(prefix + part, options, n=3)
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        raise APIUsageError(f"[sweep.{dotted}] sweeps {dotted!r}, which is not a key of the config.{hint} "
+                            f"Swept keys must exist in the config (see `puffer train ENV --help`).") from None
 
 
 class Space:
@@ -198,9 +199,5 @@ def apply(config: Mapping, values: Mapping[str, Any]) -> dict:
 
     out = merge(config)
     for dotted, value in values.items():
-        node = out
-        *path, last = dotted.split(".")
-        for part in path:
-            node = node[part]
-        node[last] = value
+        set_dotted(out, dotted, value)
     return out

@@ -70,3 +70,18 @@ def test_defaults_pass_and_every_constraint_names_a_default_key():
     for dotted in CONSTRAINTS:
         section, key = dotted.split(".")
         assert key in default[section], dotted
+
+
+def test_dotted_keys_are_read_and_written_in_one_place():
+    from pufferlib.config import get_dotted, set_dotted
+
+    config = {"train": {"learning_rate": 0.1}}
+    assert get_dotted(config, "train.learning_rate") == 0.1
+    with pytest.raises(KeyError, match="train.gamma"):
+        get_dotted(config, "train.gamma")
+    with pytest.raises(KeyError, match="'policy'"):
+        get_dotted(config, "policy.hidden_size")
+    with pytest.raises(KeyError, match="train.learning_rate.x"):
+        get_dotted(config, "train.learning_rate.x")  # a value, not a table
+    assert set_dotted(config, "policy.hidden_size", 64) is config
+    assert config == {"train": {"learning_rate": 0.1}, "policy": {"hidden_size": 64}}
