@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pufferlib.config import get_dotted
 from pufferlib.cpu.cores import usable_cores
-from pufferlib.errors import APIUsageError, PufferError
+from pufferlib.errors import APIUsageError
 from pufferlib.sweep import protein, runner
 from pufferlib.sweep.space import Space, apply
 from pufferlib.sweep.store import FILE_NAME, FINISHED, Store
@@ -78,7 +78,7 @@ class Sweep:
             self.reports[row["id"]] = [(r["score"], r["cost"]) for r in self.store.reports(row["id"])]
             if row["status"] == "done":
                 self._consider_best(row)
-        ray = self._ray_init() if self.settings["backend"] == "ray" else None
+        ray = self._connect_ray() if self.settings["backend"] == "ray" else None
         self._start_table()
         try:
             while True:
@@ -243,31 +243,11 @@ class Sweep:
         return next(t for t in self._store.trials() if t["id"] == self.best[1])
 
     # -- Ray --------------------------------------------------------------------------------
-    def _ray_init(self):
-        address = self.config.get("ray", {}).get("address") or None
-        if not address:
-            # Ray replaces 127.0.0.1 by the machine's network address unless it runs "without
-            # clusters" (its Windows/macOS mode): then every Ray process binds to the loopback.
-            os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-        try:
-            import ray
-        except ImportError:
-            raise APIUsageError("sweep.backend = 'ray' needs Ray: pip install 'puffer-core[ray]'") from None
-        # A local Ray fails to start when its agents take more than Ray's fixed wait to come
-        # up (a loaded machine); the second try finds their modules in the page cache.
-        for _attempt in range(1 if address else 2):
-            try:
-                if address:
-                    ray.init(address=address, include_dashboard=False, log_to_driver=False)
-                else:  # a local instance on the loopback interface only
-                    ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=False,
-                             num_cpus=usable_cores())
-                return ray
-            except Exception as exc:  # Ray raises bare Exceptions on startup failures
-                ray.shutdown()
-                error = exc
-        logs = f"{os.environ.get('RAY_TMPDIR') or os.environ.get('TMPDIR') or '/tmp'}/ray/session_latest/logs"
-        raise PufferError(f"Ray did not start ({error}); see the raylet logs in {logs}.")
+    def _connect_ray(self) -> Any:
+        """The `ray` module, connected to the config's `ray.address` or to a local loopback-only instance."""
+        from pufferlib.vector.ray import connect
+
+        return connect(self.config.get("ray", {}).get("address") or None)
 
     # -- the live table ---------------------------------------------------------------------
     def _start_table(self) -> None:

@@ -43,8 +43,9 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
+from pufferlib.cpu.cores import usable_cores
 from pufferlib.environment import Buffers
-from pufferlib.errors import APIUsageError, WorkerError
+from pufferlib.errors import APIUsageError, PufferError, WorkerError
 from pufferlib.vector.base import Backend, check_seed, probe_env, refuse_options, worker_envs
 from pufferlib.vector.multiprocessing import check_timeout, resolve_layout
 
@@ -82,13 +83,14 @@ def _ray() -> ModuleType:
     return ray
 
 
-def connect(address: str | None = None, num_cpus: int | None = None) -> None:
-    """Connect this process to Ray, once.
+def connect(address: str | None = None, num_cpus: int | None = None) -> ModuleType:
+    """Connect this process to Ray, once; returns the `ray` module.
 
     Keeps an existing connection (e.g. your own `ray.init(...)`); else `address` ('auto'
     for the cluster started with `ray start` on this node, or 'HOST:PORT' of its head);
     else starts a local single-node instance whose servers bind to 127.0.0.1 only
-    (`num_cpus`: its CPU count, default all), shut down when this process exits.
+    (`num_cpus`: its CPU count, default the cores this process may use), shut down when this
+    process exits. The vector backend and `puffer sweep`'s Ray trials both start Ray here.
     """
     # A local instance, or one at a loopback address, stays on loopback: without this Ray
     # swaps 127.0.0.1 for the machine's network address.
@@ -97,15 +99,27 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> None:
         os.environ.setdefault(_LOCAL_ONLY_ENV, "0")
     ray = _ray()
     if ray.is_initialized():
-        return
+        return ray
     if local:
         from ray._private import ray_constants  # also when ray was imported before the variable was set
 
         ray_constants.ENABLE_RAY_CLUSTER = False
-    if address:
-        ray.init(address=address, log_to_driver=False)
-    else:
-        ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, num_cpus=num_cpus, log_to_driver=False)
+    # A local Ray fails to start when its agents take more than Ray's fixed wait to come up (a
+    # loaded machine); the second try finds their modules in the page cache.
+    error: Exception | None = None
+    for _attempt in range(1 if address else 2):
+        try:
+            if address:
+                ray.init(address=address, log_to_driver=False)
+            else:
+                ray.init(_node_ip_address="127.0.0.1", include_dashboard=False, num_cpus=num_cpus or usable_cores(),
+                         log_to_driver=False)
+            return ray
+        except Exception as exc:  # noqa: BLE001 - Ray raises bare Exceptions on startup failures
+            ray.shutdown()
+            error = exc
+    logs = f"{os.environ.get('RAY_TMPDIR') or os.environ.get('TMPDIR') or '/tmp'}/ray/session_latest/logs"
+    raise PufferError(f"Ray did not start ({error}); see the raylet logs in {logs}.")
 
 
 class _Cloudpickled:
