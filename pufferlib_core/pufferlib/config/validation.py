@@ -31,6 +31,18 @@ from pufferlib.errors import APIUsageError
 #: Allowed values, beyond the default's type. Intervals: "[lo, hi]" closed, "(lo, hi)" open.
 CONSTRAINTS: dict[str, str | tuple[str, ...]] = {
     "vec.num_envs": "[1, inf)",
+    "sweep.method": ("protein", "random"),
+    "sweep.goal": ("maximize", "minimize"),
+    "sweep.max_runs": "[1, inf)",
+    "sweep.workers": "[1, inf)",
+    "sweep.backend": ("local", "ray"),
+    "sweep.cost": ("time", "steps"),
+    "sweep.max_suggestion_cost": "[0, inf)",
+    "sweep.num_random": "[0, inf)",
+    "sweep.early_stop_quantile": "[0, 1)",
+    "sweep.early_stop_min_reports": "[0, inf)",
+    "sweep.trial_timeout": "[0, inf)",
+    "sweep.seed": "[0, inf)",
     "vec.num_workers": "[0, inf)",
     "vec.env_batch_size": "[0, inf)",
     "vec.seed": "[0, inf)",

@@ -17,7 +17,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pufferlib.config import get_dotted
+from pufferlib.config import get_dotted, load_default
+from pufferlib.config.validation import validate
 from pufferlib.cpu.cores import usable_cores
 from pufferlib.errors import APIUsageError
 from pufferlib.sweep import protein, runner
@@ -35,15 +36,8 @@ class Sweep:
         self.env_id, self.config, self.space = env_id, config, space
         self.settings = config["sweep"]
         self.dir = Path(sweep_dir)
+        validate(config, load_default())  # the [sweep] settings' ranges and choices: config.validation.CONSTRAINTS
         s = self.settings
-        if s["goal"] not in ("maximize", "minimize"):
-            raise APIUsageError(f"sweep.goal = {s['goal']!r}; choose 'maximize' or 'minimize'.")
-        if s["cost"] not in ("time", "steps"):
-            raise APIUsageError(f"sweep.cost = {s['cost']!r}; choose 'time' (seconds) or 'steps' (agent steps).")
-        if s["backend"] not in ("local", "ray"):
-            raise APIUsageError(f"sweep.backend = {s['backend']!r}; choose 'local' or 'ray'.")
-        if s["max_runs"] < 1 or s["workers"] < 1:
-            raise APIUsageError("sweep.max_runs and sweep.workers must be at least 1.")
         self.sign = 1.0 if s["goal"] == "maximize" else -1.0
         self.method = protein.make_method(s["method"], space.dim, s["seed"], s["num_random"],
                                           s["max_suggestion_cost"])

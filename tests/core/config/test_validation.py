@@ -85,3 +85,14 @@ def test_dotted_keys_are_read_and_written_in_one_place():
         get_dotted(config, "train.learning_rate.x")  # a value, not a table
     assert set_dotted(config, "policy.hidden_size", 64) is config
     assert config == {"train": {"learning_rate": 0.1}, "policy": {"hidden_size": 64}}
+
+
+@pytest.mark.parametrize("key, value, problem", [("goal", "max", "must be one of 'maximize', 'minimize'"),
+                                                 ("backend", "slurm", "must be one of 'local', 'ray'"),
+                                                 ("workers", 0, r"must be in \[1, inf\)"),
+                                                 ("early_stop_quantile", 1.5, r"must be in \[0, 1\)")])
+def test_sweep_settings_have_their_ranges_and_choices(key, value, problem):
+    config = load_default()
+    config["sweep"][key] = value
+    with pytest.raises(APIUsageError, match=f"sweep.{key} = .* {problem}"):
+        validate(config, load_default())
