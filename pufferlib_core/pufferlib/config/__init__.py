@@ -71,6 +71,14 @@ def default_docs() -> dict[str, str]:
     return docs
 
 
+def dump_toml(config: Mapping) -> str:
+    """TOML text of a config (what `load_toml` reads back equal): written by tomli-w, so strings,
+    non-finite floats and keys that need quoting come out as TOML has them."""
+    import tomli_w
+
+    return tomli_w.dumps(config)
+
+
 def load_toml(path: str | Path) -> dict:
     """A config file; raises APIUsageError when it is missing or malformed."""
     try:

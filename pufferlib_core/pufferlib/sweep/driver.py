@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pufferlib.config import get_dotted, load_default
+from pufferlib.config import dump_toml, get_dotted, load_default
 from pufferlib.config.validation import validate
 from pufferlib.cpu.cores import usable_cores
 from pufferlib.errors import APIUsageError
@@ -221,7 +221,7 @@ class Sweep:
             head = (f"# best trial {row['id']} of the sweep in {self.dir}: {self.settings['metric'] or 'score'} = "
                     f"{row['score']:.6g}\n# puffer train {self.env_id} --config {self.dir / 'best.toml'}\n")
             tmp = self.dir / "best.toml.tmp"
-            tmp.write_text(head + runner.dump_toml(config))
+            tmp.write_text(head + dump_toml(config))
             os.replace(tmp, self.dir / "best.toml")
 
     @property

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pufferlib import config as cfglib
 from pufferlib.train.metrics import SCORE_KEYS
 
 
@@ -62,20 +63,6 @@ def _set_pdeathsig() -> None:  # runs in the child before exec
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except OSError:
         pass
-
-
-def dump_toml(tree: dict, prefix: str = "") -> str:
-    """TOML text of a nested dict of numbers, strings, bools and lists (config trees)."""
-    lines, tables = [], []
-    for key, value in tree.items():
-        if isinstance(value, dict):
-            tables.append((key, value))
-        else:
-            lines.append(f"{key} = {json.dumps(value)}")
-    out = ([f"[{prefix}]"] if prefix and (lines or not tables) else []) + lines
-    for key, value in tables:
-        out += ["", dump_toml(value, f"{prefix}.{key}" if prefix else key)]
-    return "\n".join(out).strip("\n") + ("\n" if not prefix else "")
 
 
 class ReportReader:
@@ -131,7 +118,7 @@ class LocalTrial:
         self.folder.mkdir(parents=True, exist_ok=True)
         config = json.loads(json.dumps(spec.config))
         config["train"]["data_dir"] = str(self.folder.resolve())
-        (self.folder / "trial.toml").write_text(dump_toml(config))
+        (self.folder / "trial.toml").write_text(cfglib.dump_toml(config))
         threads = max(1, int(config["train"].get("cpu_threads") or 1))
         env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
                "PYTHONUNBUFFERED": "1"}

@@ -201,13 +201,14 @@ def test_report_reader_reads_whole_lines_picks_the_score_and_flags_nan_losses(tm
 
 
 def test_dump_toml_round_trips_a_config_tree():
-    import tomllib
+    import math
 
-    from pufferlib.config import load_default
-    from pufferlib.sweep.runner import dump_toml
+    from pufferlib._compat import tomllib
+    from pufferlib.config import dump_toml, load_default
 
     config = load_default()
-    config["env"] = {"size": 3, "name": "a \"quoted\" name", "nested": {"k": [1, 2]}}
+    config["env"] = {"size": 3, "name": "a \"quoted\" name\twith\\escapes", "nested": {"k": [1, 2]},
+                     "a key.with dots": True, "bound": math.inf, "unicode": "r\u00e9sum\u00e9 \U0001F600"}
     assert tomllib.loads(dump_toml(config)) == config
 
 
