@@ -23,7 +23,7 @@ def sweep_command(argv: list[str]) -> int:
                                                           "train.data_dir/sweeps/ENV_TIME)")
     parser.add_argument("--quiet", action="store_true",
                         help="no live table (also off when stdout is not a terminal): one line per finished trial")
-    from pufferlib.sweep.driver import Sweep
+    from pufferlib.sweep.driver import SweepDriver
     from pufferlib.sweep.store import Store
 
     pre = parser.parse_known_args([a for a in argv if a not in ("-h", "--help")])[0] \
@@ -39,7 +39,7 @@ def sweep_command(argv: list[str]) -> int:
     config, space = resolve_space(args.env_id, config, args.config, keys)
     sweep_dir = Path(args.resume or args.dir or Path(config["train"]["data_dir"]) / "sweeps" /
                      f"{args.env_id}_{time.strftime('%Y%m%d-%H%M%S')}")
-    sweep = Sweep(args.env_id, config, space, sweep_dir, quiet=args.quiet)
+    sweep = SweepDriver(args.env_id, config, space, sweep_dir, quiet=args.quiet)
     print(f"puffer sweep: {config['sweep']['method']} over {', '.join(space.keys)}; "
           f"{config['sweep']['max_runs']} trials, {config['sweep']['workers']} at a time, in {sweep_dir}",
           flush=True)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from rich.live import Live
 
 
-class Sweep:
+class SweepDriver:
     """One sweep over `space` of the trials of `config` (a full config with a `[sweep]` section)."""
 
     def __init__(self, env_id: str, config: dict, space: Space, sweep_dir: str | Path, quiet: bool = False):
@@ -43,7 +43,7 @@ class Sweep:
                                           s["max_suggestion_cost"])
         self.quiet = quiet
         self.store: Store | None = None
-        self.running: dict[int, Any] = {}    # trial id -> LocalTrial or Ray ObjectRef
+        self.running: dict[int, runner.Trial] = {}  # trial id -> its LocalTrial or RayTrial
         self.trial_x: dict[int, list[float]] = {}
         self.reports: dict[int, list[tuple[float, float]]] = {}  # trial id -> (score, cost), raw scores
         self.best: tuple[float, int] | None = None
@@ -83,12 +83,12 @@ class Sweep:
                     started += 1
                 if not self.running:
                     break
-                self._poll(ray)
+                self._poll()
                 self._refresh_table()
                 time.sleep(0.05 if ray else 0.25)
         except BaseException:
             self._stop_table()
-            self._interrupt(ray)
+            self._interrupt()
             self.store.close()
             raise
         finally:
@@ -116,45 +116,19 @@ class Sweep:
         self.trial_x[trial_id], self.reports[trial_id] = x, []
         spec = runner.TrialSpec(self.env_id, self._trial_config(values), str(folder), self.settings["metric"],
                                 self.settings["cost"], float(self.settings["trial_timeout"]))
-        if ray is None:
-            self.running[trial_id] = runner.LocalTrial(spec)
-        else:
-            task = ray.remote(runner.run_to_end).options(num_cpus=spec.config["train"]["cpu_threads"])
-            self.running[trial_id] = task.remote(spec)
+        self.running[trial_id] = runner.LocalTrial(spec) if ray is None else runner.RayTrial(ray, spec)
 
-    def _poll(self, ray: Any) -> None:
-        for trial_id, handle in list(self.running.items()):
-            if ray is not None:
-                ready, _ = ray.wait([handle], timeout=0)
-                if ready:
-                    result = ray.get(handle)
-                    for r in result["reports"]:
-                        self._report(trial_id, runner.Report(**r))
-                    self._finish(trial_id, result["status"], result["error"])
-                continue
-            new = handle.poll()
+    def _poll(self) -> None:
+        """Take each running trial's new reports; finish the trials that ended or must stop early."""
+        for trial_id, trial in list(self.running.items()):
+            new, outcome = trial.step()
             for report in new:
                 self._report(trial_id, report)
-            code = handle.returncode()
-            if code is not None:
-                for report in handle.poll():
-                    self._report(trial_id, report)
-                handle.close()
-                if code != 0 or handle.nan:
-                    self._finish(trial_id, "failed", handle.error_text())
-                elif not self.reports[trial_id]:
-                    self._finish(trial_id, "failed", handle.no_score_error())
-                else:
-                    self._finish(trial_id, "done")
-            elif handle.nan:
-                handle.kill()
-                self._finish(trial_id, "failed", handle.nan)
-            elif handle.timed_out():
-                handle.kill()
-                self._finish(trial_id, "timeout", f"killed after the time limit of {handle.spec.timeout:g} s")
-            elif new and self._should_stop(trial_id):
-                handle.kill()
-                self._finish(trial_id, "stopped", "below the score-on-cost quantile line: stopped early")
+            if outcome is None and new and self._should_stop(trial_id):
+                trial.kill()
+                outcome = ("stopped", "below the score-on-cost quantile line: stopped early")
+            if outcome is not None:
+                self._finish(trial_id, *outcome)
 
     def _report(self, trial_id: int, r: runner.Report) -> None:
         self._store.add_report(trial_id, r.step, r.seconds, r.score, r.cost)
@@ -179,12 +153,9 @@ class Sweep:
             msg = f"trial {trial_id}: {status}" + (f" score {score:.4g}" if score is not None else "")
             print(msg + (f" ({error.splitlines()[0]})" if error else ""), flush=True)
 
-    def _interrupt(self, ray: Any) -> None:
-        for trial_id, handle in list(self.running.items()):
-            if ray is None:
-                handle.kill()
-            else:
-                ray.cancel(handle, force=True)
+    def _interrupt(self) -> None:
+        for trial_id, trial in list(self.running.items()):
+            trial.kill()
             self._store.finish(trial_id, "interrupted", None, None, "the sweep stopped while this trial ran")
         self.running.clear()
 
@@ -227,7 +198,7 @@ class Sweep:
     @property
     def _store(self) -> Store:
         """The sweep's store; opened by `run`, before any trial is launched or read."""
-        assert self.store is not None, "Sweep.run() opens the store first"
+        assert self.store is not None, "SweepDriver.run() opens the store first"
         return self.store
 
     def best_trial(self) -> dict | None:

@@ -7,6 +7,12 @@ from metrics.jsonl while the trial trains. A separate process isolates crashes a
 the process dies with the driver (PR_SET_PDEATHSIG on Linux) and is killed at the time
 limit. `run_to_end` runs a trial start to finish and returns its reports: the body of a
 Ray task, whose result goes back to the driver, the only writer of the database.
+
+The driver sees every trial through one interface, `Trial`: `step()` returns the reports
+written since the last call and, once the trial has ended, its outcome (status, error), which
+`LocalTrial` decides in one place (`_outcome`); `kill()` ends it. `LocalTrial` is a child
+process on this machine, `RayTrial` a Ray task running `run_to_end` (a `LocalTrial` on
+whichever node Ray chose), whose reports and outcome arrive together when it ends.
 """
 
 from __future__ import annotations
@@ -17,9 +23,9 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pufferlib import config as cfglib
 from pufferlib.train.metrics import SCORE_KEYS
@@ -47,13 +53,18 @@ class Report:
     cost: float
 
 
-@dataclass
-class Outcome:
-    """How a trial ended: status ("done", "failed", "timeout", "stopped") and an error text."""
+#: How a trial ended: (status, error text or None); status "done", "failed", "timeout" or "stopped".
+Outcome = tuple[str, "str | None"]
 
-    status: str
-    error: str | None = None
-    reports: list[Report] = field(default_factory=list)
+
+class Trial(Protocol):
+    """What the driver needs of a running trial (see module doc)."""
+
+    def step(self) -> tuple[list[Report], Outcome | None]:
+        """The reports written since the last call, and the outcome once the trial has ended."""
+
+    def kill(self) -> None:
+        """End the trial now (it is then recorded as stopped, interrupted or failed by the caller)."""
 
 
 def _set_pdeathsig() -> None:  # runs in the child before exec
@@ -129,37 +140,45 @@ class LocalTrial:
             stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
             start_new_session=True, preexec_fn=_set_pdeathsig if sys.platform == "linux" else None)
         self.reader = ReportReader(self.folder, spec.metric, spec.cost, self.start)
+        self.reported = False  # whether any report of the metric came
 
     @property
     def nan(self) -> str | None:
         """The NaN-loss message, once a report had one."""
         return self.reader.nan
 
-    def poll(self) -> list[Report]:
-        """The trial's new reports."""
-        return self.reader.poll()
+    def step(self) -> tuple[list[Report], Outcome | None]:
+        """The trial's new reports and, once it has ended or must end, its outcome."""
+        reports = self.reader.poll()
+        self.reported |= bool(reports)
+        code = self.proc.poll()
+        if code is not None:
+            reports += self.reader.poll()  # what it wrote before exiting
+            self.reported |= bool(reports)
+            self.close()
+        elif self.nan or self._timed_out():
+            self.kill()
+        else:
+            return reports, None
+        return reports, self._outcome(code)
 
-    def returncode(self) -> int | None:
-        """The exit status, or None while it runs."""
-        return self.proc.poll()
-
-    def timed_out(self) -> bool:
-        """Whether the trial has run past its time limit."""
+    def _timed_out(self) -> bool:
         return self.spec.timeout > 0 and time.time() - self.start > self.spec.timeout
 
-    def error_text(self) -> str:
-        """Why a trial failed: its NaN, or the tail of its log."""
+    def _outcome(self, code: int | None) -> Outcome:
+        """How the ended trial went: `code` is its exit status, None when it was killed running."""
+        if code is None and not self.nan:
+            return "timeout", f"killed after the time limit of {self.spec.timeout:g} s"
         if self.nan:
-            return self.nan
-        code = self.proc.poll()
-        tail = (self.folder / "train.log").read_text(errors="replace").strip().splitlines()[-8:]
-        return f"exit status {code}: " + "\n".join(tail)
-
-    def no_score_error(self) -> str:
-        """The error of a trial that finished without reporting its metric."""
-        wanted = self.spec.metric or " or ".join(SCORE_KEYS)
-        return (f"the run never logged {wanted}; logged keys: {', '.join(sorted(self.reader.logged_keys)) or 'none'} "
-                f"(set sweep.metric)")
+            return "failed", self.nan
+        if code != 0:
+            tail = (self.folder / "train.log").read_text(errors="replace").strip().splitlines()[-8:]
+            return "failed", f"exit status {code}: " + "\n".join(tail)
+        if not self.reported:
+            wanted = self.spec.metric or " or ".join(SCORE_KEYS)
+            return "failed", (f"the run never logged {wanted}; logged keys: "
+                              f"{', '.join(sorted(self.reader.logged_keys)) or 'none'} (set sweep.metric)")
+        return "done", None
 
     def kill(self) -> None:
         """Kill the trial's process group and wait for it."""
@@ -168,38 +187,49 @@ class LocalTrial:
                 os.killpg(self.proc.pid, signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        self.proc.wait()
-        self._log.close()
+        self.close()
 
     def close(self) -> None:
         """Release the log file (after the process ended)."""
         self.proc.wait()
-        self._log.close()
+        if not self._log.closed:
+            self._log.close()
 
 
 def run_to_end(spec: TrialSpec, poll_seconds: float = 0.5) -> dict[str, Any]:
-    """Run a trial to its end (time limit and NaN included); returns its Outcome as a dict."""
+    """Run a trial to its end (time limit and NaN included): {"status", "error", "reports"}
+    (reports as dicts), the result of a `RayTrial`'s task."""
     trial = LocalTrial(spec)
     reports: list[Report] = []
     try:
         while True:
-            reports += trial.poll()
-            code = trial.returncode()
-            if code is not None:
-                reports += trial.poll()
-                break
-            if trial.nan or trial.timed_out():
+            new, outcome = trial.step()
+            reports += new
+            if outcome is not None:
                 break
             time.sleep(poll_seconds)
     finally:
-        timed_out, nan = trial.timed_out() and trial.returncode() is None, trial.nan
         trial.kill()
-    if timed_out:
-        out = Outcome("timeout", f"killed after the time limit of {spec.timeout:g} s", reports)
-    elif nan or trial.returncode() != 0:
-        out = Outcome("failed", trial.error_text(), reports)
-    elif not reports:
-        out = Outcome("failed", trial.no_score_error(), reports)
-    else:
-        out = Outcome("done", None, reports)
-    return {"status": out.status, "error": out.error, "reports": [r.__dict__ for r in out.reports]}
+    status, error = outcome
+    return {"status": status, "error": error, "reports": [r.__dict__ for r in reports]}
+
+
+class RayTrial:
+    """A trial as a Ray task (`run_to_end` on a node Ray picks), reserving its torch threads as CPUs."""
+
+    def __init__(self, ray: Any, spec: TrialSpec):
+        self._ray = ray
+        task = ray.remote(run_to_end).options(num_cpus=spec.config["train"]["cpu_threads"])
+        self._handle = task.remote(spec)
+
+    def step(self) -> tuple[list[Report], Outcome | None]:
+        """Nothing while the task runs; its reports and outcome once it has ended."""
+        ready, _ = self._ray.wait([self._handle], timeout=0)
+        if not ready:
+            return [], None
+        result = self._ray.get(self._handle)
+        return [Report(**r) for r in result["reports"]], (result["status"], result["error"])
+
+    def kill(self) -> None:
+        """Cancel the task (Ray kills its worker, and with it the trial's process)."""
+        self._ray.cancel(self._handle, force=True)

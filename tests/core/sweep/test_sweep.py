@@ -216,14 +216,14 @@ def test_trial_config_divides_cores_groups_logger_runs_and_drops_the_sweep_secti
     import os
 
     from pufferlib.config import load_default
-    from pufferlib.sweep.driver import Sweep
+    from pufferlib.sweep.driver import SweepDriver
 
     config = load_default()
     config["train"]["cpu_threads"] = 0  # "all it may have"
     config["sweep"]["workers"] = 2
     config["mylogger"] = {"group": "", "project": "p"}
     space = Space.from_tables({"train.gamma": {"distribution": "logit_normal", "min": 0.9, "max": 0.999}}, config)
-    trial = Sweep("gym-CartPole-v1", config, space, tmp_path / "my_sweep")._trial_config({"train.gamma": 0.95})
+    trial = SweepDriver("gym-CartPole-v1", config, space, tmp_path / "my_sweep")._trial_config({"train.gamma": 0.95})
     assert "sweep" not in trial and trial["train"]["gamma"] == 0.95
     assert trial["train"]["cpu_threads"] == max(1, len(os.sched_getaffinity(0)) // 2)
     assert trial["mylogger"] == {"group": "my_sweep", "project": "p"}
@@ -236,15 +236,12 @@ class _FakeTrial:
     def __init__(self, reports, nan=None):
         self._reports, self.nan, self.killed = reports, nan, False
 
-    def poll(self):
+    def step(self):
         out, self._reports = self._reports, []
-        return out
-
-    def returncode(self):
-        return -9 if self.killed else None
-
-    def timed_out(self):
-        return False
+        if self.nan:
+            self.killed = True
+            return out, ("failed", self.nan)
+        return out, None
 
     def kill(self):
         self.killed = True
@@ -254,12 +251,12 @@ class _FakeTrial:
                                               (False, "NaN in losses/policy_loss at step 9", "failed")])
 def test_driver_stops_trials_below_the_quantile_line_and_fails_nan_trials(tmp_path, low, nan, status):
     from pufferlib.config import load_default
-    from pufferlib.sweep.driver import Sweep
+    from pufferlib.sweep.driver import SweepDriver
     from pufferlib.sweep.runner import Report
 
     config = load_default()
     space = Space.from_tables({"train.gamma": {"distribution": "logit_normal", "min": 0.9, "max": 0.999}}, config)
-    sweep = Sweep("gym-CartPole-v1", config, space, tmp_path)
+    sweep = SweepDriver("gym-CartPole-v1", config, space, tmp_path)
     sweep.store = Store(tmp_path)
     done = sweep.store.add_trial(0, {"train.gamma": 0.98}, [0.5], "t0")
     sweep.reports[done] = [(10.0 * math.log(c), c) for c in range(2, 40)]  # score grows with cost
@@ -268,7 +265,7 @@ def test_driver_stops_trials_below_the_quantile_line_and_fails_nan_trials(tmp_pa
     score = 1.0 if low else 50.0
     fake = _FakeTrial([Report(100, 5.0, score, 5.0), Report(200, 10.0, score + 1, 10.0)], nan)
     sweep.running, sweep.reports[running] = {running: fake}, []
-    sweep._poll(None)
+    sweep._poll()
     row = sweep.store.trials()[-1]
     assert row["status"] == status and fake.killed == (status != "running")
     if status == "failed":
@@ -321,3 +318,21 @@ def test_space_comes_from_the_highest_layer_that_declares_one(tmp_path):
         assert resolve_space("test-sweep-env", config, str(own))[1].keys == ["train.clip_coef"]  # the user's file
     finally:
         pufferlib.registry.unregister("test-sweep-env")
+
+
+def test_a_local_trial_decides_its_outcome_in_one_place(tmp_path):
+    """How an ended trial went, as the driver and a Ray task both see it (runner.LocalTrial._outcome)."""
+    from pufferlib.sweep.runner import LocalTrial, ReportReader, TrialSpec
+
+    trial = object.__new__(LocalTrial)  # the decision alone, without a training process
+    trial.spec, trial.folder = TrialSpec("x", {"train": {}}, str(tmp_path), "", "time", 0.5), tmp_path
+    trial.reader, trial.reported = ReportReader(tmp_path, "", "time", 0.0), False
+    (tmp_path / "train.log").write_text("Traceback\nboom\n")
+    assert trial._outcome(None) == ("timeout", "killed after the time limit of 0.5 s")
+    assert trial._outcome(1) == ("failed", "exit status 1: Traceback\nboom")
+    status, error = trial._outcome(0)
+    assert status == "failed" and "never logged environment/score or environment/episode_return" in error
+    trial.reported = True
+    assert trial._outcome(0) == ("done", None)
+    trial.reader.nan = "NaN in losses/policy_loss at step 9"
+    assert trial._outcome(None) == trial._outcome(0) == ("failed", "NaN in losses/policy_loss at step 9")
