@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from pufferlib.errors import APIUsageError
 from pufferlib.train.metrics import SCORE_KEYS, read_metrics
@@ -28,6 +29,15 @@ def _pyplot() -> ModuleType:
     except ImportError:
         raise APIUsageError("puffer plot needs matplotlib: pip install matplotlib") from None
     return plt
+
+
+def _save(plt: ModuleType, fig: Any, output: str | Path, dpi: int) -> Path:
+    """Lay out `fig`, write it to `output` as a PNG, free it; returns the path."""
+    fig.tight_layout()
+    output = Path(output)
+    fig.savefig(output, dpi=dpi)
+    plt.close(fig)
+    return output
 
 
 def _score_key(rows: list[dict], wanted: str | None) -> str:
@@ -60,11 +70,7 @@ def plot_runs(run_dirs: list[str | Path], output: str | Path, metric: str | None
     top.legend(fontsize="small")
     for ax in (top, bottom):
         ax.grid(alpha=0.3)
-    fig.tight_layout()
-    output = Path(output)
-    fig.savefig(output, dpi=100)
-    plt.close(fig)
-    return output
+    return _save(plt, fig, output, dpi=100)
 
 
 STATUS_COLORS = {"done": "tab:blue", "stopped": "tab:orange", "failed": "tab:red", "timeout": "tab:purple"}
@@ -132,8 +138,4 @@ def plot_sweep(sweep_dir: str | Path, output: str | Path) -> Path:
             sub.set_xscale("log")
         sub.set_xlabel(key)
         sub.grid(alpha=0.3)
-    fig.tight_layout()
-    output = Path(output)
-    fig.savefig(output, dpi=90)
-    plt.close(fig)
-    return output
+    return _save(plt, fig, output, dpi=90)
