@@ -122,5 +122,5 @@ class Actor:
 
     def to_env(self, action: torch.Tensor) -> np.ndarray:
         """Sampled actions as the env takes them: numpy, Box actions clipped to the bounds."""
-        send = action.numpy() if self._on_cpu else action.cpu().numpy()  # .cpu() costs 0.5 us even on the CPU
+        send = action.numpy() if self._on_cpu else action.cpu().numpy()  # .cpu() is not free even on the CPU
         return send.clip(self._low, self._high) if self.box else send
