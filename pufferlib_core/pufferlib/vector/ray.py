@@ -6,7 +6,7 @@ Two transports (TRANSPORTS), chosen once Ray has placed the actors:
 
 - shared memory, when every actor is on the driver's node and reserves one CPU: the
   actors run the multiprocessing backend's worker loop on its shared block
-  (`pufferlib.vector.ray_shared.SharedMemoryActors`); a step costs a flag, not a remote call.
+  (`SharedMemoryActors`, on the pieces of `pufferlib.vector.ray_shared`); a step costs a flag, not a remote call.
 - the object store, otherwise (`ObjectStoreActors`): an actor steps its block with `Serial`,
   or with `Multiprocessing` over `cpus_per_worker` processes when it asks for several cores
   (hierarchical vectorization); each step is a remote call per actor, which returns its
@@ -37,8 +37,9 @@ import inspect
 import os
 import sys
 from collections.abc import Callable, Sequence
-from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypeAlias
+from multiprocessing.connection import Connection
+from types import ModuleType, SimpleNamespace
+from typing import TYPE_CHECKING, Any, TypeAlias, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -46,14 +47,16 @@ import numpy.typing as npt
 from pufferlib.cpu.cores import usable_cores
 from pufferlib.environment import Buffers
 from pufferlib.errors import APIUsageError, PufferError, WorkerError
+from pufferlib.vector import ray_shared
 from pufferlib.vector.base import Backend, check_seed, probe_env, refuse_options, worker_envs
-from pufferlib.vector.multiprocessing import check_timeout, resolve_layout
+from pufferlib.vector.multiprocessing import Multiprocessing, check_timeout, resolve_layout
+from pufferlib.vector.ray_shared import MemfdBlock, _ActorProcess, _identity, _proc_path
+from pufferlib.vector.shared import Layout, WorkerSpec
 
 if TYPE_CHECKING:
     from ray import ObjectRef
 
     from pufferlib.protocols import Batch, Env, EnvCreator, Info
-    from pufferlib.vector.shared import WorkerSpec
 
 #: What a block returns per reset/step: (obs, rewards, terminals, truncations, masks,
 #: final observations or None, infos).
@@ -163,9 +166,7 @@ class _Block:
 
     def serve(self, spec: WorkerSpec, pipe_path: str, pipe_identity: tuple[int, int]) -> None:
         """Shared-memory transport: run the worker loop over the driver's block until CLOSE."""
-        from pufferlib.vector.ray_shared import serve
-
-        serve(spec, pipe_path, pipe_identity)
+        ray_shared.serve(spec, pipe_path, pipe_identity)
 
     def where(self) -> tuple[str, str, int]:
         """(node id, node address, pid) of this actor."""
@@ -347,7 +348,6 @@ def _start(env_creators: Sequence[EnvCreator], env_args: Sequence[tuple[object, 
     actors = ActorGroup(ray, workers, per_worker, cpus_per_worker, timeout)
     try:
         if _choose(transport, actors.on_this_node, cpus_per_worker) == "shared_memory":
-            from pufferlib.vector.ray_shared import SharedMemoryActors  # it imports this module
 
             return SharedMemoryActors(actors, env_creators, env_args, env_kwargs, num_envs, batch_size, seed)
         return ObjectStoreActors(actors, env_creators, env_args, env_kwargs, num_envs, batch_size, seed,
@@ -359,7 +359,6 @@ def _start(env_creators: Sequence[EnvCreator], env_args: Sequence[tuple[object, 
 
 def _choose(transport: str, on_this_node: bool, cpus_per_worker: int) -> str:
     """The transport to use: shared memory where asked or allowed ('auto'), else the object store."""
-    from pufferlib.vector import ray_shared  # it imports this module
 
     shared_ok = on_this_node and cpus_per_worker == 1 and ray_shared.available()
     if transport == "shared_memory" and not shared_ok:
@@ -484,3 +483,72 @@ class ObjectStoreActors(Ray):
             self._actors.ray.wait(closing, num_returns=len(closing), timeout=5.0)
         self._actors.kill()
         self._pending = {}
+
+
+class SharedMemoryActors(Multiprocessing, Ray):
+    """`Multiprocessing` whose workers are Ray actors on this node (see module doc): the
+    shared-memory transport of `pufferlib.vector.ray.Ray`.
+
+    `actors`: the started actors, one per worker (`_Block`s, whose `serve` calls `ray_shared.serve`),
+    with their nodes, pids and timeout: the longest wait for a step or reset, and for the actors
+    to create their envs.
+    """
+
+    transport = "shared_memory"
+
+    def __init__(self, actors: ActorGroup, env_creators: Sequence[EnvCreator],
+                 env_args: Sequence[tuple[object, ...]], env_kwargs: Sequence[dict[str, object]],
+                 num_envs: int, batch_size: int | None, seed: int | None):
+        self._adopt(actors)
+        self._write_ends: list[int] = []
+        try:
+            super().__init__(env_creators, env_args, env_kwargs, num_envs, batch_size, seed,
+                             num_workers=len(actors.handles), timeout=actors.timeout, init_timeout=actors.timeout)
+        finally:
+            self._release_fds()  # every actor has its own descriptors now (or has failed)
+
+    def _new_block(self, nbytes: int) -> MemfdBlock:
+        return MemfdBlock(nbytes)
+
+    def _start_workers(self, creators: Sequence[EnvCreator], args: Sequence[tuple[object, ...]],
+                       kwargs: Sequence[dict[str, object]], in_place: bool, layout: Layout) -> None:
+        """Start each actor's worker loop (`serve`) on its block of envs, with a pipe for its messages."""
+        like = SimpleNamespace(single_observation_space=self.single_observation_space,
+                               single_action_space=self.single_action_space, num_agents=self.agents_per_env)
+        for w, actor in enumerate(self._actors.handles):
+            envs = slice(w * self.envs_per_worker, (w + 1) * self.envs_per_worker)
+            spec = WorkerSpec(w, self._block, layout, creators[envs], args[envs], kwargs[envs], in_place,
+                              envs.start, like, None)
+            read_end, write_end = os.pipe()
+            self._conns.append(Connection(read_end, writable=False))
+            self._write_ends.append(write_end)
+            serving = actor.serve.remote(spec, _proc_path(write_end), _identity(write_end))
+            # what Multiprocessing uses of a process, _ActorProcess has
+            self._procs.append(cast(Any, _ActorProcess(self._actors.ray, actor, serving, self.actor_pids[w])))
+
+    def _release_fds(self) -> None:
+        if hasattr(self, "_block"):
+            self._block.release_fd()
+        for fd in self._write_ends:  # from now on a dead actor's pipe reads as closed
+            os.close(fd)
+        self._write_ends.clear()
+
+    def _raise_dead(self, w: int) -> None:
+        proc = cast(_ActorProcess, self._procs[w])
+        try:
+            self._actors.ray.get(proc.serving, timeout=1.0)
+            why = "its worker loop returned"
+        except Exception as exc:  # noqa: BLE001 - whatever ended it goes into the message
+            why = f"{type(exc).__name__}: {exc}".splitlines()[0]
+        self.close()
+        raise self._actors.died(w, why)
+
+    def close(self) -> None:
+        """End the worker loops, then kill the actors; safe to call more than once."""
+        if self.closed:
+            return
+        try:
+            super().close()
+        finally:
+            self._release_fds()
+            self._actors.kill()

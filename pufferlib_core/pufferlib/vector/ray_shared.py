@@ -10,8 +10,9 @@ inside one long remote call. A step is then a flag in shared memory and a futex 
 observations never travel through Ray, and infos and error tracebacks go through a pipe that
 the actor opens the same way.
 
-`SharedMemoryActors` is this transport of `pufferlib.vector.ray.Ray`: a `Multiprocessing` and
-a `Ray`, which `Ray(...)` returns when every actor is on this node (see `ray.TRANSPORTS`).
+This module holds the pieces (the memory file, the actor's `serve`, the process stand-in the
+driver watches); `pufferlib.vector.ray.SharedMemoryActors`, a `Multiprocessing` and a `Ray`, is
+the transport built from them, which `Ray(...)` returns when every actor is on this node.
 
 Contract: the same as `pufferlib.vector.multiprocessing` (sync and async APIs, seeds, zero
 copy). Linux only (memfd and /proc). The memory file is unnamed: nothing is left in
@@ -25,19 +26,15 @@ from __future__ import annotations
 
 import mmap
 import os
-from collections.abc import Sequence
 from multiprocessing.connection import Connection
-from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from pufferlib.vector.multiprocessing import Multiprocessing
-from pufferlib.vector.ray import ActorGroup, Ray
-from pufferlib.vector.shared import Layout, WorkerSpec, worker_main
+from pufferlib.vector.shared import WorkerSpec, worker_main
 
 if TYPE_CHECKING:
-    from pufferlib.protocols import EnvCreator
+    pass
 
 
 def available() -> bool:
@@ -129,72 +126,3 @@ class _ActorProcess:
         self._ray.kill(self.actor)
 
     kill = terminate
-
-
-class SharedMemoryActors(Multiprocessing, Ray):
-    """`Multiprocessing` whose workers are Ray actors on this node (see module doc): the
-    shared-memory transport of `pufferlib.vector.ray.Ray`.
-
-    `actors`: the started actors, one per worker (`_Block`s, whose `serve` calls `serve` above),
-    with their nodes, pids and timeout: the longest wait for a step or reset, and for the actors
-    to create their envs.
-    """
-
-    transport = "shared_memory"
-
-    def __init__(self, actors: ActorGroup, env_creators: Sequence[EnvCreator],
-                 env_args: Sequence[tuple[object, ...]], env_kwargs: Sequence[dict[str, object]],
-                 num_envs: int, batch_size: int | None, seed: int | None):
-        self._adopt(actors)
-        self._write_ends: list[int] = []
-        try:
-            super().__init__(env_creators, env_args, env_kwargs, num_envs, batch_size, seed,
-                             num_workers=len(actors.handles), timeout=actors.timeout, init_timeout=actors.timeout)
-        finally:
-            self._release_fds()  # every actor has its own descriptors now (or has failed)
-
-    def _new_block(self, nbytes: int) -> MemfdBlock:
-        return MemfdBlock(nbytes)
-
-    def _start_workers(self, creators: Sequence[EnvCreator], args: Sequence[tuple[object, ...]],
-                       kwargs: Sequence[dict[str, object]], in_place: bool, layout: Layout) -> None:
-        """Start each actor's worker loop (`serve`) on its block of envs, with a pipe for its messages."""
-        like = SimpleNamespace(single_observation_space=self.single_observation_space,
-                               single_action_space=self.single_action_space, num_agents=self.agents_per_env)
-        for w, actor in enumerate(self._actors.handles):
-            envs = slice(w * self.envs_per_worker, (w + 1) * self.envs_per_worker)
-            spec = WorkerSpec(w, self._block, layout, creators[envs], args[envs], kwargs[envs], in_place,
-                              envs.start, like, None)
-            read_end, write_end = os.pipe()
-            self._conns.append(Connection(read_end, writable=False))
-            self._write_ends.append(write_end)
-            serving = actor.serve.remote(spec, _proc_path(write_end), _identity(write_end))
-            # what Multiprocessing uses of a process, _ActorProcess has
-            self._procs.append(cast(Any, _ActorProcess(self._actors.ray, actor, serving, self.actor_pids[w])))
-
-    def _release_fds(self) -> None:
-        if hasattr(self, "_block"):
-            self._block.release_fd()
-        for fd in self._write_ends:  # from now on a dead actor's pipe reads as closed
-            os.close(fd)
-        self._write_ends.clear()
-
-    def _raise_dead(self, w: int) -> None:
-        proc = cast(_ActorProcess, self._procs[w])
-        try:
-            self._actors.ray.get(proc.serving, timeout=1.0)
-            why = "its worker loop returned"
-        except Exception as exc:  # noqa: BLE001 - whatever ended it goes into the message
-            why = f"{type(exc).__name__}: {exc}".splitlines()[0]
-        self.close()
-        raise self._actors.died(w, why)
-
-    def close(self) -> None:
-        """End the worker loops, then kill the actors; safe to call more than once."""
-        if self.closed:
-            return
-        try:
-            super().close()
-        finally:
-            self._release_fds()
-            self._actors.kill()
