@@ -5,13 +5,20 @@ PufferEnv, or an already vectorized env, and runs each check below on a small se
 vector of it. It returns a `Report`: one `Check` per item with a status (pass, fail,
 warn, skip), a detail and, for failures and warnings, a hint that says how to fix it.
 `str(report)` is the readable table that `puffer check` prints; `report.ok` is False when
-any check failed (`puffer check` then exits with 1). Checks never raise on a broken env:
-an exception inside one becomes that check's failure.
+any check failed (`puffer check` then exits with 1).
 
-Checks: spaces, buffers (shapes and dtypes of the arrays), observations within the space,
-action bounds (the lowest and highest actions step), masks, auto-reset (finished agents
-keep going), final observations, episode stats in infos, determinism under a seed (needs
-an id or a creator: two copies are made), render modes, and stepping speed (reported).
+Checks, in report order (`CHECKS`, then `AFTER_ROLLOUT`): spaces, buffers (shapes and
+dtypes of the arrays), observations (the reset ones lie within the space), action bounds
+(the lowest and highest actions step), auto-reset (a random rollout: finished agents keep
+going, rewards stay finite), then, only when that rollout ran, masks, final observations,
+episode stats in infos, determinism under a seed (needs an id or a creator: two copies are
+made), render modes, and a speed row (agent steps per second of the rollout, reported).
+
+Raises: an env that cannot be created is a failed `make` check, and an exception inside a
+check is that check's failure, so `check_env` does not raise on a broken env. Only reading
+the spaces and `num_agents` of the vector, before any check, is outside the checks: a
+vector without them raises from `check_env`. `report[name]` raises KeyError for a check
+the report lacks.
 """
 
 from __future__ import annotations
@@ -59,19 +66,23 @@ class Report:
 
     @property
     def ok(self) -> bool:
+        """True unless a check failed (warnings and skips do not count)."""
         return all(c.status != FAIL for c in self.checks)
 
     @property
     def failures(self) -> list[Check]:
+        """The checks that failed, in report order."""
         return [c for c in self.checks if c.status == FAIL]
 
     def __getitem__(self, name: str) -> Check:
+        """The check named `name`; KeyError naming the checks there are when none is."""
         for check in self.checks:
             if check.name == name:
                 return check
         raise KeyError(f"no check named {name!r}; checks: {', '.join(c.name for c in self.checks)}")
 
     def __str__(self) -> str:
+        """The table `puffer check` prints: a row per check, its hint under a failure or warning, a total."""
         lines = [f"puffer check {self.target}"]
         for c in self.checks:
             lines.append(f"  [{c.status:>4}] {c.name:<20} {c.detail}")
@@ -105,6 +116,7 @@ def _vectorize(target: str | Env | EnvCreator | Backend, num_envs: int, seed: in
 
 
 def _run(checks: list[Check], name: str, fn: Callable[[], Result]) -> None:
+    """Append check `name` with what `fn` returns, or a failure naming the exception it raised."""
     try:
         result = fn()
     except Exception as exc:  # a broken env fails its check; the report goes on
@@ -114,6 +126,7 @@ def _run(checks: list[Check], name: str, fn: Callable[[], Result]) -> None:
 
 
 def _sample(space: spaces.Space[object], n: int, rng: np.random.Generator) -> np.ndarray:
+    """`n` random actions of `space` in the batch layout (infinite Box bounds drawn as -1..1)."""
     if isinstance(space, spaces.Discrete):
         return rng.integers(space.start, space.start + space.n, (n, 1)).astype(np.int32)
     if isinstance(space, spaces.MultiDiscrete):
@@ -125,6 +138,7 @@ def _sample(space: spaces.Space[object], n: int, rng: np.random.Generator) -> np
 
 
 def _extreme(space: spaces.Space[object], n: int, high: bool) -> np.ndarray:
+    """`n` copies of the highest (or lowest) action of `space` (an infinite Box bound as 0)."""
     if isinstance(space, spaces.Discrete):
         return np.full((n, 1), space.start + (space.n - 1 if high else 0), np.int32)
     if isinstance(space, spaces.MultiDiscrete):
@@ -165,23 +179,14 @@ class _Context:
     maker: Callable[..., Backend] | None  # another copy of the env (None: only this one)
     steps: int
     seed: int
+    obs_space: Any  # any space, read once before the checks: the spaces check says what the trainer can use
+    act_space: Any
+    rows: int  # agent rows of the vector (num_agents)
     reset_obs: np.ndarray | None = None  # the observations of the first reset
     ended: int | None = None  # agent episodes that ended in the random rollout (None: it failed)
-    infos: list[dict[str, Any]] = field(default_factory=list)
-    final_ok: bool = True
-    masks_any: bool = False
-
-    @property
-    def obs_space(self) -> Any:  # any space: the spaces check says what the trainer can use
-        return self.vec.single_observation_space
-
-    @property
-    def act_space(self) -> Any:
-        return self.vec.single_action_space
-
-    @property
-    def rows(self) -> int:
-        return int(self.vec.num_agents)
+    infos: list[dict[str, Any]] = field(default_factory=list)  # the info dicts the rollout returned
+    final_ok: bool = True  # every final observation of the rollout lay within the observation space
+    masks_any: bool = False  # some agent row was live in the rollout
 
 
 def _check_spaces(ctx: _Context) -> Result:
@@ -378,8 +383,9 @@ AFTER_ROLLOUT: list[tuple[str, Callable[[_Context], Result]]] = [
 
 
 def _check_vector(report: Report, vec: Backend, maker: Callable[..., Backend] | None, steps: int, seed: int) -> None:
-    """Run the checks on `vec` into `report`, then the speed row (neither when the rollout failed)."""
-    ctx = _Context(report, vec, maker, steps, seed)
+    """Run `CHECKS` on `vec` into `report`, then, only when the rollout ran, `AFTER_ROLLOUT` and the speed row."""
+    ctx = _Context(report, vec, maker, steps, seed, vec.single_observation_space, vec.single_action_space,
+                   int(vec.num_agents))
     for name, check in CHECKS:
         _run(report.checks, name, functools.partial(check, ctx))
     if ctx.ended is None:
