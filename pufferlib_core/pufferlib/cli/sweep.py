@@ -1,5 +1,11 @@
-"""`puffer sweep ENV`: hyperparameter search over the `[sweep]` space of the config
-(see `pufferlib.sweep.config` for which layer's space applies)."""
+"""`puffer sweep ENV`: hyperparameter search over the `[sweep]` space of the config.
+
+Contract: parses the config as `puffer train` does (see `pufferlib.sweep.config` for which
+layer's space applies; `--resume` starts from the config and swept keys stored in the sweep),
+runs `pufferlib.sweep.driver.SweepDriver` and prints one line to start, the best trial to end.
+Exit status: 0 with a best trial, 1 when no trial finished with a score, 130 on Ctrl-C (the
+sweep can be resumed), 2 for a bad config or space.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,6 @@ import time
 from pathlib import Path
 
 from pufferlib.cli.options import parse_config
-from pufferlib.errors import APIUsageError
 from pufferlib.sweep.config import resolve_space
 
 
@@ -24,14 +29,13 @@ def sweep_command(argv: list[str]) -> int:
     parser.add_argument("--quiet", action="store_true",
                         help="no live table (also off when stdout is not a terminal): one line per finished trial")
     from pufferlib.sweep.driver import SweepDriver
-    from pufferlib.sweep.store import Store
+    from pufferlib.sweep.store import Store, check_resumable
 
     pre = parser.parse_known_args([a for a in argv if a not in ("-h", "--help")])[0] \
         if any(not a.startswith("-") for a in argv) else parser.parse_known_args(argv)[0]
     base, keys = None, None
     if pre.resume:
-        if not (Path(pre.resume) / "sweep.db").exists():
-            raise APIUsageError(f"--resume {pre.resume}: no sweep.db there; is it a folder made by `puffer sweep`?")
+        check_resumable(pre.resume)
         store = Store(pre.resume, readonly=True)
         base, keys = store.meta("config"), store.meta("space")
         store.close()
@@ -39,18 +43,18 @@ def sweep_command(argv: list[str]) -> int:
     config, space = resolve_space(args.env_id, config, args.config, keys)
     sweep_dir = Path(args.resume or args.dir or Path(config["train"]["data_dir"]) / "sweeps" /
                      f"{args.env_id}_{time.strftime('%Y%m%d-%H%M%S')}")
-    sweep = SweepDriver(args.env_id, config, space, sweep_dir, quiet=args.quiet)
+    driver = SweepDriver(args.env_id, config, space, sweep_dir, quiet=args.quiet)
     print(f"puffer sweep: {config['sweep']['method']} over {', '.join(space.keys)}; "
           f"{config['sweep']['max_runs']} trials, {config['sweep']['workers']} at a time, in {sweep_dir}",
           flush=True)
     try:
-        best = sweep.run(resume=bool(args.resume))
+        best = driver.run(resume=bool(args.resume))
     except KeyboardInterrupt:
         print(f"\npuffer sweep: interrupted; continue with: puffer sweep {args.env_id} --resume {sweep_dir}",
               file=sys.stderr)
         return 130
     if best is None:
-        print(f"puffer sweep: no trial finished with a score. Last error: {sweep.last_error}\n"
+        print(f"puffer sweep: no trial finished with a score. Last error: {driver.last_error}\n"
               f"The trials' output is in {sweep_dir}/trials/*/train.log.")
         return 1
     params = ", ".join(f"{k}={v:.4g}" if isinstance(v, float) else f"{k}={v}" for k, v in best["params"].items())

@@ -1,7 +1,14 @@
 """Training configuration: the default TOML, layering, and dotted command-line flags.
 
-A config is a nested dict with the sections of `data/default.toml` (vec, env, policy,
-rnn, train). Layers are merged key by key, later wins.
+A config is a nested dict with the sections of `data/default.toml` (vec, env, policy, rnn,
+normalize, logger, train, sweep) plus those that plugins add.
+
+Contract: `load_default()` is the reference every config is checked against; `merge` layers
+configs key by key, later wins, without touching its inputs; `load_toml` reads a config file
+and `dump_toml` writes one that `load_toml` reads back equal; `get_dotted` / `set_dotted`
+are the one way to read or write a key by its dotted name ("train.learning_rate"); every
+leaf is a `--section.key-name` flag parsed like its default (`add_config_flags`,
+`overrides_from_args`). Values are validated by `pufferlib.config.validation`.
 """
 
 from __future__ import annotations

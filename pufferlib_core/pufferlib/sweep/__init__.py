@@ -1,17 +1,22 @@
-"""Hyperparameter sweeps: `puffer sweep ENV`, and a small API for sweeping your own script.
+"""Hyperparameter sweeps: `puffer sweep ENV`, and `Sweeper`, the search, for your own script.
 
     from pufferlib.sweep import Sweeper
     sweeper = Sweeper({"train.learning_rate": {"distribution": "log_normal", "min": 1e-4, "max": 1e-1}},
                       config={"train": {"learning_rate": 3e-4}}, method="protein")
     for _ in range(20):
-        params = sweeper.suggest()               # {"train.learning_rate": 0.0031}
+        params = sweeper.suggest()               # {"train.learning_rate": ...}
         score, cost = my_training(params)        # any script
         sweeper.observe(params, score, cost)
     sweeper.best                                  # (params, score)
 
-Modules: `space` (distributions, the unit cube), `gp` and `protein` (search methods),
-`store` (the SQLite state of a CLI sweep), `runner` and `driver` (trials as processes or
-Ray tasks), `plot` (`puffer plot --sweep`). Torch is imported on first use.
+Contract: `Sweeper` suggests points of a search space and learns from their results; it runs
+nothing and stores nothing. `puffer sweep` wraps it in `driver.SweepDriver`, which runs the
+suggested trials and feeds the Sweeper from the sweep's store before each suggestion.
+
+Modules: `space` (distributions, the unit cube), `config` (which config layer's space
+applies), `gp` and `protein` (search methods), `store` (the SQLite state of a CLI sweep),
+`runner` (trials: local processes or Ray tasks) and `driver` (the loop of a CLI sweep).
+`pufferlib.plot.plot_sweep` draws a sweep. Torch is imported on first use.
 """
 
 from __future__ import annotations
@@ -20,52 +25,71 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from pufferlib.config import set_dotted
-from pufferlib.sweep.space import DISTRIBUTIONS, Param, Space
+from pufferlib.config import get_dotted, set_dotted
+from pufferlib.sweep.space import DISTRIBUTIONS, INT_DISTRIBUTIONS, Param, Space
 
 __all__ = ["Sweeper", "Space", "Param", "DISTRIBUTIONS"]
 
 
 class Sweeper:
-    """Suggest/observe loop over a search space, for a user's own training script.
+    """The search: suggests points of a space (`suggest`) and learns from their results (`observe`).
 
-    `space`: {dotted key: {distribution, min, max}}; `config`: a nested config holding the
-    swept keys (their types are checked against the distributions; their values are the
-    first suggestion, so a sweep starts where you are). Without a config every key is
-    treated as a float, int_uniform/uniform_pow2 as an int, and the first suggestion is
-    the middle of the space. `goal`: "maximize" or "minimize".
+    `space`: {dotted key: {distribution, min, max}}, or a `Space`; `config`: a nested config
+    holding the swept keys (their types are checked against the distributions; their values
+    are the first suggestion, so a sweep starts where you are). Without a config every key
+    starts at 0.5 (int_uniform and uniform_pow2 at 1), clipped into its range. `method`,
+    `goal`, `seed`, `num_random` and `max_suggestion_cost` are the [sweep] settings of the
+    same names, checked against `pufferlib.config.validation.CONSTRAINTS`.
+
+    What it knows: `observations` (results with a score), `failures` (points whose run
+    failed), `pending` (suggested, no result yet) and `count` (suggestions made, the index of
+    the next). `observe` adds to it; `sync` replaces it by the trials of a sweep's store.
     """
 
-    def __init__(self, space: Mapping[str, Mapping], config: Mapping | None = None, method: str = "protein",
-                 goal: str = "maximize", seed: int = 0, num_random: int = 0, max_suggestion_cost: float = 0.0):
-        from pufferlib.errors import APIUsageError
+    def __init__(self, space: Mapping[str, Mapping] | Space, config: Mapping | None = None,
+                 method: str = "protein", goal: str = "maximize", seed: int = 0, num_random: int = 0,
+                 max_suggestion_cost: float = 0.0):
+        from pufferlib.config import load_default
+        from pufferlib.config.validation import validate
         from pufferlib.sweep import protein
-        from pufferlib.sweep.space import INT_DISTRIBUTIONS, apply
 
-        if goal not in ("maximize", "minimize"):
-            raise APIUsageError(f"goal = {goal!r}; choose 'maximize' or 'minimize'.")
+        validate({"sweep": {"method": method, "goal": goal, "seed": seed, "num_random": num_random,
+                            "max_suggestion_cost": max_suggestion_cost}}, load_default())
         if config is None:
             config = {}
-            for key, table in space.items():
-                value = 1 if table.get("distribution") in INT_DISTRIBUTIONS else 0.5
-                config = set_dotted(config, key, value)
-        self.space = Space.from_tables(space, config)
+            dists = {p.key: p.distribution for p in space.params} if isinstance(space, Space) else \
+                {key: table.get("distribution") for key, table in space.items()}
+            for key, dist in dists.items():
+                set_dotted(config, key, 1 if dist in INT_DISTRIBUTIONS else 0.5)
+        self.space = space if isinstance(space, Space) else Space.from_tables(space, config)
+        self.config = config
         self._first = self.space.point(config)
         self.sign = 1.0 if goal == "maximize" else -1.0
         self.method = protein.make_method(method, self.space.dim, seed, num_random, max_suggestion_cost)
-        self.observations: list = []
+        self.observations: list[protein.Observation] = []
         self.failures: list[list[float]] = []
         self.pending: list[list[float]] = []
         self.count = 0
-        self._apply = apply
 
-    def suggest(self) -> dict[str, Any]:
-        """The next parameters to try: {dotted key: value}. The first is the given config's."""
+    def _next_point(self) -> list[float]:
         x = self._first if self.count == 0 else self.method.suggest(self.count, self.observations,
                                                                        self.failures, self.pending)
         self.count += 1
         self.pending.append(x)
-        return self.space.values(x)
+        return x
+
+    def suggest(self) -> dict[str, Any]:
+        """The next parameters to try: {dotted key: value}. The first is the given config's."""
+        return self.space.values(self._next_point())
+
+    def next_trial(self) -> tuple[int, list[float], dict[str, Any]]:
+        """(index, point, values) of the next suggestion, for a sweep's store. As `suggest`, except
+        that suggestion 0 has the config's own values (not clipped into the ranges, not rounded)."""
+        index = self.count
+        x = self._next_point()
+        if index == 0:
+            return index, x, {key: get_dotted(self.config, key) for key in self.space.keys}
+        return index, x, self.space.values(x)
 
     def observe(self, params: Mapping[str, Any], score: float | None, cost: float = 1.0,
                 reports: list[tuple[float, float]] | None = None) -> None:
@@ -83,6 +107,27 @@ class Sweeper:
         reps = [(self.sign * s, c) for s, c in (reports or [(score, cost)])]
         self.observations.append(Observation(x, self.sign * float(score), float(cost), reps))
 
+    def sync(self, trials: list[dict], reports: Mapping[int, list[tuple[float, float]]]) -> None:
+        """Replace what the search knows by the trials of a sweep's store.
+
+        `trials`: `Store.trials()` rows, in id order; `reports`: trial id -> its (score, cost)
+        reports. Finished trials with a score (done, stopped) are observations, failed and timed
+        out ones failures, running ones pending (interrupted ones count for nothing); the next
+        suggestion's index follows the highest `idx`.
+        """
+        from pufferlib.sweep.protein import Observation
+
+        self.observations, self.failures, self.pending = [], [], []
+        for t in trials:
+            if t["status"] in ("done", "stopped") and t["score"] is not None:
+                reps = [(self.sign * s, c) for s, c in reports.get(t["id"], [])]
+                self.observations.append(Observation(t["x"], self.sign * t["score"], t["cost"], reps))
+            elif t["status"] in ("failed", "timeout"):
+                self.failures.append(t["x"])
+            elif t["status"] == "running":
+                self.pending.append(t["x"])
+        self.count = max((t["idx"] for t in trials), default=-1) + 1
+
     @property
     def best(self) -> tuple[dict[str, Any], float] | None:
         """(params, score) of the best observation so far, or None."""
@@ -90,5 +135,3 @@ class Sweeper:
             return None
         top = max(self.observations, key=lambda o: o.score)
         return self.space.values(top.x), self.sign * top.score
-
-

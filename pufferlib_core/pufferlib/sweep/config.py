@@ -1,9 +1,11 @@
 """The search space of a CLI sweep: which swept-key tables of the config layers apply.
 
 Config layers as in `puffer train` (default.toml < the env's config < --config FILE <
-dotted flags such as --sweep.max-runs 40). The search space is the swept-key tables of
-the highest layer that declares any: a --config file with its own `[sweep.train.gamma]`
-tables replaces the env's and the core's default space (their settings still apply).
+dotted flags such as --sweep.max-runs 40). Contract of `resolve_space`: the search space is
+the swept-key tables of the highest layer that declares any (a --config file with its own
+`[sweep.train.gamma]` tables replaces the env's and the core's default space; their
+settings still apply, and flags still change the chosen tables); an unknown `sweep.*`
+setting or a bad space raises APIUsageError before any trial runs.
 """
 
 from __future__ import annotations

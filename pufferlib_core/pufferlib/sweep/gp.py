@@ -1,9 +1,10 @@
 """A small exact Gaussian process on [0, 1]^d (torch, float64), and quantile regression.
 
-`GP().fit(X, y)` standardises y, picks a Matern-5/2 length scale per dimension and the noise
-level by the marginal likelihood on a subset of at most 96 points (a grid, then a few Adam
-steps; deterministic), then conditions on every point. `predict(Xc)` gives the posterior
-mean and standard deviation in the units of y.
+Contract: `GP().fit(X, y)` standardises y, picks a Matern-5/2 length scale per dimension and
+the noise level by the marginal likelihood on a subset of at most 96 points (a grid, then a
+few Adam steps; deterministic: the same points give the same GP), then conditions on every
+point. `predict(Xc)` gives the posterior mean and standard deviation in the units of y.
+`quantile_line(x, y, q)` is the line of the q-quantile of y given x (early stopping).
 """
 
 from __future__ import annotations

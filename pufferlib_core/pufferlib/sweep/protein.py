@@ -1,7 +1,8 @@
 """Search methods: `Random` (scrambled Sobol) and `Protein` (cost-aware Bayesian search).
 
-Both work in the unit cube of a `Space` and are stateless between calls: `suggest()` gets
-every observation so far, so a resumed sweep continues exactly where the database says.
+Contract: both work in the unit cube of a `Space` and are stateless between calls:
+`suggest(index, observations, failures, pending)` gets every result so far and returns the
+same point for the same arguments, so a resumed sweep continues exactly where its store says.
 Scores are oriented "higher is better" (the driver negates them for goal = minimize).
 
 Protein:
@@ -154,15 +155,16 @@ class Protein:
         return torch.cat([local.clamp(0.0, 1.0), uniform])
 
 
-def make_method(name: str, dim: int, seed: int = 0, num_random: int = 0, max_suggestion_cost: float = 0.0):
-    """The search method called `name` ("random" or "protein")."""
-    from pufferlib.errors import APIUsageError
+def make_method(name: str, dim: int, seed: int = 0, num_random: int = 0,
+                max_suggestion_cost: float = 0.0) -> Random | Protein:
+    """The search method called `name` (sweep.method: "random" or "protein"; APIUsageError else)."""
+    from pufferlib.config import load_default
+    from pufferlib.config.validation import validate
 
+    validate({"sweep": {"method": name}}, load_default())
     if name == "random":
         return Random(dim, seed)
-    if name == "protein":
-        return Protein(dim, seed, num_random, max_suggestion_cost)
-    raise APIUsageError(f"sweep.method = {name!r} is unknown; choose 'protein' or 'random'.")
+    return Protein(dim, seed, num_random, max_suggestion_cost)
 
 
 def should_stop(reports: list[tuple[float, float]], others: list[tuple[float, float]], quantile: float,

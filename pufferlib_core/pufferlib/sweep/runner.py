@@ -1,31 +1,38 @@
-"""Running one trial: an ordinary `puffer train` run in its own process.
+"""Trials of a sweep: one interface, `Trial`, with a local and a Ray implementation.
 
-A trial's folder (SWEEP_DIR/trials/trial_NNNN) holds `trial.toml` (the full config of the
-trial), `train.log` (its output: plain lines, no live dashboard) and the run folder that
-`puffer train` creates there (metrics.jsonl, checkpoints). The driver reads the reports
-from metrics.jsonl while the trial trains. A separate process isolates crashes and hangs:
-the process dies with the driver (PR_SET_PDEATHSIG on Linux) and is killed at the time
-limit. `run_to_end` runs a trial start to finish and returns its reports: the body of a
-Ray task, whose result goes back to the driver, the only writer of the database.
+Contract:
 
-The driver sees every trial through one interface, `Trial`: `step()` returns the reports
-written since the last call and, once the trial has ended, its outcome (status, error), which
-`LocalTrial` decides in one place (`_outcome`); `kill()` ends it. `LocalTrial` is a child
-process on this machine, `RayTrial` a Ray task running `run_to_end` (a `LocalTrial` on
-whichever node Ray chose), whose reports and outcome arrive together when it ends.
+- A trial is an ordinary `puffer train` run in its own process. Its folder
+  (SWEEP_DIR/trials/trial_NNNN) holds `trial.toml` (the trial's full config), `train.log` (its
+  output: plain lines, no live dashboard) and the run folder that `puffer train` creates
+  there (metrics.jsonl, checkpoints). Its reports are read from metrics.jsonl while it trains
+  (`ReportReader`).
+- `LocalTrial.start(spec)` runs it as a child process of this one: the process dies with its
+  parent (PR_SET_PDEATHSIG on Linux), so a crash or `kill -9` of the driver leaves no trial
+  behind. `RayTrial.start(spec, ray)` runs it as a Ray task (`run_to_end`: a `LocalTrial` on
+  the node Ray chose), reserving its torch threads as CPUs.
+- Both are `Trial`s: `poll(below_line)` returns the reports written since the last call and,
+  once the trial has ended, its `Outcome` (status and error); `kill()` ends it now.
+- How a trial ends is decided in one place, `LocalTrial.outcome`, for local trials and inside
+  Ray tasks alike. A Ray task's reports and outcome reach the driver together when it ends,
+  so early stopping (`below_line`, which needs the other trials' reports) applies to local
+  trials only.
+- Nothing here writes the sweep's database: reports and outcomes go back to the driver.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from pufferlib import config as cfglib
 from pufferlib.train.metrics import SCORE_KEYS
@@ -53,18 +60,33 @@ class Report:
     cost: float
 
 
-#: How a trial ended: (status, error text or None); status "done", "failed", "timeout" or "stopped".
-Outcome = tuple[str, "str | None"]
+@dataclass(frozen=True)
+class Outcome:
+    """How a trial ended: status ("done", "failed", "timeout" or "stopped") and why, if not done."""
+
+    status: str
+    error: str | None = None
+
+
+#: The early-stop rule of the driver: given a running trial's new reports, whether it must stop.
+StopRule = Callable[[list[Report]], bool]
+
+
+def never_stop(new: list[Report]) -> bool:
+    """The stop rule of a trial that runs to its end."""
+    return False
 
 
 class Trial(Protocol):
-    """What the driver needs of a running trial (see module doc)."""
+    """A started trial, as the driver sees it (see the module docstring)."""
 
-    def step(self) -> tuple[list[Report], Outcome | None]:
+    def poll(self, below_line: StopRule = never_stop) -> tuple[list[Report], Outcome | None]:
         """The reports written since the last call, and the outcome once the trial has ended."""
+        ...
 
     def kill(self) -> None:
-        """End the trial now (it is then recorded as stopped, interrupted or failed by the caller)."""
+        """End the trial now; the caller records it (e.g. as interrupted)."""
+        ...
 
 
 def _set_pdeathsig() -> None:  # runs in the child before exec
@@ -121,114 +143,130 @@ class ReportReader:
 
 
 class LocalTrial:
-    """A trial running as a child process; `poll()` returns its new reports."""
+    """A trial as a child process of this one. `LocalTrial(spec)` prepares it; `start` runs it."""
 
     def __init__(self, spec: TrialSpec):
         self.spec = spec
         self.folder = Path(spec.folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        self.started = time.time()
+        self.reader = ReportReader(self.folder, spec.metric, spec.cost, self.started)
+        self.reported = False  # whether any report of the metric came
+        self.proc: subprocess.Popen | None = None
+        self._log: IO[bytes] | None = None
+
+    @classmethod
+    def start(cls, spec: TrialSpec) -> LocalTrial:
+        """Write the trial's folder and start its `puffer train` process."""
+        trial = cls(spec)
+        trial.folder.mkdir(parents=True, exist_ok=True)
         config = json.loads(json.dumps(spec.config))
-        config["train"]["data_dir"] = str(self.folder.resolve())
-        (self.folder / "trial.toml").write_text(cfglib.dump_toml(config))
+        config["train"]["data_dir"] = str(trial.folder.resolve())
+        (trial.folder / "trial.toml").write_text(cfglib.dump_toml(config))
         threads = max(1, int(config["train"].get("cpu_threads") or 1))
         env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
                "PYTHONUNBUFFERED": "1"}
-        self._log = open(self.folder / "train.log", "ab")
-        self.start = time.time()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "pufferlib", "train", spec.env_id, "--config", str(self.folder / "trial.toml")],
-            stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+        trial._log = open(trial.folder / "train.log", "ab")
+        trial.started = trial.reader.start = time.time()
+        trial.proc = subprocess.Popen(
+            [sys.executable, "-m", "pufferlib", "train", spec.env_id, "--config", str(trial.folder / "trial.toml")],
+            stdout=trial._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
             start_new_session=True, preexec_fn=_set_pdeathsig if sys.platform == "linux" else None)
-        self.reader = ReportReader(self.folder, spec.metric, spec.cost, self.start)
-        self.reported = False  # whether any report of the metric came
+        return trial
 
-    @property
-    def nan(self) -> str | None:
-        """The NaN-loss message, once a report had one."""
-        return self.reader.nan
-
-    def step(self) -> tuple[list[Report], Outcome | None]:
-        """The trial's new reports and, once it has ended or must end, its outcome."""
-        reports = self.reader.poll()
-        self.reported |= bool(reports)
-        code = self.proc.poll()
-        if code is not None:
-            reports += self.reader.poll()  # what it wrote before exiting
-            self.reported |= bool(reports)
-            self.close()
-        elif self.nan or self._timed_out():
+    def poll(self, below_line: StopRule = never_stop) -> tuple[list[Report], Outcome | None]:
+        """The trial's new reports and, once it has ended or must end (then it is killed), its outcome."""
+        assert self.proc is not None, "LocalTrial.start() runs the trial"
+        exit_code = self.proc.poll()
+        new = self.reader.poll()  # read after the exit status: everything the process wrote
+        self.reported |= bool(new)
+        outcome = self.outcome(exit_code, new, below_line)
+        if outcome is not None:
             self.kill()
-        else:
-            return reports, None
-        return reports, self._outcome(code)
+        return new, outcome
 
-    def _timed_out(self) -> bool:
-        return self.spec.timeout > 0 and time.time() - self.start > self.spec.timeout
+    def timed_out(self) -> bool:
+        """Whether the trial has run past its time limit."""
+        return self.spec.timeout > 0 and time.time() - self.started > self.spec.timeout
 
-    def _outcome(self, code: int | None) -> Outcome:
-        """How the ended trial went: `code` is its exit status, None when it was killed running."""
-        if code is None and not self.nan:
-            return "timeout", f"killed after the time limit of {self.spec.timeout:g} s"
-        if self.nan:
-            return "failed", self.nan
-        if code != 0:
-            tail = (self.folder / "train.log").read_text(errors="replace").strip().splitlines()[-8:]
-            return "failed", f"exit status {code}: " + "\n".join(tail)
-        if not self.reported:
-            wanted = self.spec.metric or " or ".join(SCORE_KEYS)
-            return "failed", (f"the run never logged {wanted}; logged keys: "
-                              f"{', '.join(sorted(self.reader.logged_keys)) or 'none'} (set sweep.metric)")
-        return "done", None
+    def outcome(self, exit_code: int | None, new: list[Report], below_line: StopRule) -> Outcome | None:
+        """How the trial ends, from one look at it; None while it runs on.
+
+        The one place a trial's status is decided. `exit_code`: its exit status, None while it
+        runs; `new`: the reports of this look. In order: exited with status 0 after reporting its
+        metric: done; exited otherwise: failed (its NaN, the tail of its log, or the keys it
+        logged when it never logged the metric); running with a NaN loss: failed; past its
+        time limit: timeout; new reports and `below_line(new)`: stopped.
+        """
+        if exit_code is not None:
+            if self.reader.nan:
+                return Outcome("failed", self.reader.nan)
+            if exit_code != 0:
+                tail = (self.folder / "train.log").read_text(errors="replace").strip().splitlines()[-8:]
+                return Outcome("failed", f"exit status {exit_code}: " + "\n".join(tail))
+            if not self.reported:
+                wanted = self.spec.metric or " or ".join(SCORE_KEYS)
+                logged = ", ".join(sorted(self.reader.logged_keys)) or "none"
+                return Outcome("failed", f"the run never logged {wanted}; logged keys: {logged} (set sweep.metric)")
+            return Outcome("done")
+        if self.reader.nan:
+            return Outcome("failed", self.reader.nan)
+        if self.timed_out():
+            return Outcome("timeout", f"killed after the time limit of {self.spec.timeout:g} s")
+        if new and below_line(new):
+            return Outcome("stopped", "below the score-on-cost quantile line: stopped early")
+        return None
 
     def kill(self) -> None:
-        """Kill the trial's process group and wait for it."""
-        if self.proc.poll() is None:
-            try:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        self.close()
-
-    def close(self) -> None:
-        """Release the log file (after the process ended)."""
-        self.proc.wait()
-        if not self._log.closed:
+        """Kill the trial's process group (if it still runs), wait for it and close its log."""
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                try:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            self.proc.wait()
+        if self._log is not None and not self._log.closed:
             self._log.close()
 
 
 def run_to_end(spec: TrialSpec, poll_seconds: float = 0.5) -> dict[str, Any]:
-    """Run a trial to its end (time limit and NaN included): {"status", "error", "reports"}
-    (reports as dicts), the result of a `RayTrial`'s task."""
-    trial = LocalTrial(spec)
+    """Run a trial to its end (time limit and NaN included), the body of a `RayTrial`'s task.
+
+    Returns {"status", "error", "reports"} (the `Outcome`'s fields, reports as dicts).
+    """
+    trial = LocalTrial.start(spec)
     reports: list[Report] = []
     try:
         while True:
-            new, outcome = trial.step()
+            new, outcome = trial.poll()
             reports += new
             if outcome is not None:
-                break
+                return {**dataclasses.asdict(outcome), "reports": [dataclasses.asdict(r) for r in reports]}
             time.sleep(poll_seconds)
     finally:
         trial.kill()
-    status, error = outcome
-    return {"status": status, "error": error, "reports": [r.__dict__ for r in reports]}
 
 
 class RayTrial:
-    """A trial as a Ray task (`run_to_end` on a node Ray picks), reserving its torch threads as CPUs."""
+    """A trial as a Ray task (`run_to_end` on the node Ray picks), reserving its torch threads as CPUs."""
 
-    def __init__(self, ray: Any, spec: TrialSpec):
-        self._ray = ray
+    def __init__(self, ray: Any, handle: Any):
+        self._ray, self._handle = ray, handle
+
+    @classmethod
+    def start(cls, spec: TrialSpec, ray: Any) -> RayTrial:
+        """Submit the trial's task to `ray` (the module, connected by `pufferlib.vector.ray.connect`)."""
         task = ray.remote(run_to_end).options(num_cpus=spec.config["train"]["cpu_threads"])
-        self._handle = task.remote(spec)
+        return cls(ray, task.remote(spec))
 
-    def step(self) -> tuple[list[Report], Outcome | None]:
-        """Nothing while the task runs; its reports and outcome once it has ended."""
+    def poll(self, below_line: StopRule = never_stop) -> tuple[list[Report], Outcome | None]:
+        """Nothing while the task runs; its reports and outcome once it has ended (`below_line`
+        is not applied: the task runs to its end)."""
         ready, _ = self._ray.wait([self._handle], timeout=0)
         if not ready:
             return [], None
         result = self._ray.get(self._handle)
-        return [Report(**r) for r in result["reports"]], (result["status"], result["error"])
+        return [Report(**r) for r in result["reports"]], Outcome(result["status"], result["error"])
 
     def kill(self) -> None:
         """Cancel the task (Ray kills its worker, and with it the trial's process)."""

@@ -1,8 +1,9 @@
-"""A sweep's search space: the swept config keys, their distributions and the sweep settings.
+"""A sweep's search space: the swept config keys and their distributions.
 
 Declared in the config tree under `[sweep]`: plain keys are settings (method, metric, goal,
-max_runs, ...) and every table with a `distribution` key is one swept config key, named by
-its path below `sweep`: `[sweep.train.learning_rate]` sweeps `train.learning_rate`.
+max_runs, ...; checked by `pufferlib.config.validation`) and every table with a
+`distribution` key is one swept config key, named by its path below `sweep`:
+`[sweep.train.learning_rate]` sweeps `train.learning_rate` (`param_tables`).
 
 Each distribution maps a value to a point of [0, 1] (`normalize`) and back (`unnormalize`),
 so that search methods work in the unit cube whatever the keys' scales:
@@ -13,9 +14,11 @@ so that search methods work in the unit cube whatever the keys' scales:
     log_normal     float, linear in log (min > 0): learning rates, coefficients
     logit_normal   float in (0, 1), linear in logit: discount factors, GAE lambda
 
-`Space.check(config)` raises `APIUsageError` before any trial runs for a bad space: min > max,
-unknown keys (with close matches), a distribution that does not fit the key's type, log
-distributions over non-positive ranges.
+Contract: `Space.from_tables(tables, config)` raises `APIUsageError` before any trial runs
+for a bad space: min > max, unknown keys (with close matches), a distribution that does not
+fit the key's type, log distributions over non-positive ranges. `values(x)` and `point(...)`
+convert between a point of [0, 1]^d and {dotted key: value}; `apply` sets values in a copy
+of a config.
 """
 
 from __future__ import annotations
@@ -87,22 +90,16 @@ class Param:
         return min(max(value, self.min), self.max)
 
 
-def _split(sweep: Mapping, prefix: str = "") -> tuple[dict, dict]:
-    """(settings, {dotted key: param table}) of a `[sweep]` table."""
-    settings, params = {}, {}
+def param_tables(sweep: Mapping, prefix: str = "") -> dict[str, dict]:
+    """{dotted key: {distribution, min, max}} of the swept keys declared in a `[sweep]` table
+    (every nested table with a `distribution`; `prefix` is the path walked so far)."""
+    params: dict[str, dict] = {}
     for name, value in sweep.items():
         if isinstance(value, Mapping) and "distribution" in value:
             params[prefix + name] = dict(value)
         elif isinstance(value, Mapping):
-            params.update(_split(value, f"{prefix}{name}.")[1])
-        elif not prefix:
-            settings[name] = value
-    return settings, params
-
-
-def param_tables(sweep: Mapping) -> dict[str, dict]:
-    """{dotted key: {distribution, min, max}} of the swept keys declared in a `[sweep]` table."""
-    return _split(sweep)[1]
+            params.update(param_tables(value, f"{prefix}{name}."))
+    return params
 
 
 def _lookup(config: Mapping, dotted: str) -> Any:

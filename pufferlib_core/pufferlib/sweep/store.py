@@ -1,10 +1,12 @@
-"""A sweep's state: SWEEP_DIR/sweep.db, an embedded SQLite database in WAL mode.
+"""A sweep's state: SWEEP_DIR/sweep.db (`FILE_NAME`), an embedded SQLite database in WAL mode.
 
-Only the driver writes (one connection, one transaction per change), so a crash, `kill -9`
-or Ctrl-C can lose at most the change in flight, never corrupt the file; readers (`puffer
-plot --sweep`) may read while it runs. Tables:
+Contract: the store is the single source of truth for a sweep's trials (what was suggested,
+each trial's status, reports and result); the driver keeps no other copy. Only the driver
+writes (one connection, one transaction per change), so a crash, `kill -9` or Ctrl-C can
+lose at most the change in flight, never corrupt the file; readers (`puffer plot --sweep`,
+`puffer sweep --resume`) may read while it runs. Tables:
 
-    meta     key -> JSON value: env id, the sweep's config, its settings
+    meta     key -> JSON value: env id, the sweep's config, its swept keys
     trials   one row per trial: suggestion index, parameters, point x, status, score, cost,
              error, run folder, start/end times, and the trial it retries (after an interruption)
     reports  the (step, seconds, score, cost) reports of each trial while it trained
@@ -21,7 +23,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pufferlib.errors import APIUsageError
+
+#: The database's name in a sweep folder.
 FILE_NAME = "sweep.db"
+#: The statuses of trials that count towards `max_runs` (interrupted ones are run again).
 FINISHED = ("done", "stopped", "failed", "timeout")
 
 _SCHEMA = """
@@ -34,6 +40,12 @@ CREATE TABLE IF NOT EXISTS reports (
     trial_id INTEGER NOT NULL REFERENCES trials(id), step INTEGER, seconds REAL, score REAL, cost REAL);
 CREATE INDEX IF NOT EXISTS reports_trial ON reports(trial_id);
 """
+
+
+def check_resumable(sweep_dir: str | Path) -> None:
+    """Raise APIUsageError unless `sweep_dir` holds a sweep's database (what `--resume` needs)."""
+    if not (Path(sweep_dir) / FILE_NAME).exists():
+        raise APIUsageError(f"--resume {sweep_dir}: no {FILE_NAME} there; is it a folder made by `puffer sweep`?")
 
 
 class Store:

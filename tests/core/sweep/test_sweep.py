@@ -230,21 +230,28 @@ def test_trial_config_divides_cores_groups_logger_runs_and_drops_the_sweep_secti
     assert config["mylogger"]["group"] == ""  # the sweep's own config is untouched
 
 
-class _FakeTrial:
-    """Stands in for runner.LocalTrial: reports given up front, never exits by itself."""
+class _RunningProcess:
+    """Stands in for the Popen of a trial's process that runs on."""
 
-    def __init__(self, reports, nan=None):
-        self._reports, self.nan, self.killed = reports, nan, False
+    def poll(self):
+        return None
 
-    def step(self):
-        out, self._reports = self._reports, []
-        if self.nan:
-            self.killed = True
-            return out, ("failed", self.nan)
-        return out, None
 
-    def kill(self):
-        self.killed = True
+def _trial_without_process(folder, reports, nan=None, timeout=0.0):
+    """A runner.LocalTrial whose process runs on and whose metrics file holds `reports` (read once)."""
+    from pufferlib.sweep.runner import LocalTrial, TrialSpec
+
+    trial = LocalTrial(TrialSpec("gym-CartPole-v1", {"train": {}}, str(folder), timeout=timeout))
+    trial.proc = _RunningProcess()
+    trial.reader.nan, pending = nan, [list(reports)]
+    trial.reader.poll = lambda: pending.pop() if pending else []
+    trial.killed = False
+
+    def kill():
+        trial.killed = True
+
+    trial.kill = kill
+    return trial
 
 
 @pytest.mark.parametrize("low, nan, status", [(True, None, "stopped"), (False, None, "running"),
@@ -256,21 +263,26 @@ def test_driver_stops_trials_below_the_quantile_line_and_fails_nan_trials(tmp_pa
 
     config = load_default()
     space = Space.from_tables({"train.gamma": {"distribution": "logit_normal", "min": 0.9, "max": 0.999}}, config)
-    sweep = SweepDriver("gym-CartPole-v1", config, space, tmp_path)
-    sweep.store = Store(tmp_path)
-    done = sweep.store.add_trial(0, {"train.gamma": 0.98}, [0.5], "t0")
-    sweep.reports[done] = [(10.0 * math.log(c), c) for c in range(2, 40)]  # score grows with cost
-    sweep.store.finish(done, "done", 36.0, 39.0)
-    running = sweep.store.add_trial(1, {"train.gamma": 0.95}, [0.3], "t1")
+    driver = SweepDriver("gym-CartPole-v1", config, space, tmp_path)
+    driver.store = Store(tmp_path)
+    done = driver.store.add_trial(0, {"train.gamma": 0.98}, [0.5], "t0")
+    for c in range(2, 40):  # score grows with cost
+        driver.store.add_report(done, c, float(c), 10.0 * math.log(c), float(c))
+    driver.store.finish(done, "done", 36.0, 39.0)
+    running = driver.store.add_trial(1, {"train.gamma": 0.95}, [0.3], "t1")
     score = 1.0 if low else 50.0
-    fake = _FakeTrial([Report(100, 5.0, score, 5.0), Report(200, 10.0, score + 1, 10.0)], nan)
-    sweep.running, sweep.reports[running] = {running: fake}, []
-    sweep._poll()
-    row = sweep.store.trials()[-1]
-    assert row["status"] == status and fake.killed == (status != "running")
+    trial = _trial_without_process(tmp_path / "t1", [Report(100, 5.0, score, 5.0), Report(200, 10.0, score + 1, 10.0)],
+                                   nan)
+    driver.running = {running: trial}
+    driver._poll()
+    row = driver.store.trials()[-1]
+    assert row["status"] == status and trial.killed == (status != "running")
+    assert [r["score"] for r in driver.store.reports(running)] == [score, score + 1]  # recorded either way
     if status == "failed":
-        assert row["error"] == nan
-    sweep.store.close()
+        assert row["error"] == nan and row["score"] is None
+    if status == "stopped":
+        assert (row["score"], row["cost"]) == (score + 1, 10.0)  # its last report
+    driver.store.close()
 
 
 def test_plot_sweep_draws_score_on_cost_front_and_each_parameter(tmp_path):
@@ -320,19 +332,59 @@ def test_space_comes_from_the_highest_layer_that_declares_one(tmp_path):
         pufferlib.registry.unregister("test-sweep-env")
 
 
-def test_a_local_trial_decides_its_outcome_in_one_place(tmp_path):
-    """How an ended trial went, as the driver and a Ray task both see it (runner.LocalTrial._outcome)."""
-    from pufferlib.sweep.runner import LocalTrial, ReportReader, TrialSpec
+def test_a_trial_outcome_is_decided_in_one_place(tmp_path):
+    """runner.LocalTrial.outcome: what the driver and a Ray task both go by, in its order of precedence."""
+    from pufferlib.sweep.runner import LocalTrial, Outcome, Report, TrialSpec, never_stop
+    from pufferlib.train.metrics import SCORE_KEYS
 
-    trial = object.__new__(LocalTrial)  # the decision alone, without a training process
-    trial.spec, trial.folder = TrialSpec("x", {"train": {}}, str(tmp_path), "", "time", 0.5), tmp_path
-    trial.reader, trial.reported = ReportReader(tmp_path, "", "time", 0.0), False
+    trial = LocalTrial(TrialSpec("x", {"train": {}}, str(tmp_path), timeout=0.5))  # not started: no process
     (tmp_path / "train.log").write_text("Traceback\nboom\n")
-    assert trial._outcome(None) == ("timeout", "killed after the time limit of 0.5 s")
-    assert trial._outcome(1) == ("failed", "exit status 1: Traceback\nboom")
-    status, error = trial._outcome(0)
-    assert status == "failed" and "never logged environment/score or environment/episode_return" in error
+    new = [Report(100, 1.0, 2.0, 1.0)]
+    below = lambda reports: True  # noqa: E731 - the early-stop rule says stop
+    assert trial.outcome(None, [], below) is None  # no new report: the rule is not asked
+    assert trial.outcome(None, new, never_stop) is None
+    assert trial.outcome(None, new, below) == Outcome("stopped", "below the score-on-cost quantile line: stopped early")
+    assert trial.outcome(1, new, below) == Outcome("failed", "exit status 1: Traceback\nboom")
+    assert trial.outcome(0, [], below) == Outcome("failed", f"the run never logged {' or '.join(SCORE_KEYS)}; "
+                                                            "logged keys: none (set sweep.metric)")
     trial.reported = True
-    assert trial._outcome(0) == ("done", None)
+    assert trial.outcome(0, [], below) == Outcome("done")
+    trial.started -= 1.0  # past its time limit
+    assert trial.outcome(None, new, below) == Outcome("timeout", "killed after the time limit of 0.5 s")
+    assert trial.outcome(0, [], below) == Outcome("done")  # it exited: the limit no longer matters
     trial.reader.nan = "NaN in losses/policy_loss at step 9"
-    assert trial._outcome(None) == trial._outcome(0) == ("failed", "NaN in losses/policy_loss at step 9")
+    assert trial.outcome(None, new, below) == trial.outcome(0, [], below) == Outcome("failed", trial.reader.nan)
+
+
+def test_sweeper_is_fed_from_a_store_and_its_first_trial_is_the_config_as_given(tmp_path):
+    gamma = {"train.gamma": {"distribution": "logit_normal", "min": 0.9, "max": 0.999}}
+    sweeper = Sweeper(gamma, config={"train": {"gamma": 0.5}}, goal="minimize")  # below the range
+    assert sweeper.next_trial() == (0, [0.0], {"train.gamma": 0.5})  # not clipped, unlike suggest()'s
+    assert Sweeper(gamma, config={"train": {"gamma": 0.5}}).suggest() == {"train.gamma": pytest.approx(0.9)}
+
+    store = Store(tmp_path)
+    rows = {}
+    for idx, status in enumerate(["done", "stopped", "failed", "timeout", "interrupted", "running"]):
+        rows[status] = store.add_trial(min(idx, 4), {"train.gamma": 0.95}, [idx / 10], f"t{idx}", None)
+        if status in ("done", "stopped"):
+            store.add_report(rows[status], 10, 1.0, 3.0 + idx, 2.0)
+            store.finish(rows[status], status, 3.0 + idx, 2.0)
+        elif status != "running":
+            store.finish(rows[status], status, None, None, "why")
+    reports = {r["trial_id"]: [(r["score"], r["cost"])] for r in store.reports()}
+    sweeper.sync(store.trials(), reports)
+    store.close()
+    assert [(o.x, o.score, o.cost, o.reports) for o in sweeper.observations] == [
+        ([0.0], -3.0, 2.0, [(-3.0, 2.0)]), ([0.1], -4.0, 2.0, [(-4.0, 2.0)])]  # minimize: scores negated
+    assert sweeper.failures == [[0.2], [0.3]] and sweeper.pending == [[0.5]]
+    assert sweeper.best == ({"train.gamma": pytest.approx(0.9)}, 3.0)
+    index, x, values = sweeper.next_trial()
+    assert index == 5 and sweeper.pending == [[0.5], x] and values == sweeper.space.values(x)
+
+
+@pytest.mark.parametrize("kwargs, message", [({"goal": "max"}, "sweep.goal = 'max' must be one of 'maximize'"),
+                                             ({"method": "grid"}, "sweep.method = 'grid' must be one of 'protein'"),
+                                             ({"num_random": -1}, r"sweep.num_random = -1 must be in \[0, inf\)")])
+def test_sweeper_settings_are_checked_against_the_config_constraints(kwargs, message):
+    with pytest.raises(APIUsageError, match=message):
+        Sweeper({"k": {"distribution": "uniform", "min": 0.0, "max": 1.0}}, **kwargs)
