@@ -68,7 +68,7 @@ static void breakout_observe(Env* env) {
     obs[1] = (float)BO_PADDLE_Y * (2.0f / BO_H) - 1.0f;
     obs[2] = (env->ball_x + BO_BALL / 2.0f) * (2.0f / BO_W) - 1.0f;
     /* ball_y <= BO_H while the ball is in play; past it (the last ball lost) the edge is shown */
-    obs[3] = fminf(env->ball_y, (float)BO_H) * (2.0f / BO_H) - 1.0f;
+    obs[3] = (env->ball_y < BO_H ? env->ball_y : (float)BO_H) * (2.0f / BO_H) - 1.0f;
     obs[4] = env->ball_vx * (1.0f / BO_BALL_SPEED);
     obs[5] = env->ball_vy * (1.0f / BO_BALL_SPEED);
     obs[6] = (float)env->balls_left / (float)env->balls;

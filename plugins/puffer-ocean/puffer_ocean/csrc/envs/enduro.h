@@ -88,7 +88,7 @@ static void en_observe(Env* env) {
             continue;
         }
         q[0] = env->ex[i];
-        q[1] = fminf(env->ed[i], 1.0f);  /* a rival past the horizon at the race's end: shown at it */
+        q[1] = env->ed[i] < 1.0f ? env->ed[i] : 1.0f;  /* a rival past the horizon at the race's end: shown at it */
         q[2] = env->ex[i] - env->last_ex[i];
         q[3] = env->ed[i] - env->last_ed[i];
         q[4] = env->elane[i] == lane;
