@@ -95,11 +95,7 @@ class ColumnWriter:
                    truncations: np.ndarray) -> int:
         """Write the recv() after acting at `t`: the rewards and dones of step t, the observation
         and masks of step t + 1. Returns the count of truncated rows (their final values are due)."""
-        try:  # `_copy_rows` inlined: this runs every step
-            return copy_rows(self._step_copies[t], (obs, masks, rewards, terminals, truncations))
-        except (TypeError, ValueError) as error:
-            raise self._unfit_arrays(obs=obs, masks=masks, rewards=rewards, terminals=terminals,
-                                     truncations=truncations) from error
+        return self._copy_rows(self._step_copies[t], (obs, masks, rewards, terminals, truncations))
 
     def finish(self, first_starts: np.ndarray) -> None:
         """Move what the batch kept aside into the storage: the policy's outputs, the env fields'
