@@ -10,6 +10,7 @@ memory, and the learning checks, whose margins were measured on a machine runnin
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -63,6 +64,20 @@ def pytest_collection_modifyitems(config, items):
             grouped.add(item.nodeid)
     # A group is the longest chain one worker runs: handed out first, it runs beside the rest.
     items.sort(key=lambda item: item.nodeid not in grouped)
+    _check_prefixes_still_name_tests(items)
+
+
+def _check_prefixes_still_name_tests(items):
+    """A renamed or moved test must not slip out of SERIAL or GROUPS unnoticed: each prefix names
+    an existing file, and one whose file was collected matched a test of it."""
+    root = Path(__file__).resolve().parents[1]
+    collected = {item.nodeid.split("::")[0] for item in items}
+    for prefix in (*SERIAL, *GROUPS):
+        path = prefix.split("::")[0]
+        if not (root / path).is_file():
+            raise pytest.UsageError(f"tests/conftest.py names {prefix!r}, but {path} does not exist")
+        if path in collected and not any(item.nodeid.startswith(prefix) for item in items):
+            raise pytest.UsageError(f"tests/conftest.py names {prefix!r}, which matches no test")
 
 
 @pytest.fixture
