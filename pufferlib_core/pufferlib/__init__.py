@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # the lazy names below, as type checkers and IDEs should see 
     from pufferlib.checker import check_env  # noqa: F401
     from pufferlib.environment import Buffers, EpisodeStats, PufferEnv  # noqa: F401
     from pufferlib.protocols import EnvCreator, Policy, RecurrentPolicy, VecEnv  # noqa: F401
+    from pufferlib.agent import Agent, load  # noqa: F401
     from pufferlib.pufferl import PuffeRL  # noqa: F401
     from pufferlib.registry import register  # noqa: F401
     from pufferlib.registry.hookspecs import hookimpl  # noqa: F401
@@ -44,6 +45,8 @@ _LAZY = {
     "ObsLayout": "pufferlib.spaces",
     "make_from_config": "pufferlib.registry.make",
     "PuffeRL": "pufferlib.pufferl",
+    "load": "pufferlib.agent",
+    "Agent": "pufferlib.agent",
     "check_env": "pufferlib.checker",
     # The typed contracts at the plugin seam (see pufferlib.protocols).
     "VecEnv": "pufferlib.protocols",

@@ -550,9 +550,14 @@ class PuffeRL:
         self._hook("pufferlib_checkpoint", trainer=self, path=str(path))
         return str(path)
 
-    def load_checkpoint(self, path: str | Path, resume: bool = False) -> dict[str, Any]:
-        """Load a checkpoint's weights; with `resume`, also its optimiser state and progress."""
-        payload = checkpoint.load(path, self.config["train"]["data_dir"], map_location=self.device)
+    def load_checkpoint(self, path: str | Path, resume: bool = False, allow_env_mismatch: bool = False,
+                        ) -> dict[str, Any]:
+        """Load a checkpoint's weights; with `resume`, also its optimiser state and progress.
+
+        "latest" is the newest checkpoint of this trainer's env; a checkpoint of another env
+        is refused unless `allow_env_mismatch` (fine-tuning; never when resuming)."""
+        payload = checkpoint.load(path, self.config["train"]["data_dir"], map_location=self.device,
+                                  env_id=None if resume else self.env_id, allow_env_mismatch=allow_env_mismatch)
         if resume and payload.get("env_id") and self.env_id and payload["env_id"] != self.env_id:
             raise APIUsageError(f"{payload['path']} is a run of {payload['env_id']!r}, not {self.env_id!r}; resume "
                                 "it with that env, or start a new run with --load-model-path to fine-tune.")

@@ -163,9 +163,7 @@ class StateDependentNormal(torch.distributions.Normal):
 
 
 def _categorical(logits: torch.Tensor, action: torch.Tensor | None, mask: torch.Tensor | None, with_entropy: bool):
-    if mask is not None:
-        logits = logits.masked_fill(~mask.bool(), torch.finfo(logits.dtype).min)
-    logp = torch.log_softmax(logits, dim=-1)
+    logp = torch.log_softmax(_masked(logits, mask), dim=-1)
     if action is None:  # Gumbel-max: argmax(log p - log E), E ~ Exp(1), is a sample of p
         index = (logp - torch.empty_like(logp).exponential_().log_()).argmax(-1, keepdim=True)
     else:
@@ -173,6 +171,40 @@ def _categorical(logits: torch.Tensor, action: torch.Tensor | None, mask: torch.
     logprob = logp.gather(-1, index).squeeze(-1)
     entropy = -(logp.exp() * logp).sum(-1) if with_entropy else None
     return index.squeeze(-1) if action is None else action, logprob, entropy
+
+
+def greedy_action(logits: Logits, nvec: Sequence[int] | None = None,
+                  action_mask: torch.Tensor | None = None) -> torch.Tensor:
+    """The most likely action of a policy head, shaped as `sample_logits` returns actions: the
+    allowed choice of highest logit (per sub-action of a MultiDiscrete space), or the mean of
+    a Normal (Box actions)."""
+    if isinstance(logits, torch.distributions.Normal):
+        return logits.mean
+    if isinstance(logits, torch.Tensor) and (nvec is None or len(nvec) == 1):
+        return _masked(logits, action_mask).argmax(-1)
+    return torch.stack([_masked(lg, m).argmax(-1) for lg, m in _heads(logits, nvec, action_mask)], dim=-1)
+
+
+def _heads(logits: Logits, nvec: Sequence[int] | None,
+           action_mask: torch.Tensor | None) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
+    """(logits, mask) of each sub-action of a MultiDiscrete head (a list, or one tensor cut by `nvec`)."""
+    if isinstance(logits, torch.Tensor):
+        assert nvec is not None
+        if logits.shape[-1] != sum(nvec):
+            raise APIUsageError(f"logits have {logits.shape[-1]} columns but the MultiDiscrete space needs "
+                                f"sum(nvec) = {sum(nvec)}; size the policy's action head to sum(nvec).")
+        logits = torch.split(logits, list(nvec), dim=-1)
+    if not isinstance(logits, (list, tuple)):
+        raise APIUsageError(f"Unsupported policy output {type(logits).__name__}: return a logits tensor, a list "
+                            "of logits tensors (MultiDiscrete) or a torch.distributions.Normal (Box).")
+    if action_mask is None:
+        return [(lg, None) for lg in logits]
+    return list(zip(logits, torch.split(action_mask, [lg.shape[-1] for lg in logits], dim=-1)))
+
+
+def _masked(logits: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+    """`logits` with the choices `mask` forbids (0) at the lowest value."""
+    return logits if mask is None else logits.masked_fill(~mask.bool(), torch.finfo(logits.dtype).min)
 
 
 def sample_logits(logits: Logits, action: torch.Tensor | None = None, nvec: Sequence[int] | None = None,
@@ -191,22 +223,12 @@ def sample_logits(logits: Logits, action: torch.Tensor | None = None, nvec: Sequ
         if action is None:
             action = logits.sample()
         return action, logits.log_prob(action).sum(-1), logits.entropy().sum(-1) if entropy else None
-    if isinstance(logits, torch.Tensor):
-        if nvec is None or len(nvec) == 1:
-            if action is not None and action.dim() == logits.dim():
-                action = action.squeeze(-1)
-            return _categorical(logits, action, action_mask, entropy)
-        if logits.shape[-1] != sum(nvec):
-            raise APIUsageError(f"logits have {logits.shape[-1]} columns but the MultiDiscrete space needs "
-                                f"sum(nvec) = {sum(nvec)}; size the policy's action head to sum(nvec).")
-        logits = torch.split(logits, list(nvec), dim=-1)
-    if not isinstance(logits, (list, tuple)):
-        raise APIUsageError(f"Unsupported policy output {type(logits).__name__}: return a logits tensor, a list "
-                            "of logits tensors (MultiDiscrete) or a torch.distributions.Normal (Box).")
-    masks = (torch.split(action_mask, [lg.shape[-1] for lg in logits], dim=-1)
-             if action_mask is not None else [None] * len(logits))
+    if isinstance(logits, torch.Tensor) and (nvec is None or len(nvec) == 1):
+        if action is not None and action.dim() == logits.dim():
+            action = action.squeeze(-1)
+        return _categorical(logits, action, action_mask, entropy)
     parts = [_categorical(lg, None if action is None else action[..., i], m, entropy)
-             for i, (lg, m) in enumerate(zip(logits, masks))]
+             for i, (lg, m) in enumerate(_heads(logits, nvec, action_mask))]
     actions = torch.stack([p[0] for p in parts], dim=-1)
     logprob = torch.stack([p[1] for p in parts], dim=-1).sum(-1)
     total_entropy = torch.stack([p[2] for p in parts], dim=-1).sum(-1) if entropy else None

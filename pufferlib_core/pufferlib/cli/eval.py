@@ -1,27 +1,61 @@
-"""`puffer eval ENV`: run a (trained) policy, print episode stats, render, write a video."""
+"""`puffer eval ENV`: evaluate a (trained) policy, the rule of `pufferlib.train.evaluation`;
+optionally render it or record a video of env 0."""
 
 from __future__ import annotations
+
+import json
+import sys
 
 from pufferlib.cli.options import base_parser, parse_config
 from pufferlib.errors import APIUsageError
 
 
 def eval_command(argv: list[str]) -> int:
-    """Run a (trained) policy on ENV and print episode stats; optionally render and save a video."""
+    """Evaluate a (trained) policy on ENV: mean return, std, 95% interval over N episodes."""
     parser = base_parser("puffer eval", eval_command.__doc__)
-    parser.add_argument("--episodes", type=int, default=10, help="episodes to run (default 10)")
+    parser.add_argument("--episodes", type=int, default=10,
+                        help="episodes to count: the first N to start, each played to its end (default 10)")
+    parser.add_argument("--deterministic", action="store_true",
+                        help="greedy actions (the most likely choice, or the mean of a continuous action) "
+                             "instead of sampled ones")
     parser.add_argument("--render-mode", choices=["ansi", "rgb_array", "human"], default=None)
     parser.add_argument("--video-path", help="write the rgb_array frames of env 0 to this .gif/.mp4")
     parser.add_argument("--fps", type=int, default=30)
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     config, args = parse_config(parser, argv)
+    if args.episodes < 1:
+        raise APIUsageError(f"--episodes must be at least 1, got {args.episodes}.")
+    if args.fps < 1:
+        raise APIUsageError(f"--fps must be at least 1, got {args.fps}.")
     if args.video_path and args.render_mode not in (None, "rgb_array"):
         raise APIUsageError("--video-path records rgb_array frames; use --render-mode rgb_array (or omit it).")
-    from pufferlib.train.playback import run_episodes
+    from pufferlib.agent import build, eval_env_config
+    from pufferlib.cpu.threads import set_torch_threads
+    from pufferlib.train import checkpoint
+    from pufferlib.train.playback import Recorder, make_render_env, write_video
 
+    payload = None
+    if args.load_model_path:
+        payload = checkpoint.load(args.load_model_path, config["train"]["data_dir"], env_id=args.env_id,
+                                  allow_env_mismatch=args.allow_env_mismatch)
+        print(f"puffer eval: loaded {checkpoint.describe(payload)}", file=sys.stderr)
+    if config["train"]["cpu_threads"] > 0:
+        set_torch_threads(config["train"]["cpu_threads"])
     render_mode = "rgb_array" if args.video_path else args.render_mode
-    result = run_episodes(args.env_id, config, args.load_model_path, args.episodes, render_mode,
-                          args.video_path, args.fps)
-    print(f"{args.env_id}: {result['episodes']} episodes, mean return {result['mean_return']:.2f} "
-          f"(min {result['min_return']:.2f}, max {result['max_return']:.2f}), "
-          f"mean length {result['mean_length']:.1f}" + (f"; video: {args.video_path}" if args.video_path else ""))
+    config = eval_env_config(config)
+    env = make_render_env(args.env_id, config, render_mode)
+    try:
+        agent = build(args.env_id, config, payload, env)
+        recorder = Recorder(env, render_mode)
+        result = agent.evaluate(env, args.episodes, deterministic=args.deterministic, seed=config["vec"]["seed"],
+                                on_step=recorder, progress="puffer eval")
+    finally:
+        env.close()
+    if args.video_path:
+        write_video(recorder.frames, args.video_path, args.fps)
+    if args.json:
+        print(json.dumps({"env_id": args.env_id, "checkpoint": payload and payload["path"], **result.as_dict(),
+                          "deterministic": result.deterministic, "seed": result.seed}))
+    else:
+        print(f"{args.env_id}: {result.summary()}" + (f"; video: {args.video_path}" if args.video_path else ""))
     return 0

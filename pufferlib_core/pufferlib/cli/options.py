@@ -20,8 +20,10 @@ def base_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False)
     parser.add_argument("env_id", help="environment id, e.g. gym-CartPole-v1 (see `puffer list`)")
     parser.add_argument("--config", help="a TOML file overlaid on the defaults")
-    parser.add_argument("--load-model-path", help="checkpoint file, run folder, or 'latest' (newest under "
-                                                  "train.data_dir) to start from")
+    parser.add_argument("--load-model-path", help="checkpoint file, run folder, or 'latest' (the newest "
+                                                  "checkpoint of ENV under train.data_dir)")
+    parser.add_argument("--allow-env-mismatch", action="store_true",
+                        help="load --load-model-path even when it is a checkpoint of another env (fine-tuning)")
     return parser
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from pufferlib.cli.options import base_parser, parse_config, pre_parse
 from pufferlib.errors import APIUsageError
 from pufferlib.registry.make import make_from_config
+from pufferlib.train import checkpoint
 from pufferlib.train.policy import make_policy
 
 if TYPE_CHECKING:
@@ -55,8 +56,6 @@ def train_command(argv: list[str]) -> int:
     pre = pre_parse(parser, argv)
     base, resume_payload = None, None
     if pre.resume:
-        from pufferlib.train import checkpoint
-
         resume_payload = checkpoint.load(pre.resume)
         base = resume_payload["config"]
     config, args = parse_config(parser, argv, base)
@@ -132,7 +131,8 @@ def _train(args: argparse.Namespace, config: dict, resume_payload: dict | None) 
     with _interrupts() as received:
         try:
             if args.load_model_path:
-                trainer.load_checkpoint(args.load_model_path)
+                loaded = trainer.load_checkpoint(args.load_model_path, allow_env_mismatch=args.allow_env_mismatch)
+                print(f"puffer train: starting from {checkpoint.describe(loaded)}", file=sys.stderr)
             if resume_payload is not None:
                 trainer.load_checkpoint(resume_payload["path"], resume=True)
             while not trainer.done_training():

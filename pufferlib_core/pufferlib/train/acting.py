@@ -12,19 +12,29 @@ both act through it.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 import torch
 from gymnasium import spaces
 
 import pufferlib.pytorch
 from pufferlib.errors import APIUsageError
-from pufferlib.protocols import VecEnv
+from pufferlib.protocols import EnvSpaces, Logits
 
 #: A row index into per-row storage: every row (a slice) or some rows (an index tensor).
 RowIndex = slice | torch.Tensor
 LSTMState = tuple[torch.Tensor, torch.Tensor]
 
 ALL_ROWS = slice(None)
+
+
+class AgentRows(EnvSpaces, Protocol):
+    """What an `Actor` reads of the env: the spaces of one agent row, and how many rows there are
+    (a vectorized env, or `pufferlib.agent.AgentSpaces` for acting outside one)."""
+
+    @property
+    def num_agents(self) -> int: ...
 
 
 class Actor:
@@ -35,7 +45,7 @@ class Actor:
     keeps one (h, c) per agent row. Any other policy returns `(logits, value, ...)`.
     """
 
-    def __init__(self, env: VecEnv, policy: torch.nn.Module, device: torch.device | str = "cpu"):
+    def __init__(self, env: AgentRows, policy: torch.nn.Module, device: torch.device | str = "cpu"):
         self.policy, self.device = policy, torch.device(device)
         self._on_cpu = self.device.type == "cpu"
         self.rows = env.num_agents
@@ -81,16 +91,30 @@ class Actor:
             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, LSTMState | None]:
         """(action, logprob, value, new LSTM state or None) for one batch of observations, of agent
         rows `rows` (their order in the batch; the rows matter to gSDE's held noise)."""
-        if self.recurrent:
-            logits, value, state = self.policy(obs, state)
-        else:
-            logits, value = self.policy(obs)[:2]
+        logits, value, state = self._forward(obs, state)
         held = None
         if isinstance(logits, pufferlib.pytorch.StateDependentNormal):
             held = logits.mean + logits.noise(self._held_noise(rows, logits))
         action, logprob, _ = pufferlib.pytorch.sample_logits(logits, held, self.nvec, self.action_mask(obs),
                                                              entropy=False)
         return action, logprob, value.float().view(-1), state
+
+    def choose(self, obs: torch.Tensor, state: LSTMState | None, deterministic: bool = False,
+               ) -> tuple[torch.Tensor, LSTMState | None]:
+        """(action, new LSTM state or None) of every row, for acting outside training: sampled, or
+        with `deterministic` the greedy action (`pufferlib.pytorch.greedy_action`)."""
+        if not deterministic:
+            action, _, _, state = self.act(obs, state)
+            return action, state
+        logits, _, state = self._forward(obs, state)
+        return pufferlib.pytorch.greedy_action(logits, self.nvec, self.action_mask(obs)), state
+
+    def _forward(self, obs: torch.Tensor, state: LSTMState | None,
+                 ) -> tuple[Logits, torch.Tensor, LSTMState | None]:
+        if self.recurrent:
+            return self.policy(obs, state)
+        logits, value = self.policy(obs)[:2]
+        return logits, value, None
 
     def _held_noise(self, rows: RowIndex, dist: pufferlib.pytorch.StateDependentNormal) -> torch.Tensor:
         """gSDE's noise matrices of `rows`; each row draws a new one every `dist.hold` steps."""

@@ -17,6 +17,8 @@ Contract:
 from __future__ import annotations
 
 import glob
+import json
+import math
 import os
 import pickle
 import tempfile
@@ -100,32 +102,60 @@ def save(path: str | Path, payload: dict[str, Any]) -> Path:
     return path
 
 
-def _candidates(path: str | Path, data_dir: str | Path) -> tuple[list[Path], bool]:
-    """(checkpoint files to try, newest first; whether falling back to older ones is allowed)."""
+def run_env_id(run_dir: str | Path) -> str | None:
+    """The env id a run folder trained, from the header line of its metrics.jsonl; None when unknown."""
+    from pufferlib.train.metrics import FILE_NAME
+
+    try:
+        with open(Path(run_dir) / FILE_NAME, encoding="utf-8") as f:
+            header = json.loads(f.readline())
+    except (OSError, ValueError):
+        return None
+    env_id = header.get("env_id") if isinstance(header, dict) else None
+    return env_id if isinstance(env_id, str) else None
+
+
+def _candidates(path: str | Path, data_dir: str | Path, env_id: str | None) -> tuple[list[Path], bool]:
+    """(checkpoint files to try, newest first; whether falling back to older ones is allowed).
+
+    "latest" with `env_id`: the checkpoints of runs of that env (a run whose env is not
+    recorded in its metrics.jsonl stays a candidate; `load` checks the file's own env id)."""
     if str(path) == "latest":
-        files = glob.glob(os.path.join(data_dir, "*", PATTERN))
+        files = [Path(f) for f in glob.glob(os.path.join(data_dir, "*", PATTERN))]
+        if env_id is not None:
+            envs = {folder: run_env_id(folder) for folder in {f.parent for f in files}}
+            files = [f for f in files if envs[f.parent] in (env_id, None)]
         if not files:
-            raise APIUsageError(f"No checkpoint under {str(data_dir)!r} for --load-model-path latest; "
-                                "train first (puffer train ENV) or pass a checkpoint file.")
-        return sorted((Path(f) for f in files), key=os.path.getmtime, reverse=True), True
+            of = f" of {env_id!r}" if env_id else ""
+            raise APIUsageError(f"No checkpoint{of} under {str(data_dir)!r} for --load-model-path latest; "
+                                f"train first (puffer train {env_id or 'ENV'}) or pass a checkpoint file.")
+        return sorted(files, key=_mtime, reverse=True), True
     path = Path(path)
     if path.is_dir():
-        files = sorted(glob.glob(os.path.join(path, PATTERN)), reverse=True)
-        if not files:
+        in_run = sorted(glob.glob(os.path.join(path, PATTERN)), reverse=True)
+        if not in_run:
             raise APIUsageError(f"Run folder {str(path)!r} holds no {PATTERN} checkpoint.")
-        return [Path(f) for f in files], True
+        return [Path(f) for f in in_run], True
     if not path.is_file():
         raise APIUsageError(f"Checkpoint {str(path)!r} does not exist; pass a model_*.pt file, a run folder "
                             "or 'latest'.")
     return [path], False
 
 
-def resolve(path: str | Path, data_dir: str | Path = "experiments") -> Path:
-    """A checkpoint file from a file, a run folder, or "latest" (newest under `data_dir`).
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:  # removed meanwhile: tried last, and reported as unreadable
+        return -math.inf
+
+
+def resolve(path: str | Path, data_dir: str | Path = "experiments", env_id: str | None = None) -> Path:
+    """A checkpoint file from a file, a run folder, or "latest" (newest under `data_dir`, of
+    `env_id`'s runs when given).
 
     Names the newest file without reading it; `load` checks it and falls back when it is not intact.
     """
-    return _candidates(path, data_dir)[0][0]
+    return _candidates(path, data_dir, env_id)[0][0]
 
 
 def _read(path: Path, map_location: Any) -> dict[str, Any]:
@@ -159,13 +189,16 @@ def _read(path: Path, map_location: Any) -> dict[str, Any]:
     return payload
 
 
-def load(path: str | Path, data_dir: str | Path = "experiments", map_location: Any = "cpu") -> dict[str, Any]:
+def load(path: str | Path, data_dir: str | Path = "experiments", map_location: Any = "cpu",
+         env_id: str | None = None, allow_env_mismatch: bool = False) -> dict[str, Any]:
     """Read a checkpoint written by `PuffeRL.save_checkpoint`: a file, a run folder or "latest".
 
     For a run folder or "latest", an unreadable newest file is skipped with a warning and the
-    newest intact one is returned. `payload["path"]` says which file was read.
+    newest intact one is returned. `payload["path"]` says which file was read. With `env_id`,
+    "latest" means the newest checkpoint of that env, and a checkpoint of another env is an
+    `APIUsageError` naming both, unless `allow_env_mismatch` (fine-tuning on another env).
     """
-    candidates, fallback = _candidates(path, data_dir)
+    candidates, fallback = _candidates(path, data_dir, env_id)
     errors: list[str] = []
     for file in candidates:
         try:
@@ -175,12 +208,28 @@ def load(path: str | Path, data_dir: str | Path = "experiments", map_location: A
                 raise
             errors.append(str(exc))
             continue
+        payload["path"] = str(file)
+        if env_id is not None and payload.get("env_id") not in (env_id, None):
+            if str(path) == "latest":
+                continue  # a run of another env whose metrics.jsonl did not say so
+            if not allow_env_mismatch:
+                raise APIUsageError(
+                    f"{file} is a checkpoint of {payload['env_id']!r}, not {env_id!r}: pass a checkpoint of "
+                    f"{env_id!r} (or 'latest', the newest of that env), or --allow-env-mismatch to load its "
+                    "weights anyway (fine-tuning on another env with the same spaces).")
         if errors:
             warnings.warn(f"Skipped {len(errors)} unreadable checkpoint(s) and loaded {file} instead:\n  "
                           + "\n  ".join(errors), stacklevel=2)
-        payload["path"] = str(file)
         return payload
+    if not errors:
+        raise APIUsageError(f"No checkpoint of {env_id!r} under {str(data_dir)!r} for --load-model-path latest; "
+                            f"train first (puffer train {env_id}) or pass a checkpoint file.")
     raise CheckpointError(f"No intact checkpoint in {str(path)!r}:\n  " + "\n  ".join(errors))
+
+
+def describe(payload: Mapping[str, Any]) -> str:
+    """"PATH (ENV, step N)": which checkpoint was loaded, for the line commands print."""
+    return f"{payload.get('path')} ({payload.get('env_id') or 'env unknown'}, step {payload.get('global_step', 0):,})"
 
 
 def policy_state(state: dict[str, Any]) -> dict[str, Any]:
@@ -208,5 +257,5 @@ def all_finite(tensors: Any) -> bool:
     return not checks or bool(torch.stack([c.cpu() for c in checks]).all())  # one sync per device
 
 
-__all__ = ["CheckpointError", "PATTERN", "all_finite", "load", "load_policy", "plain_data",
-           "policy_state", "remove_stale_temp_files", "resolve", "save"]
+__all__ = ["CheckpointError", "PATTERN", "all_finite", "describe", "load", "load_policy", "plain_data",
+           "policy_state", "remove_stale_temp_files", "resolve", "run_env_id", "save"]

@@ -1,24 +1,24 @@
-"""Episode playback for `puffer eval`: a policy plays episodes; their statistics, rendering and videos.
+"""Watching a policy play, for `puffer eval`: the env made in a render mode, each step's
+frame printed (ansi) or kept (rgb_array), and the frames written as a GIF or video.
 
-Not `PuffeRL.evaluate()`, which collects a training batch (upstream's name for it)."""
+The episodes and their statistics are `pufferlib.train.evaluation`'s; this module only
+renders what they show.
+"""
 
 from __future__ import annotations
 
+import sys
+import time
+
 import numpy as np
-import torch
 from numpy.typing import ArrayLike
 
-from pufferlib.config import merge
-from pufferlib.cpu.threads import set_torch_threads
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import Renderable, VecEnv
 from pufferlib.registry.make import make_from_config
-from pufferlib.train import checkpoint, normalize
-from pufferlib.train.acting import Actor
-from pufferlib.train.policy import make_policy
 
-#: Vectorized steps `puffer eval` takes at most before it stops waiting for episodes to end.
-MAX_EVAL_STEPS = 1_000_000
+#: Frames between progress lines while a long recording is written.
+PROGRESS_FRAMES = 250
 
 
 def write_video(frames: list[np.ndarray], path: str, fps: int) -> None:
@@ -33,47 +33,20 @@ def write_video(frames: list[np.ndarray], path: str, fps: int) -> None:
     except ImportError as exc:
         raise APIUsageError(f"Writing {'GIFs' if gif else 'videos'} needs {exc.name or 'imageio'}: "
                             "pip install 'puffer-core[video]' (imageio and imageio-ffmpeg).") from None
-    images: list[ArrayLike] = list(frames)  # the element type imageio declares (list is invariant)
-    if gif:
-        imageio.mimsave(path, images, duration=1000 / fps, loop=0)
-    else:
-        imageio.mimsave(path, images, fps=fps)
+    options = {"duration": 1000 / fps, "loop": 0} if gif else {"fps": fps}
+    started = time.perf_counter()
+    print(f"writing {len(frames)} frames to {path}", file=sys.stderr, flush=True)
+    with imageio.get_writer(path, **options) as writer:  # what mimsave does, a frame at a time
+        for count, frame in enumerate(frames, 1):
+            image: ArrayLike = frame
+            writer.append_data(image)  # type: ignore[attr-defined]  # every v2 writer has it; the stub lacks it
+            if count % PROGRESS_FRAMES == 0 and count < len(frames):
+                print(f"  {count}/{len(frames)} frames, {time.perf_counter() - started:.0f} s", file=sys.stderr,
+                      flush=True)
 
 
-def run_episodes(env_id: str, config: dict, load_model_path: str | None, episodes: int,
-                 render_mode: str | None = None, video_path: str | None = None, fps: int = 30) -> dict[str, float]:
-    """Play `episodes` episodes with the policy (a checkpoint's, or an untrained one).
-
-    With a checkpoint, its policy and rnn settings are used so the weights fit. Returns
-    episodes, mean/min/max return and mean length.
-    """
-    payload = None
-    if load_model_path:
-        payload = checkpoint.load(load_model_path, config["train"]["data_dir"])
-        config = merge(config, {key: payload["config"][key] for key in ("policy", "rnn", "normalize")
-                                if key in payload["config"]})
-    if config["train"]["cpu_threads"] > 0:
-        set_torch_threads(config["train"]["cpu_threads"])
-    env = _make_render_env(env_id, config, render_mode)
-    try:
-        policy = normalize.wrap(make_policy(env, config, env_id=env_id), env, config["normalize"],
-                                config["train"]["gamma"])
-        if payload is not None:
-            checkpoint.load_policy(policy, payload)
-        policy.eval()
-        returns, lengths, frames = _play(env, policy, episodes, render_mode)
-    finally:
-        env.close()
-    if video_path:
-        write_video(frames, video_path, fps)
-    if not returns:
-        raise APIUsageError(f"No episode of {env_id} ended; its infos carry no episode_return.")
-    return {"episodes": len(returns), "mean_return": float(np.mean(returns)), "min_return": float(np.min(returns)),
-            "max_return": float(np.max(returns)), "mean_length": float(np.mean(lengths))}
-
-
-def _make_render_env(env_id: str, config: dict, render_mode: str | None) -> VecEnv:
-    """The env of `run_episodes`; APIUsageError naming the modes the env has when it lacks `render_mode`."""
+def make_render_env(env_id: str, config: dict, render_mode: str | None) -> VecEnv:
+    """The env of `config` in `render_mode`; APIUsageError naming the modes the env has when it lacks it."""
     from pufferlib.environment import render_modes
     if not render_mode:
         return make_from_config(env_id, config)
@@ -103,32 +76,19 @@ def _render(env: Renderable, render_mode: str) -> object:
                             f"its render modes: {', '.join(modes) if modes else 'none declared'}.") from None
 
 
-@torch.no_grad()
-def _play(env: VecEnv, policy: torch.nn.Module, episodes: int, render_mode: str | None,
-          max_steps: int = MAX_EVAL_STEPS) -> tuple[list[float], list[float], list[np.ndarray]]:
-    """Act with `policy` (through the trainer's `Actor`) until `episodes` episodes ended."""
-    actor = Actor(env, policy)
-    returns: list[float] = []
-    lengths: list[float] = []
-    frames: list[np.ndarray] = []
-    env.async_reset()
-    for _ in range(max_steps):
-        obs, _, terminals, truncations, infos, ids, _ = env.recv()
-        for info in infos:
-            if "episode_return" in info:
-                returns.append(float(info["episode_return"]))
-                lengths.append(float(info.get("episode_length", np.nan)))
-        if len(returns) >= episodes:
-            break
-        rows = torch.from_numpy(np.asarray(ids))
-        action, _, _, state = actor.act(torch.from_numpy(np.asarray(obs)),
-                                        actor.state(rows, torch.from_numpy(terminals | truncations)), rows)
-        actor.keep_state(rows, state)
-        env.send(actor.to_env(action))
-        if render_mode and isinstance(env, Renderable):
-            frame = _render(env, render_mode)
-            if render_mode == "ansi" and frame is not None:
-                print(frame)
-            elif render_mode == "rgb_array" and frame is not None:
-                frames.append(np.asarray(frame))
-    return returns[:episodes], lengths[:episodes], frames
+class Recorder:
+    """Called after every step of an evaluation: renders env 0, printing ansi frames and keeping
+    rgb_array ones (`frames`)."""
+
+    def __init__(self, env: VecEnv, render_mode: str | None):
+        self.env, self.render_mode = env, render_mode
+        self.frames: list[np.ndarray] = []
+
+    def __call__(self) -> None:
+        if not self.render_mode or not isinstance(self.env, Renderable):
+            return
+        frame = _render(self.env, self.render_mode)
+        if self.render_mode == "ansi" and frame is not None:
+            print(frame)
+        elif self.render_mode == "rgb_array" and frame is not None:
+            self.frames.append(np.asarray(frame))

@@ -89,7 +89,9 @@ def test_train_eval_and_resume(walk_env, tmp_path, capsys):
 
     assert cli.main(["eval", walk_env, "--load-model-path", "latest", "--train.data-dir", data,
                      "--episodes", "3"]) == 0
-    assert "test-walk: 3 episodes, mean return 1.00" in capsys.readouterr().out
+    captured = capsys.readouterr()
+    assert "test-walk: mean return 1.00 ± 0.00 (95% t interval), std 0.00, over 3 episodes" in captured.out
+    assert f"loaded {path} (test-walk, step 512)" in captured.err
 
     # resume continues the run in place: step count, epochs and the LR schedule go on
     assert cli.main(["train", walk_env, "--resume", str(path.parent), "--train.total-timesteps", "1024"]) == 0

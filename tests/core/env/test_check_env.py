@@ -140,9 +140,11 @@ def test_eval_render_that_raises_not_implemented_is_a_message():
     pufferlib.register("test-norender", NoRender, overwrite=True)
     try:
         from pufferlib.config import load_default
-        from pufferlib.train.playback import run_episodes
+        from pufferlib.train.playback import Recorder, make_render_env
 
-        with pytest.raises(pufferlib.APIUsageError, match="cannot render in 'ansi' mode"):
-            run_episodes("test-norender", load_default(), None, 1, render_mode="ansi")
+        with make_render_env("test-norender", load_default(), "ansi") as env:
+            env.reset()
+            with pytest.raises(pufferlib.APIUsageError, match="cannot render in 'ansi' mode"):
+                Recorder(env, "ansi")()
     finally:
         pufferlib.registry.unregister("test-norender")

@@ -139,3 +139,53 @@ def test_no_warnings_when_the_newest_checkpoint_is_intact(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert checkpoint.load(tmp_path)["global_step"] == 1
+
+
+def run_folder(data, name, env_id, step, header=True):
+    """A run folder holding one checkpoint of `env_id` (and its metrics.jsonl header when `header`)."""
+    import json
+
+    folder = data / name
+    folder.mkdir(parents=True)
+    if header:
+        (folder / "metrics.jsonl").write_text(json.dumps({"config": {}, "env_id": env_id}) + "\n")
+    path = checkpoint.save(folder / f"model_{step:06d}.pt", payload(step, env_id=env_id))
+    mtime = 1_700_000_000 + step  # newer by step, whatever the file system's clock resolution
+    os.utime(path, (mtime, mtime))
+    return path
+
+
+def test_latest_is_the_newest_checkpoint_of_this_env_id(tmp_path):
+    data = tmp_path / "experiments"
+    mine = run_folder(data, "cartpole_run", "gym-CartPole-v1", 1)
+    run_folder(data, "squared_run", "ocean-squared", 2)  # newer, another env
+    run_folder(data, "unlabelled_run", "ocean-squared", 3, header=False)  # newest: its file says which env
+    loaded = checkpoint.load("latest", data, env_id="gym-CartPole-v1")
+    assert loaded["path"] == str(mine) and loaded["env_id"] == "gym-CartPole-v1"
+    assert checkpoint.resolve("latest", data, env_id="ocean-squared").parent.name in ("unlabelled_run", "squared_run")
+    with pytest.raises(pufferlib.APIUsageError, match="No checkpoint of 'ocean-bandit'"):
+        checkpoint.load("latest", data, env_id="ocean-bandit")
+
+
+def test_checkpoint_of_another_env_is_refused_naming_both_unless_allowed(tmp_path):
+    other = run_folder(tmp_path, "squared_run", "ocean-squared", 2)
+    with pytest.raises(pufferlib.APIUsageError, match="is a checkpoint of 'ocean-squared', not 'gym-CartPole-v1'.*"
+                                                      "--allow-env-mismatch"):
+        checkpoint.load(other, env_id="gym-CartPole-v1")
+    assert checkpoint.load(other, env_id="gym-CartPole-v1", allow_env_mismatch=True)["env_id"] == "ocean-squared"
+
+
+def test_eval_says_which_checkpoint_it_loaded_and_refuses_another_envs(tmp_path, capsys):
+    data = tmp_path / "experiments"
+    assert cli.main(["train", "gym-CartPole-v1", "--train.total-timesteps", "256", "--train.batch-size", "128",
+                     "--train.minibatch-size", "128", "--vec.num-envs", "2", "--train.data-dir", str(data)]) == 0
+    capsys.readouterr()
+    common = ["--load-model-path", "latest", "--train.data-dir", str(data), "--episodes", "1", "--vec.num-envs", "1"]
+    assert cli.main(["eval", "gym-CartPole-v1", *common]) == 0
+    saved = next(data.glob("gym-CartPole-v1_*/model_*.pt"))
+    assert f"puffer eval: loaded {saved} (gym-CartPole-v1, step 256)" in capsys.readouterr().err
+    assert cli.main(["eval", "gym-Acrobot-v1", *common]) == 2
+    assert "No checkpoint of 'gym-Acrobot-v1'" in capsys.readouterr().err
+    explicit = ["--load-model-path", str(saved), *common[2:]]
+    assert cli.main(["eval", "gym-MountainCar-v0", *explicit]) == 2
+    assert "is a checkpoint of 'gym-CartPole-v1', not 'gym-MountainCar-v0'" in capsys.readouterr().err

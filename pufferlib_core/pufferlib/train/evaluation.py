@@ -1,0 +1,212 @@
+"""Evaluation: a policy plays N episodes; mean, std, a 95% interval and N come back.
+
+The one implementation behind `puffer eval`, `pufferlib.load(...).evaluate()` and the
+evaluation during training (`[eval]`). Its rule, the literature's:
+
+- Every env copy (every agent row) plays, and the episodes counted are the first N *to
+  start*, in the order (step they started, agent row). The evaluation runs until each of
+  them has ended, however long it is. Keeping the first N episodes *to end* instead would
+  favour short ones (in most games the failed ones), the bias this rule removes.
+- An episode of a row starts when the row is active (its mask is set) and has no episode
+  running; it ends when the row's terminal or truncation flag is set, and its return is the
+  sum of the rewards the row received meanwhile (also while the row was masked: a seat of a
+  turn-based game is paid on the other seat's move).
+- With a seed, the env is reset with it and actions are sampled from a torch generator
+  seeded with it: the same policy gives the same numbers on every run. `deterministic`
+  takes the greedy action (the most likely choice, or the mean of a continuous action).
+- The 95% interval is Student's t interval of the mean over the N returns.
+
+The env must step all its rows at once (`batch_size == num_envs`, the synchronous case).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from pufferlib.errors import APIUsageError
+from pufferlib.protocols import VecEnv
+from pufferlib.train.acting import Actor
+
+#: Vectorized steps an evaluation takes at most before it gives up waiting for episodes to end.
+MAX_STEPS = 1_000_000
+#: Seconds between progress lines of a long evaluation.
+PROGRESS_EVERY_S = 5.0
+
+# Student's t quantile t(0.975, df) for df = 1..30; beyond, its Cornish-Fisher expansion.
+_T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
+         2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048,
+         2.045, 2.042)
+
+
+def t_quantile_975(df: int) -> float:
+    """The 97.5% quantile of Student's t with `df` degrees of freedom (two-sided 95%)."""
+    if df < 1:
+        return math.nan
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = 1.959964
+    return z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2)
+
+
+@dataclass
+class EvalResult:
+    """The returns and lengths of the episodes counted, and what the evaluation was.
+
+    `env_stats` are the means of the numeric stats the env reported in its infos while the
+    evaluation ran (e.g. Ocean's `score`); the env aggregates them over every episode that
+    ended, counted or not, so they are shown beside the rule's numbers, not in place of them.
+    """
+
+    returns: list[float]
+    lengths: list[int]
+    deterministic: bool
+    seed: int | None
+    steps: int = 0
+    seconds: float = 0.0
+    env_stats: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def episodes(self) -> int:
+        return len(self.returns)
+
+    @property
+    def mean(self) -> float:
+        return float(np.mean(self.returns)) if self.returns else math.nan
+
+    @property
+    def std(self) -> float:
+        """Sample standard deviation of the returns (ddof=1; 0 for one episode)."""
+        return float(np.std(self.returns, ddof=1)) if len(self.returns) > 1 else 0.0
+
+    @property
+    def ci95(self) -> float:
+        """Half-width of the 95% t interval of the mean return (nan for one episode)."""
+        n = len(self.returns)
+        return t_quantile_975(n - 1) * self.std / math.sqrt(n) if n > 1 else math.nan
+
+    @property
+    def mean_length(self) -> float:
+        return float(np.mean(self.lengths)) if self.lengths else math.nan
+
+    def summary(self) -> str:
+        """One line: mean ± 95% interval, std, N, length, and how it was measured."""
+        interval = f" ± {self.ci95:.2f} (95% t interval)" if self.episodes > 1 else ""
+        how = "greedy actions" if self.deterministic else "sampled actions"
+        seed = f", seed {self.seed}" if self.seed is not None else ", unseeded"
+        return (f"mean return {self.mean:.2f}{interval}, std {self.std:.2f}, over {self.episodes} episodes "
+                f"(the first {self.episodes} to start; {how}{seed}); mean length {self.mean_length:.1f}")
+
+    def as_dict(self) -> dict[str, float]:
+        """The figures as flat numbers (what eval during training logs as `eval/<key>`)."""
+        out = {"episode_return": self.mean, "episode_return_std": self.std, "episode_return_ci95": self.ci95,
+               "episodes": float(self.episodes), "episode_length": self.mean_length}
+        out.update({f"env/{k}": v for k, v in self.env_stats.items()})
+        return out
+
+
+class EpisodeBook:
+    """Per-row episode accounting of the module's rule: which episodes started when, their
+    returns and lengths, and whether the first `episodes` to start have all ended."""
+
+    def __init__(self, rows: int, episodes: int):
+        if episodes < 1:
+            raise APIUsageError(f"episodes must be at least 1, got {episodes}.")
+        self.episodes = episodes
+        self.start = np.full(rows, -1, dtype=np.int64)  # step the running episode started; -1: none
+        self.ret = np.zeros(rows, dtype=np.float64)
+        self.length = np.zeros(rows, dtype=np.int64)
+        self.ended: list[tuple[int, int, float, int]] = []  # (start step, row, return, length)
+
+    def record(self, t: int, rewards: np.ndarray, done: np.ndarray, active: np.ndarray) -> None:
+        """Account for the results of step `t`: rewards and done flags per row, and which rows
+        are active for the next action (where a new episode can start)."""
+        running = self.start >= 0
+        self.ret[running] += rewards[running]
+        self.length[running] += 1
+        finished = np.flatnonzero(running & done)
+        for row in finished:
+            self.ended.append((int(self.start[row]), int(row), float(self.ret[row]), int(self.length[row])))
+        self.start[finished] = -1
+        starting = (self.start < 0) & active
+        self.start[starting] = t
+        self.ret[starting] = 0.0
+        self.length[starting] = 0
+
+    def complete(self) -> bool:
+        """True once the first `episodes` episodes to start have all ended."""
+        if len(self.ended) < self.episodes:
+            return False
+        last = sorted(e[:2] for e in self.ended)[self.episodes - 1]
+        running = np.flatnonzero(self.start >= 0)
+        if not len(running):
+            return True
+        first_running = min(zip(self.start[running].tolist(), running.tolist()))
+        return first_running > last
+
+    def counted(self) -> tuple[list[float], list[int]]:
+        """(returns, lengths) of the first `episodes` episodes to start, in that order."""
+        chosen = sorted(self.ended)[:self.episodes]
+        return [e[2] for e in chosen], [e[3] for e in chosen]
+
+
+def _env_stats(infos: list[dict[str, float]]) -> dict[str, float]:
+    keys = dict.fromkeys(k for info in infos for k, v in info.items()
+                         if isinstance(v, (int, float, np.number)) and not isinstance(v, bool))
+    return {k: float(np.mean([info[k] for info in infos if k in info])) for k in keys}
+
+
+@torch.no_grad()
+def evaluate(env: VecEnv, policy: torch.nn.Module, episodes: int, *, deterministic: bool = False,
+             seed: int | None = 0, on_step: Callable[[], object] | None = None, max_steps: int = MAX_STEPS,
+             progress: str | None = None) -> EvalResult:
+    """Play `policy` on `env` until the first `episodes` episodes to start have ended.
+
+    `on_step` is called after every vectorized step (rendering, recording). `progress`: a
+    label; a line goes to stderr every `PROGRESS_EVERY_S` seconds of a long evaluation.
+    """
+    with torch.random.fork_rng(devices=[]):  # the caller's random state is left as it was
+        if seed is not None:
+            torch.manual_seed(seed)
+        return _play(env, policy, EpisodeBook(env.num_agents, episodes), deterministic, seed, on_step, max_steps,
+                     progress)
+
+
+def _play(env: VecEnv, policy: torch.nn.Module, book: EpisodeBook, deterministic: bool, seed: int | None,
+          on_step: Callable[[], object] | None, max_steps: int, progress: str | None) -> EvalResult:
+    rows, episodes = env.num_agents, book.episodes
+    actor = Actor(env, policy)
+    started = last_note = time.perf_counter()
+    infos: list[dict[str, float]] = []
+    env.async_reset(seed)
+    for t in range(max_steps):
+        obs, rewards, terminals, truncations, step_infos, ids, masks = env.recv()
+        if len(ids) != rows:
+            raise APIUsageError(f"Evaluation steps every env copy at once, but recv() returned {len(ids)} of {rows} "
+                                "agent rows: make the env without an async batch size (vec.env_batch_size 0).")
+        infos.extend(i for i in step_infos if isinstance(i, dict))
+        done = np.asarray(terminals) | np.asarray(truncations)
+        book.record(t, np.asarray(rewards, dtype=np.float64), done, np.asarray(masks, dtype=bool))
+        if book.complete():
+            returns, lengths = book.counted()
+            return EvalResult(returns, lengths, deterministic, seed, t, time.perf_counter() - started,
+                              _env_stats(infos))
+        starts = torch.from_numpy(done)
+        action, state = actor.choose(torch.from_numpy(np.asarray(obs)), actor.state(slice(None), starts),
+                                     deterministic)
+        actor.keep_state(slice(None), state)
+        env.send(actor.to_env(action))
+        if on_step is not None:
+            on_step()
+        if progress and time.perf_counter() - last_note >= PROGRESS_EVERY_S:
+            last_note = time.perf_counter()
+            print(f"{progress}: {len(book.ended)} episodes ended ({episodes} to count), {t + 1:,} steps, "
+                  f"{last_note - started:.0f} s", file=sys.stderr, flush=True)
+    raise APIUsageError(f"Only {len(book.ended)} episodes ended in {max_steps:,} steps of {rows} agent rows, and "
+                        f"{episodes} were asked for: does the env end its episodes (terminal or truncation flags)?")

@@ -1,0 +1,127 @@
+"""Evaluation (pufferlib.train.evaluation): the first N episodes to start, each to its end;
+seeded runs repeat; greedy and sampled play; mean, std, 95% interval and N."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from gymnasium import spaces
+
+import pufferlib.vector
+from pufferlib.errors import APIUsageError
+from pufferlib.train.evaluation import EpisodeBook, EvalResult, evaluate, t_quantile_975
+
+
+class SkillEnv(gym.Env):
+    """Action 1 ("good") keeps the episode going for 10 steps and pays 1 per step; action 0
+    ("bad") ends it at once with nothing. Only the first choice matters (then every action is
+    paid): the episode's length depends on skill, as in most games."""
+
+    observation_space = spaces.Box(0, 1, (1,), np.float32)
+    action_space = spaces.Discrete(2)
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return np.zeros(1, np.float32), {}
+
+    def step(self, action):
+        self.t += 1
+        if self.t == 1 and int(action) == 0:
+            return np.zeros(1, np.float32), 0.0, True, False, {}
+        return np.zeros(1, np.float32), 1.0, self.t >= 10, False, {}
+
+
+class Uniform(torch.nn.Module):
+    """Equal logits for both actions, a slightly higher one for action 1 (the greedy choice)."""
+
+    def forward(self, obs):
+        logits = torch.zeros(obs.shape[0], 2)
+        logits[:, 1] = 1e-3
+        return logits, torch.zeros(obs.shape[0])
+
+
+def skill_env(num_envs=32):
+    return pufferlib.vector.make(SkillEnv, num_envs=num_envs, backend="serial")
+
+
+def test_short_episodes_are_not_favoured():
+    """The first episode of each copy decides with probability 1/2 between 0 (one step) and 10 (ten
+    steps): the mean is 5. Keeping the first episodes to *end* (the old rule) would give ~0."""
+    with skill_env(64) as env:
+        result = evaluate(env, Uniform(), episodes=64, seed=0)
+    assert result.episodes == 64
+    assert abs(result.mean - 5.0) <= max(result.ci95, 1.5), result.summary()
+    assert sorted(set(result.returns)) == [0.0, 10.0]
+    assert result.lengths.count(10) == result.returns.count(10.0)
+
+
+def test_more_episodes_than_copies_plays_each_copy_on():
+    with skill_env(4) as env:
+        result = evaluate(env, Uniform(), episodes=40, seed=1)
+    assert result.episodes == 40
+    assert 2.0 < result.mean < 8.0, result.summary()
+
+
+def test_same_seed_same_numbers_and_caller_random_state_untouched():
+    torch.manual_seed(123)
+    before = torch.rand(1)
+    torch.manual_seed(123)
+    with skill_env() as env:
+        first = evaluate(env, Uniform(), episodes=20, seed=7)
+    after = torch.rand(1)
+    with skill_env() as env:
+        second = evaluate(env, Uniform(), episodes=20, seed=7)
+    assert first.returns == second.returns
+    assert torch.equal(before, after)
+
+
+def test_deterministic_takes_the_greedy_action():
+    with skill_env(8) as env:
+        result = evaluate(env, Uniform(), episodes=8, deterministic=True, seed=0)
+    assert result.returns == [10.0] * 8
+    assert result.std == 0.0 and "greedy" in result.summary()
+
+
+def test_report_gives_mean_std_interval_and_count():
+    result = EvalResult([1.0, 2.0, 3.0, 4.0], [1, 1, 1, 1], deterministic=False, seed=0)
+    assert result.mean == 2.5
+    assert result.std == pytest.approx(np.std([1, 2, 3, 4], ddof=1))
+    assert result.ci95 == pytest.approx(3.182 * result.std / 2)
+    assert "± 2.05" in result.summary() and "over 4 episodes" in result.summary()
+    assert result.as_dict()["episodes"] == 4.0
+
+
+def test_t_quantile_is_students():
+    assert t_quantile_975(1) == 12.706
+    assert t_quantile_975(30) == 2.042
+    assert t_quantile_975(60) == pytest.approx(2.000, abs=1e-3)
+    assert t_quantile_975(10_000) == pytest.approx(1.960, abs=1e-3)
+
+
+def test_rewards_while_masked_count_and_inactive_rows_never_start():
+    """A seat paid on the other seat's move (masked meanwhile) gets that reward; a row never
+    active (an absent agent's padding) starts no episode and is never waited for."""
+    book = EpisodeBook(rows=3, episodes=2)
+    active = np.array([True, True, False])
+    book.record(0, np.zeros(3), np.zeros(3, bool), active)
+    book.record(1, np.array([1.0, 0.0, 0.0]), np.zeros(3, bool), np.array([False, True, False]))
+    book.record(2, np.array([0.0, -1.0, 5.0]), np.array([True, True, False]), active)
+    assert book.complete()
+    assert book.counted() == ([1.0, -1.0], [2, 2])
+
+
+def test_an_env_whose_episodes_never_end_is_an_error_not_a_hang():
+    class Endless(SkillEnv):
+        def step(self, action):
+            return np.zeros(1, np.float32), 0.0, False, False, {}
+
+    with pufferlib.vector.make(Endless, num_envs=2, backend="serial") as env:
+        with pytest.raises(APIUsageError, match="Only 0 episodes ended in 50 steps"):
+            evaluate(env, Uniform(), episodes=1, max_steps=50)
+
+
+def test_async_batches_are_refused():
+    with pufferlib.vector.make(SkillEnv, num_envs=4, batch_size=2, backend="serial") as env:
+        with pytest.raises(APIUsageError, match="env_batch_size 0"):
+            evaluate(env, Uniform(), episodes=2)
