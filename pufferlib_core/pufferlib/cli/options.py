@@ -1,5 +1,6 @@
 """Options shared by `puffer train`, `puffer eval` and `puffer sweep`: the env id, --config,
---load-model-path, and one dotted flag per key of the config tree.
+--load-model-path, and one dotted flag per key of the config tree (and `--env.KEY` /
+`--policy.KEY` flags for keyword arguments the tree does not list yet).
 
 Configuration layers, later wins: `pufferlib/data/default.toml`, the env's default
 config (its plugin's EnvSpec), `--config FILE.toml`, then dotted flags generated from the
@@ -53,8 +54,9 @@ def parse_config(parser: argparse.ArgumentParser, argv: list[str],
     cfglib.check_keys(tree, default)
     dests = cfglib.add_config_flags(parser, tree)
     args, unknown = parser.parse_known_args(argv)
+    open_layer, unknown = cfglib.open_section_flags(unknown, tree)
     if unknown:
         parser.error(cfglib.unknown_flag_error(unknown, dests))
-    config = cfglib.merge(tree, cfglib.overrides_from_args(args, dests))
+    config = cfglib.merge(tree, open_layer, cfglib.overrides_from_args(args, dests))
     validate(config, default)
     return config, args

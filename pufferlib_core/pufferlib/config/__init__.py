@@ -230,6 +230,38 @@ def overrides_from_args(args: argparse.Namespace, dests: Mapping[str, str]) -> d
     return out
 
 
+#: Sections whose keys are keyword arguments (of the env, of the policy class): a flag may name a
+#: key the config tree does not hold yet, e.g. `--policy.num-layers 3` for a class that takes it.
+OPEN_FLAG_SECTIONS = ("env", "policy")
+
+
+def open_section_flags(unknown: list[str], tree: Mapping) -> tuple[dict, list[str]]:
+    """(the config layer of `--env.KEY VALUE` / `--policy.KEY VALUE` flags among `unknown`, the
+    flags left unknown). Values are read as TOML literals (42, 0.5, true, "text", [1, 2]), else as text;
+    the env or policy class then checks the keys it accepts. A key close to one `tree` already has
+    in that section (a typo) stays unknown, so that its error names the close match."""
+    layer: dict = {}
+    rest: list[str] = []
+    items = iter(unknown)
+    for item in items:
+        name, has_value, value = item.partition("=")
+        section, dot, key = name[2:].partition(".") if name.startswith("--") else ("", "", "")
+        key = key.replace("-", "_")
+        known = list(tree.get(section) or {})
+        if (section not in OPEN_FLAG_SECTIONS or not dot or not key or "." in key
+                or difflib.get_close_matches(key, known, n=1, cutoff=0.8)):
+            rest.append(item)
+            continue
+        if not has_value:
+            following = next(items, None)
+            if following is None or following.startswith("--"):
+                rest += [item] if following is None else [item, following]
+                continue
+            value = following
+        set_dotted(layer, f"{section}.{key}", _parse_value(value, None))
+    return layer, rest
+
+
 def unknown_flag_error(unknown: list[str], dests: Mapping[str, str]) -> str:
     """The error message of unrecognised flags, with the closest known ones."""
     known = ["--" + d.replace("_", "-") for d in dests.values()]

@@ -6,7 +6,10 @@ The contract a policy class meets:
 - It is called as `cls(env, **kwargs)` (the vectorized env, for its spaces), or as
   `cls(observation_space, action_space, **kwargs)` when its first two parameters are
   named so (the user guide's style); `forward(obs)` returns `(logits, value)`.
-- `kwargs` are the `[policy]` config keys its `__init__` accepts (all of them when it
+- The class is the `[policy] class` key ("module:Class", or a class of `pufferlib.models`
+  by name, e.g. `--policy.class Convolutional`), else the env's default policy, else
+  `models.Default`.
+- `kwargs` are the other `[policy]` config keys its `__init__` accepts (all of them when it
   takes `**kwargs`). A key it does not accept is dropped when it is a core default
   (`data/default.toml`, same value) and is an `APIUsageError` when it was set by the
   user or the env's plugin, naming the key and the accepted ones.
@@ -36,6 +39,11 @@ if TYPE_CHECKING:
     from pufferlib.protocols import EnvSpaces, PolicyFactory, SplitPolicy
 
 RECURRENT_METHODS = ("encode_observations", "decode_actions")
+#: The `[policy]` key naming the policy class ("module:Class", or a class of `pufferlib.models`);
+#: the section's other keys are its keyword arguments.
+CLASS_KEY = "class"
+#: The policies of `pufferlib.models` that `[policy] class` may name without their module.
+BUILT_IN = ("Default", "ActorCritic", "Convolutional", "ImpalaResNet")
 
 
 def core_policy_defaults() -> dict[str, object]:
@@ -46,7 +54,7 @@ def core_policy_defaults() -> dict[str, object]:
 def explicit_keys(policy_config: Mapping[str, object]) -> set[str]:
     """Keys of a merged `[policy]` section that were not left at the core's defaults."""
     defaults = core_policy_defaults()
-    return {k for k, v in policy_config.items() if k not in defaults or defaults[k] != v}
+    return {k for k, v in policy_config.items() if k != CLASS_KEY and (k not in defaults or defaults[k] != v)}
 
 
 def _name(cls: object) -> str:
@@ -75,6 +83,7 @@ def policy_kwargs(cls: PolicyFactory, policy_config: Mapping[str, object],
     `explicit`: keys set by the user or a plugin (default: those differing from the core's
     defaults). Keys that are only core defaults are dropped silently when not accepted.
     """
+    policy_config = {k: v for k, v in policy_config.items() if k != CLASS_KEY}
     names, var_kw = _parameters(cls)
     env_params = 2 if _takes_spaces(names) else 1
     accepted = names[env_params:]
@@ -95,10 +104,11 @@ def policy_kwargs(cls: PolicyFactory, policy_config: Mapping[str, object],
 
 
 def resolve_policy_class(policy: str | PolicyFactory | None, env_id: str | None = None) -> PolicyFactory:
-    """A policy class from a 'module:attr' string, a class, or None (the env's default, else models.Default)."""
+    """A policy class from a 'module:attr' string, the name of a class of `pufferlib.models`, a
+    class, or None (the env's default, else models.Default)."""
     from pufferlib import models, registry
 
-    where = f" (the default policy of {env_id!r})" if env_id else ""
+    where = f" (the default policy of {env_id!r})" if env_id and policy is None else ""
     if policy is None and env_id is not None:
         try:
             policy = registry.spec(env_id).policy
@@ -106,6 +116,15 @@ def resolve_policy_class(policy: str | PolicyFactory | None, env_id: str | None 
             policy = None
     if policy is None:
         return models.Default
+    if isinstance(policy, str) and ":" not in policy:
+        if policy not in BUILT_IN:
+            import difflib
+
+            close = difflib.get_close_matches(policy, BUILT_IN, n=2)
+            hint = f" (did you mean {', '.join(close)}?)" if close else ""
+            raise APIUsageError(f"Unknown policy {policy!r}{hint}: give 'module:Class', or one of the policies of "
+                                f"pufferlib.models: {', '.join(BUILT_IN)}.")
+        return getattr(models, policy)
     if isinstance(policy, str):
         try:
             return registry.load_object(policy)
@@ -188,13 +207,15 @@ def ensure_trainable(policy: object) -> None:
 
 def make_policy(env: EnvSpaces, config: Mapping[str, Any], policy: str | PolicyFactory | None = None,
                 env_id: str | None = None, explicit: Iterable[str] | None = None) -> torch.nn.Module:
-    """The policy of a config: `policy` (or the env's default, else models.Default) built with
-    the `[policy]` keys it accepts, LSTM-wrapped when `rnn.enabled`. See the module docstring.
+    """The policy of a config: `policy`, else the config's `[policy] class`, else the env's
+    default, else models.Default, built with the `[policy]` keys it accepts, LSTM-wrapped when
+    `rnn.enabled`. See the module docstring.
 
     `config` is a trainer config as read from TOML (its `policy` and `rnn` sections are used).
     """
-    cls = resolve_policy_class(policy, env_id)
-    kwargs = policy_kwargs(cls, config.get("policy", {}), explicit)
+    section = config.get("policy", {})
+    cls = resolve_policy_class(policy if policy is not None else (section.get(CLASS_KEY) or None), env_id)
+    kwargs = policy_kwargs(cls, section, explicit)
     built = _construct(cls, env, kwargs)
     rnn = config.get("rnn", {})
     if rnn.get("enabled"):

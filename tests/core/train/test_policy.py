@@ -168,3 +168,37 @@ def test_puffer_train_flag_the_policy_lacks_is_a_message_not_a_traceback(plugin_
     rc = cli.main(["train", plugin_env, *TINY, "--train.data-dir", str(tmp_path), "--policy.hidden-size", "32"])
     err = capsys.readouterr().err
     assert rc != 0 and "does not accept the [policy] key(s) hidden_size" in err and "Traceback" not in err
+
+
+def test_policy_class_is_chosen_from_flags_and_config_files_and_kept_in_the_checkpoint(tmp_path, capsys):
+    from pufferlib import cli
+    from pufferlib.agent import load
+
+    data = str(tmp_path / "runs")
+    tiny = ["--train.total-timesteps", "256", "--train.batch-size", "128", "--train.minibatch-size", "128",
+            "--vec.num-envs", "2", "--train.data-dir", data]
+    assert cli.main(["train", "gym-CartPole-v1", "--policy.class", "pufferlib.models:ActorCritic",
+                     "--policy.num-layers", "3", *tiny]) == 0
+    agent = load("latest", env="gym-CartPole-v1", data_dir=data)
+    assert type(agent.policy).__name__ == "ActorCritic"
+    assert sum(isinstance(m, torch.nn.Linear) for m in agent.policy.actor_trunk.modules()) == 3
+    settings = tmp_path / "conv.toml"
+    settings.write_text('[policy]\nclass = "ActorCritic"\nnum_layers = 1\n')
+    assert cli.main(["train", "gym-CartPole-v1", "--config", str(settings), *tiny]) == 0
+    agent = load("latest", env="gym-CartPole-v1", data_dir=data)
+    assert sum(isinstance(m, torch.nn.Linear) for m in agent.policy.actor_trunk.modules()) == 1
+    capsys.readouterr()
+    assert cli.main(["train", "gym-CartPole-v1", "--policy.class", "Convlutional", *tiny]) == 2
+    assert "Unknown policy 'Convlutional' (did you mean Convolutional?)" in capsys.readouterr().err
+    assert cli.main(["train", "gym-CartPole-v1", "--policy.numlayers", "3", *tiny]) == 2
+    assert "does not accept the [policy] key(s) numlayers" in capsys.readouterr().err
+
+
+def test_open_section_flags_read_toml_values():
+    from pufferlib.config import open_section_flags
+
+    tree = {"policy": {"hidden_size": 64}, "env": {"length": 5}}
+    layer, rest = open_section_flags(["--policy.num-layers", "3", "--env.name=maze", "--env.sizes", "[1, 2]",
+                                      "--train.nope", "1", "--env.lenght", "4", "--policy.flag"], tree)
+    assert layer == {"policy": {"num_layers": 3}, "env": {"name": "maze", "sizes": [1, 2]}}
+    assert rest == ["--train.nope", "1", "--env.lenght", "4", "--policy.flag"]  # a typo of length stays unknown
