@@ -207,6 +207,8 @@ class PuffeRL:
         self._metrics_file: MetricsFile | None = None
         self._unlogged: list[dict[str, float]] = []  # mean_and_log() results not yet in a log step
         self._logged_time = -float("inf")  # the first mean_and_log() is a log step
+        self._next_log_step = 0  # and so is the first at or past this step (see log_interval_steps)
+        self.logged_metrics: dict[str, float] = {}  # the last log step written (metrics.jsonl's last line)
         self.last_checkpoint: str | None = None
         self.diverged: str | None = None  # why training stopped on non-finite values (no saves after that)
         self.saved_step = 0  # global_step of the last checkpoint written or resumed from
@@ -481,18 +483,22 @@ class PuffeRL:
         if self.rank == 0:
             self.dashboard.update(metrics, self.total_timesteps)
             self._unlogged.append(metrics)
-            if now - self._logged_time >= self.config["train"]["log_interval"]:
+            if (now - self._logged_time >= self.config["train"]["log_interval"]
+                    or self.global_step >= self._next_log_step):
                 self._write_log_step()
         return metrics
 
     def _write_log_step(self) -> None:
         """One log step (metrics.jsonl and the log hooks): the means of the calls since the last one.
 
-        Writing every `log_interval` seconds rather than every epoch keeps logging off the
-        training time (benchmarks/bench_loggers.py).
+        A log step is written every `log_interval` seconds and every `log_interval_steps` agent
+        steps (0: a hundredth of the run), rather than every epoch: that keeps logging off the
+        training time (benchmarks/bench_loggers.py), and a short run still gets its points.
         """
         rows, self._unlogged = self._unlogged, []
         self._logged_time = time.perf_counter()
+        every = self.config["train"]["log_interval_steps"] or max(1, self.total_timesteps // 100)
+        self._next_log_step = (self.global_step // every + 1) * every
         if not rows:
             return
         merged: dict[str, float] = {}
@@ -506,7 +512,20 @@ class PuffeRL:
         if self._metrics_file is None:
             self._metrics_file = MetricsFile(self.run_dir, self.config, self.env_id)
         self._metrics_file.write(self.global_step, merged)
+        self.logged_metrics = merged
         self._hook("pufferlib_train_log", trainer=self, step=self.global_step, metrics=merged)
+
+    def _flush_episode_stats(self) -> None:
+        """Log the episode statistics the envs still hold (`pending_infos`) and those gathered since
+        the last `mean_and_log()`: the end of a run must not lose the episodes of its last steps."""
+        pending = getattr(self.env, "pending_infos", None)
+        if callable(pending):
+            self.rollout.add_infos(pending())
+        stats = {f"environment/{key}": float(np.mean(values)) for key, values in self.rollout.pop_infos().items()}
+        if stats:
+            row = {"global_step": self.global_step, "epoch": self.epoch, **stats}
+            self.last_metrics = {**self.last_metrics, **row}
+            self._unlogged.append(row)
 
     def _all_reduce_mean(self, metrics: dict[str, float]) -> dict[str, float]:
         """Metrics averaged over the ranks that have them (SPS summed); ranks may differ in keys."""
@@ -577,8 +596,11 @@ class PuffeRL:
         return payload
 
     def close(self) -> dict[str, float]:
-        """Stop the dashboard, call the end hook, close the env (and the process group this
-        trainer created under torchrun); returns the last metrics."""
+        """Log the episode statistics still pending, write the last log step, stop the dashboard,
+        call the end hook, close the env (and the process group this trainer created under
+        torchrun); returns the last metrics. `logged_metrics` is then metrics.jsonl's last line."""
+        if self.rank == 0:
+            self._flush_episode_stats()
         metrics = self.last_metrics
         if self.rank == 0 and metrics:
             self.dashboard.update(metrics, self.total_timesteps, final=True)

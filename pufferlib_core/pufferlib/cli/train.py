@@ -127,7 +127,7 @@ def _train(args: argparse.Namespace, config: dict, resume_payload: dict | None) 
     except BaseException:
         env.close()
         raise
-    score, interrupted = math.nan, 0
+    interrupted = 0
     with _interrupts() as received:
         try:
             if args.load_model_path:
@@ -138,8 +138,7 @@ def _train(args: argparse.Namespace, config: dict, resume_payload: dict | None) 
             while not trainer.done_training():
                 trainer.evaluate()
                 trainer.train()
-                metrics = trainer.mean_and_log()
-                score = metrics.get("environment/episode_return", score)
+                trainer.mean_and_log()
             path = trainer.save_checkpoint()
         except KeyboardInterrupt:
             interrupted = received[0] if received else signal.SIGINT
@@ -150,7 +149,15 @@ def _train(args: argparse.Namespace, config: dict, resume_payload: dict | None) 
         return 128 + int(interrupted)
     if trainer.rank == 0:
         print(f"Trained {args.env_id} for {trainer.global_step:,} steps ({trainer.epoch} epochs); "
-              f"mean episode return {score:.2f}. Checkpoint: {path}")
+              f"{_final_scores(trainer.logged_metrics)}. Checkpoint: {path}")
     return 0
+
+
+def _final_scores(logged: dict[str, float]) -> str:
+    """The episode return (and score) of the last log step: what metrics.jsonl's last line says."""
+    text = f"mean episode return {logged.get('environment/episode_return', math.nan):.2f}"
+    if "environment/score" in logged:
+        text += f", score {logged['environment/score']:.2f}"
+    return text + " (last log step)"
 
 

@@ -76,6 +76,7 @@ CONSTRAINTS: dict[str, str | tuple[str, ...]] = {
     "train.precision": ("float32", "bfloat16"),
     "train.checkpoint_interval": "[0, inf)",
     "train.log_interval": "[0, inf)",
+    "train.log_interval_steps": "[0, inf)",
     "normalize.clip": "(0, inf)",
     "normalize.epsilon": "(0, inf)",
 }

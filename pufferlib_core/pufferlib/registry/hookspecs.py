@@ -74,7 +74,8 @@ def pufferlib_train_start(trainer) -> None:
 
 @hookspec
 def pufferlib_train_log(trainer, step: int, metrics: dict) -> None:
-    """A log step at agent step `step`, every `train.log_interval` seconds and at close:
+    """A log step at agent step `step`, every `train.log_interval` seconds, every
+    `train.log_interval_steps` agent steps, and at close (with the episodes still pending):
     `metrics` (SPS, environment/..., losses/..., performance/...) are the means of the
     `trainer.mean_and_log()` results since the previous log step."""
 

@@ -139,7 +139,7 @@ class Rollout:
         infos, self.infos = self.infos, defaultdict(list)
         return infos
 
-    def _add_infos(self, infos: list) -> None:
+    def add_infos(self, infos: list) -> None:
         """Gather the numbers of a recv()'s infos (one level of nesting: `key/sub`) into `self.infos`."""
         for info in infos:
             for key, value in info.items():
@@ -212,7 +212,7 @@ class Rollout:
         received = self.env.recv()
         timer.lap_env()
         if received[4]:  # the infos
-            self._add_infos(received[4])
+            self.add_infos(received[4])
         return received
 
     def _take_held(self) -> Rows | None:

@@ -292,6 +292,13 @@ class Backend:
             np.take(getattr(self, name), rows, axis=0, out=getattr(out, name))
         return out.observations, out.rewards, out.terminals, out.truncations, infos, rows, out.masks
 
+    def pending_infos(self) -> list[Info]:
+        """Episode statistics the envs hold but have not reported yet, collected now (a trainer asks
+        at the end of a run). An env reports them through an optional `log()` method returning an
+        info dict or None, as Ocean's native envs do (they report every `log_interval` steps).
+        Only envs in this process are asked: a backend whose envs live elsewhere returns []."""
+        return []
+
     def _require_sync(self, what: str) -> None:
         if self.batch_size != self.num_envs:
             raise APIUsageError(

@@ -128,6 +128,12 @@ class Serial(Backend):
         self.closed = True
         close_all(getattr(self, "envs", []))
 
+    def pending_infos(self) -> list[Info]:
+        """See `Backend.pending_infos`: every env with a `log()` method is asked."""
+        self._check_open()
+        reports = [log() for log in (getattr(env, "log", None) for env in self.envs) if callable(log)]
+        return [info for info in reports if isinstance(info, dict) and info]
+
     def render(self, env_id: int = 0) -> object:
         """Render env `env_id` (its own render_mode decides what comes back)."""
         self._check_open()
