@@ -38,7 +38,7 @@ from pufferlib.registry.make import make_from_config
 from pufferlib.spaces import ActionLayout, ObsLayout
 from pufferlib.train import checkpoint, normalize
 from pufferlib.train.acting import Actor, LSTMState
-from pufferlib.train.evaluation import EvalResult, evaluate
+from pufferlib.train.evaluation import EvalResult, eval_env_config, evaluate
 from pufferlib.train.policy import make_policy
 
 #: The config sections a checkpoint's policy is rebuilt from.
@@ -59,13 +59,6 @@ class AgentSpaces:
     def of(cls, env: VecEnv) -> AgentSpaces:
         return cls(env.single_observation_space, env.single_action_space, env.obs_layout,
                    getattr(env, "action_layout", None))
-
-
-def eval_env_config(config: Mapping[str, Any], num_envs: int | None = None) -> dict[str, Any]:
-    """`config` with the vec settings evaluation needs: every copy stepped at once (no async
-    batch), and `num_envs` copies when given."""
-    vec = {"env_batch_size": 0, **({"num_envs": num_envs, "num_workers": 0} if num_envs else {})}
-    return merge(config, {"vec": vec})
 
 
 class Agent:
@@ -192,4 +185,4 @@ def load(source: str | Path, env: str | VecEnv | None = None, *, device: str | t
     return build(env_id or payload.get("env_id"), config, payload, vec_env, device)
 
 
-__all__ = ["Agent", "AgentSpaces", "build", "eval_env_config", "load"]
+__all__ = ["Agent", "AgentSpaces", "build", "load"]

@@ -18,6 +18,7 @@ import math
 import os
 import time
 import uuid
+import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
@@ -36,6 +37,8 @@ from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
 from pufferlib.protocols import VecEnv
 from pufferlib.train import checkpoint, normalize, ppo
 from pufferlib.train.dashboard import Dashboard
+from pufferlib.train.eval_during_training import BEST_NAME, TrainingEval
+from pufferlib.train.eval_during_training import enabled as eval_enabled
 from pufferlib.train.gradient import Gradient, microbatch_count
 from pufferlib.train.metrics import MetricsFile
 from pufferlib.train.rollout import Rollout
@@ -108,6 +111,7 @@ class PuffeRL:
         validate(self.config, default)
         cfg = self.config["train"]
         self.env, self.env_id = env, env_id or (env.spec.id if env.spec is not None else None)
+        self.evaluator = TrainingEval(self.env_id, self.config) if eval_enabled(self.config["eval"]) else None
 
         # Everything that can be checked is checked before anything is acquired (the process
         # group, the device, the env's reset): a bad config leaves nothing behind.
@@ -214,6 +218,7 @@ class PuffeRL:
         self.saved_step = 0  # global_step of the last checkpoint written or resumed from
         self.losses: dict[str, float] = {}
         self.last_metrics: dict[str, float] = {}  # the last log step's metrics (see mean_and_log)
+        self._eval_metrics: dict[str, float] = {}  # eval/* of an evaluation not yet in mean_and_log()
         self.profile: dict[str, float] = defaultdict(float)
         self.dashboard = dashboard if dashboard is not None else Dashboard(
             f"PuffeRL {self.env_id or ''}".strip(), cfg["log_interval"])
@@ -302,7 +307,22 @@ class PuffeRL:
             self.thread_tuner.step(data.batch_size)
         if cfg["checkpoint_interval"] > 0 and self.epoch % cfg["checkpoint_interval"] == 0:
             self.save_checkpoint()
+        if self.evaluator is not None and self.rank == 0 and self.evaluator.due(self.epoch, self.global_step):
+            self._evaluate_policy()
         return self.losses
+
+    def _evaluate_policy(self) -> None:
+        """An evaluation of `[eval]` (pufferlib.train.eval_during_training): logged as eval/* by the
+        next mean_and_log(); a new best mean return is saved as RUN_DIR/best.pt."""
+        assert self.evaluator is not None
+        start = time.perf_counter()
+        result = self.evaluator.run(self.policy, self.epoch, self.global_step, self.run_dir, self.device)
+        figures = result.as_dict()
+        self._eval_metrics = {f"eval/{key}": value for key, value in figures.items()}
+        if result.mean > self.evaluator.best:
+            self.evaluator.best = result.mean
+            self.save_checkpoint(BEST_NAME, extra={"eval": figures})
+        self.profile["eval"] += time.perf_counter() - start
 
     def _train_batch(self, cfg: Mapping, data: RolloutStorage) -> None:
         """`update_epochs` passes of minibatch updates over the collected batch; sets `self.losses`."""
@@ -471,8 +491,10 @@ class PuffeRL:
         for key, values in self.rollout.pop_infos().items():
             metrics[f"environment/{key}"] = float(np.mean(values))
         metrics.update({f"losses/{k}": v for k, v in self.losses.items()})
+        metrics.update(self._eval_metrics)
+        self._eval_metrics = {}
         accounted = sum(self.profile.values())
-        for key in ("env", "forward", "learn", "copy"):
+        for key in ("env", "forward", "learn", "copy", *(("eval",) if "eval" in self.profile else ())):
             metrics[f"performance/{key}"] = self.profile[key] / elapsed
         metrics["performance/other"] = max(0.0, elapsed - accounted) / elapsed
         if self.world_size > 1:
@@ -548,8 +570,11 @@ class PuffeRL:
         name = f"{(self.env_id or 'run').replace('/', '_')}_{time.strftime('%Y%m%d-%H%M%S')}_{uuid.uuid4().hex[:6]}"
         return Path(self.config["train"]["data_dir"]) / name
 
-    def save_checkpoint(self) -> str | None:
-        """Write model, optimiser, progress, config and env id to run_dir/model_<epoch>.pt (rank 0)."""
+    def save_checkpoint(self, name: str | None = None, extra: Mapping[str, Any] | None = None) -> str | None:
+        """Write model, optimiser, progress, config and env id to run_dir/model_<epoch>.pt (rank 0).
+
+        `name`: another file name in run_dir (e.g. the best evaluated checkpoint, BEST_NAME), which
+        is not the run's latest checkpoint for resuming; `extra`: more plain data to store."""
         if self.rank != 0:
             return None
         if self.diverged is not None:
@@ -559,13 +584,14 @@ class PuffeRL:
             raise NonFiniteError(f"Not saving a checkpoint: {self.diverged} Lower train.learning_rate or check "
                                  f"the env's observations and rewards (last good checkpoint: "
                                  f"{self.last_checkpoint or 'none this run'}).")
-        path = self.run_dir / f"model_{self.epoch:06d}.pt"
+        path = self.run_dir / (name or f"model_{self.epoch:06d}.pt")
         payload = {"policy": checkpoint.policy_state(self.policy.state_dict()),
                    "optimizers": [opt.state_dict() for opt in self.optimizers],
                    "global_step": self.global_step, "epoch": self.epoch,
-                   "config": self.config, "env_id": self.env_id}
+                   "config": self.config, "env_id": self.env_id, **(extra or {})}
         checkpoint.save(path, payload)
-        self.last_checkpoint, self.saved_step = str(path), self.global_step
+        if name is None:
+            self.last_checkpoint, self.saved_step = str(path), self.global_step
         self._hook("pufferlib_checkpoint", trainer=self, path=str(path))
         return str(path)
 
@@ -593,7 +619,19 @@ class PuffeRL:
             self.global_step, self.epoch = payload["global_step"], payload["epoch"]
             self.saved_step, self.last_checkpoint = self.global_step, payload["path"]
             self._log_step = self.global_step
+            self._restore_best_eval()
         return payload
+
+    def _restore_best_eval(self) -> None:
+        """On resume, the best evaluation so far is the one of the run's best.pt (if any)."""
+        best = self.run_dir / BEST_NAME
+        if self.evaluator is None or not best.is_file():
+            return
+        try:
+            self.evaluator.best = float(checkpoint.load(best)["eval"]["episode_return"])
+        except (CheckpointError, KeyError, TypeError, ValueError) as exc:
+            warnings.warn(f"{best}: its evaluation could not be read ({exc}); the next evaluation replaces it.",
+                          stacklevel=2)
 
     def close(self) -> dict[str, float]:
         """Log the episode statistics still pending, write the last log step, stop the dashboard,
@@ -611,6 +649,8 @@ class PuffeRL:
             self._metrics_file.close()
         self._hook("pufferlib_train_end", trainer=self, metrics=metrics)
         self.gradient.close()
+        if self.evaluator is not None:
+            self.evaluator.close()
         self.env.close()
         if self._owns_group:  # every rank arrives before the group goes (gloo aborts otherwise)
             import torch.distributed as dist

@@ -29,9 +29,10 @@ def eval_command(argv: list[str]) -> int:
         raise APIUsageError(f"--fps must be at least 1, got {args.fps}.")
     if args.video_path and args.render_mode not in (None, "rgb_array"):
         raise APIUsageError("--video-path records rgb_array frames; use --render-mode rgb_array (or omit it).")
-    from pufferlib.agent import build, eval_env_config
+    from pufferlib.agent import build
     from pufferlib.cpu.threads import set_torch_threads
     from pufferlib.train import checkpoint
+    from pufferlib.train.evaluation import eval_env_config
     from pufferlib.train.playback import Recorder, make_render_env, write_video
 
     payload = None

@@ -77,6 +77,10 @@ CONSTRAINTS: dict[str, str | tuple[str, ...]] = {
     "train.checkpoint_interval": "[0, inf)",
     "train.log_interval": "[0, inf)",
     "train.log_interval_steps": "[0, inf)",
+    "eval.interval": "[0, inf)",
+    "eval.interval_steps": "[0, inf)",
+    "eval.episodes": "[1, inf)",
+    "eval.num_envs": "[0, inf)",
     "normalize.clip": "(0, inf)",
     "normalize.epsilon": "(0, inf)",
 }

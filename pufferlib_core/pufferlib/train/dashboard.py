@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TextIO
 if TYPE_CHECKING:
     from rich.live import Live
 
-PROFILE_KEYS = ("env", "forward", "learn", "copy", "other")
+PROFILE_KEYS = ("env", "forward", "learn", "copy", "eval", "other")
 
 
 def _fmt(value: object) -> str:
@@ -27,6 +27,8 @@ def summary_line(metrics: Mapping[str, float]) -> str:
              f"SPS {_fmt(metrics.get('SPS', 0.0))}"]
     if "environment/episode_return" in metrics:
         parts.append(f"return {_fmt(metrics['environment/episode_return'])}")
+    if "eval/episode_return" in metrics:
+        parts.append(f"eval {_fmt(metrics['eval/episode_return'])} ± {_fmt(metrics['eval/episode_return_ci95'])}")
     for key in ("policy_loss", "value_loss", "entropy"):
         if f"losses/{key}" in metrics:
             parts.append(f"{key} {_fmt(metrics['losses/' + key])}")
@@ -83,7 +85,7 @@ class Dashboard:
         if total_steps and sps:
             table.add_row("time left", f"{max(0.0, (total_steps - step) / sps):.0f}s")
         for key, value in sorted(metrics.items()):
-            if key.startswith(("environment/", "losses/")):
+            if key.startswith(("environment/", "eval/", "losses/")):
                 table.add_row(key, _fmt(value))
         shares = [f"{k} {metrics[f'performance/{k}']:.0%}" for k in PROFILE_KEYS if f"performance/{k}" in metrics]
         if shares:

@@ -24,12 +24,14 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
 
+from pufferlib.config import merge
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
 from pufferlib.train.acting import Actor
@@ -156,6 +158,13 @@ class EpisodeBook:
         return [e[2] for e in chosen], [e[3] for e in chosen]
 
 
+def eval_env_config(config: Mapping[str, Any], num_envs: int | None = None) -> dict[str, Any]:
+    """`config` with the vec settings evaluation needs: every copy stepped at once (no async
+    batch), and `num_envs` copies when given."""
+    vec = {"env_batch_size": 0, **({"num_envs": num_envs, "num_workers": 0} if num_envs else {})}
+    return merge(config, {"vec": vec})
+
+
 def _env_stats(infos: list[dict[str, float]]) -> dict[str, float]:
     keys = dict.fromkeys(k for info in infos for k, v in info.items()
                          if isinstance(v, (int, float, np.number)) and not isinstance(v, bool))
@@ -165,23 +174,23 @@ def _env_stats(infos: list[dict[str, float]]) -> dict[str, float]:
 @torch.no_grad()
 def evaluate(env: VecEnv, policy: torch.nn.Module, episodes: int, *, deterministic: bool = False,
              seed: int | None = 0, on_step: Callable[[], object] | None = None, max_steps: int = MAX_STEPS,
-             progress: str | None = None) -> EvalResult:
-    """Play `policy` on `env` until the first `episodes` episodes to start have ended.
+             progress: str | None = None, device: torch.device | str = "cpu") -> EvalResult:
+    """Play `policy` (on `device`) on `env` until the first `episodes` episodes to start have ended.
 
     `on_step` is called after every vectorized step (rendering, recording). `progress`: a
     label; a line goes to stderr every `PROGRESS_EVERY_S` seconds of a long evaluation.
     """
-    with torch.random.fork_rng(devices=[]):  # the caller's random state is left as it was
+    device = torch.device(device)
+    with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):  # the caller's state stays
         if seed is not None:
             torch.manual_seed(seed)
-        return _play(env, policy, EpisodeBook(env.num_agents, episodes), deterministic, seed, on_step, max_steps,
-                     progress)
+        return _play(env, Actor(env, policy, device), EpisodeBook(env.num_agents, episodes), deterministic, seed,
+                     on_step, max_steps, progress)
 
 
-def _play(env: VecEnv, policy: torch.nn.Module, book: EpisodeBook, deterministic: bool, seed: int | None,
+def _play(env: VecEnv, actor: Actor, book: EpisodeBook, deterministic: bool, seed: int | None,
           on_step: Callable[[], object] | None, max_steps: int, progress: str | None) -> EvalResult:
     rows, episodes = env.num_agents, book.episodes
-    actor = Actor(env, policy)
     started = last_note = time.perf_counter()
     infos: list[dict[str, float]] = []
     env.async_reset(seed)
@@ -197,9 +206,9 @@ def _play(env: VecEnv, policy: torch.nn.Module, book: EpisodeBook, deterministic
             returns, lengths = book.counted()
             return EvalResult(returns, lengths, deterministic, seed, t, time.perf_counter() - started,
                               _env_stats(infos))
-        starts = torch.from_numpy(done)
-        action, state = actor.choose(torch.from_numpy(np.asarray(obs)), actor.state(slice(None), starts),
-                                     deterministic)
+        starts = torch.from_numpy(done).to(actor.device)
+        action, state = actor.choose(torch.from_numpy(np.asarray(obs)).to(actor.device),
+                                     actor.state(slice(None), starts), deterministic)
         actor.keep_state(slice(None), state)
         env.send(actor.to_env(action))
         if on_step is not None:

@@ -1,0 +1,75 @@
+"""Evaluation during training (`[eval]` in the config; Stable-Baselines3's EvalCallback).
+
+Every `eval.interval` epochs or `eval.interval_steps` agent steps, the trainer's policy plays
+`eval.episodes` episodes on an env copy of its own (made once, from the run's env id and
+config, `eval.num_envs` copies), by the one rule of `pufferlib.train.evaluation`, seeded with
+the run's `vec.seed` so that evaluations differ only by the policy. The figures are logged as
+`eval/<key>` (`EvalResult.as_dict`); the trainer keeps the checkpoint of the best mean return
+as RUN_DIR/best.pt (`BEST_NAME`). With `eval.video`, env 0 of each evaluation is recorded to
+RUN_DIR/eval_<epoch>.gif.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from pufferlib.errors import APIUsageError
+from pufferlib.protocols import VecEnv
+from pufferlib.train.evaluation import EvalResult, eval_env_config, evaluate
+from pufferlib.train.playback import Recorder, make_render_env, write_video
+
+#: The file name of the best evaluated checkpoint in a run folder (not a `model_*.pt`: "latest"
+#: and run folders load the newest checkpoint, not the best).
+BEST_NAME = "best.pt"
+
+
+def enabled(settings: Mapping[str, Any]) -> bool:
+    """Whether an `[eval]` section asks for evaluations."""
+    return bool(settings["interval"] or settings["interval_steps"])
+
+
+class TrainingEval:
+    """Runs the evaluations of one training run; see the module docstring."""
+
+    def __init__(self, env_id: str | None, config: Mapping[str, Any]):
+        if env_id is None:
+            raise APIUsageError("[eval] evaluates on an env copy of its own, made from the env id: give the trainer "
+                                "env_id= (PuffeRL(..., env_id='ocean-breakout')), or set eval.interval and "
+                                "eval.interval_steps to 0.")
+        self.env_id, self.config = env_id, config
+        self.settings = config["eval"]
+        self.best = -float("inf")  # the best mean return so far (restored on resume)
+        self._env: VecEnv | None = None
+        self._last_epoch, self._last_step = 0, 0
+
+    def due(self, epoch: int, global_step: int) -> bool:
+        """Whether an evaluation is due after `epoch` (at `global_step`)."""
+        every_epochs, every_steps = self.settings["interval"], self.settings["interval_steps"]
+        return bool((every_epochs and epoch - self._last_epoch >= every_epochs)
+                    or (every_steps and global_step - self._last_step >= every_steps))
+
+    def run(self, policy: torch.nn.Module, epoch: int, global_step: int, run_dir: Path,
+            device: torch.device) -> EvalResult:
+        """Evaluate `policy` now; returns the result (the trainer logs it and keeps the best)."""
+        self._last_epoch, self._last_step = epoch, global_step
+        video = bool(self.settings["video"])
+        if self._env is None:
+            copies = self.settings["num_envs"] or None
+            self._env = make_render_env(self.env_id, eval_env_config(self.config, copies),
+                                        "rgb_array" if video else None)
+        recorder = Recorder(self._env, "rgb_array" if video else None)
+        result = evaluate(self._env, policy, self.settings["episodes"], deterministic=self.settings["deterministic"],
+                          seed=self.config["vec"]["seed"], on_step=recorder, device=device)
+        if video:
+            write_video(recorder.frames, str(run_dir / f"eval_{epoch:06d}.gif"), fps=30)
+        return result
+
+    def close(self) -> None:
+        """Close the evaluation env; safe to call more than once."""
+        if self._env is not None:
+            self._env.close()
+            self._env = None

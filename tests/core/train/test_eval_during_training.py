@@ -1,0 +1,59 @@
+"""[eval]: evaluations during training, on an env copy of their own, logged as eval/* and the best
+kept as RUN_DIR/best.pt (which "latest" and run folders never pick for resuming)."""
+
+import json
+
+import pytest
+
+import pufferlib
+from pufferlib.pufferl import PuffeRL
+from pufferlib.train import checkpoint
+from pufferlib.train.eval_during_training import BEST_NAME
+
+CONFIG = {"train": {"total_timesteps": 1024, "batch_size": 256, "minibatch_size": 256, "update_epochs": 1,
+                    "cpu_threads": 1, "checkpoint_interval": 2},
+          "eval": {"interval": 2, "episodes": 4, "num_envs": 2}}
+
+
+def train(run_dir, config=CONFIG, resume=False):
+    env = pufferlib.make("gym-CartPole-v1", num_envs=4)
+    trainer = PuffeRL(config, env, env_id="gym-CartPole-v1", run_dir=run_dir)
+    if resume:
+        trainer.load_checkpoint(run_dir, resume=True)
+    while not trainer.done_training():
+        trainer.evaluate()
+        trainer.train()
+        trainer.mean_and_log()
+    trainer.close()
+    return trainer
+
+
+def test_evaluations_are_logged_and_the_best_is_kept(tmp_path):
+    train(tmp_path)
+    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()[1:]]
+    evals = {row["epoch"]: row["eval/episode_return"] for row in rows if "eval/episode_return" in row}
+    assert sorted(evals) == [2, 4], rows
+    assert all(row["eval/episodes"] == 4 for row in rows if "eval/episodes" in row)
+    best = checkpoint.load(tmp_path / BEST_NAME)
+    assert best["eval"]["episode_return"] == max(evals.values())
+    assert best["epoch"] == max(evals, key=lambda epoch: (evals[epoch], -epoch))
+    assert checkpoint.load(tmp_path)["path"].endswith("model_000004.pt")  # the newest, not the best
+
+
+def test_resume_keeps_the_best_evaluation_so_far(tmp_path):
+    train(tmp_path)
+    best = checkpoint.load(tmp_path / BEST_NAME)["eval"]["episode_return"]
+    longer = {**CONFIG, "train": {**CONFIG["train"], "total_timesteps": 1024 + 256}, "eval": {**CONFIG["eval"],
+                                                                                              "interval": 100}}
+    resumed = train(tmp_path, longer, resume=True)
+    assert resumed.evaluator.best == best
+
+
+def test_eval_needs_an_env_id_to_make_its_env():
+    env = pufferlib.make("gym-CartPole-v1", num_envs=2)
+    env.spec = None
+    try:
+        with pytest.raises(pufferlib.APIUsageError, match=r"\[eval\] evaluates on an env copy of its own"):
+            PuffeRL(CONFIG, env)
+    finally:
+        env.close()
