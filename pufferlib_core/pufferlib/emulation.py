@@ -11,7 +11,8 @@ episode (terminated or truncated; for PettingZoo, when no agent is left), the sa
 next episode, while `rewards`, `terminals` and `truncations` belong to the step that
 ended the episode. That step's infos carry the env's own final info dict plus
 `episode_return` (sum of rewards; for PettingZoo the mean over agents) and
-`episode_length` (steps). Infos of steps that end no episode are not forwarded.
+`episode_length` (steps). Infos of steps that end no episode are not forwarded; for
+PettingZoo, an agent's own info dict is forwarded at the step it finishes.
 The last observation of an ended episode is kept in `final_observations` (see
 `pufferlib.environment`).
 """
@@ -261,6 +262,10 @@ class PettingZooPufferEnv(_Emulated):
     zeroed observations and mask False, and their actions are ignored; on its final step
     an agent reports its reward and terminal/truncation with mask False (they close its
     previous transition). All agents must share one observation and one action space.
+
+    An AEC env whose metadata says `is_parallelizable` is converted by PettingZoo; any other
+    (turn-based games) goes through `pufferlib.turn_based.TurnBasedParallelEnv`: each seat
+    owns a row, and only the seat to move is unmasked.
     """
 
     env: ParallelEnv
@@ -325,7 +330,7 @@ class PettingZooPufferEnv(_Emulated):
         except KeyError:
             self._check_agents(dict.fromkeys(self.env.agents), "env.agents")
             raise
-        obs, rewards, terms, truncs, _ = self.env.step(action)
+        obs, rewards, terms, truncs, step_infos = self.env.step(action)
         self.rewards[:] = 0
         self.terminals[:] = False
         self.truncations[:] = False
@@ -349,10 +354,12 @@ class PettingZooPufferEnv(_Emulated):
         # A finishing agent acts no more: its reward and terminal close its previous
         # transition, its last observation is kept, and its row is masked until it comes back.
         ended = self.terminals | self.truncations
+        infos = []
         if ended.any():
             self.final_observations[ended] = self.observations[ended]
             self.masks &= ~ended
-        infos = []
+            infos = [info for agent, done in zip(self.possible_agents, ended)
+                     if done and (info := (step_infos or {}).get(agent))]  # the finishing agents' own infos
         if not self.env.agents:
             infos.append({"episode_return": float(self._returns[self._seen].mean()),
                           "episode_length": self.episode_length})
@@ -371,16 +378,18 @@ class PettingZooPufferEnv(_Emulated):
 
 
 def _as_parallel(env: Env) -> ParallelEnv:
+    """A parallel env as it is; an AEC env converted by PettingZoo if it is parallelizable, else turn by turn."""
     from pettingzoo.utils.env import AECEnv
 
-    if isinstance(env, AECEnv):
+    if not isinstance(env, AECEnv):
+        return env
+    if env.metadata.get("is_parallelizable", False):
         from pettingzoo.utils.conversions import aec_to_parallel
 
-        try:
-            return aec_to_parallel(env)
-        except AssertionError as exc:
-            raise APIUsageError(f"This AEC env cannot be converted to the parallel API: {exc}") from exc
-    return env
+        return aec_to_parallel(env)
+    from pufferlib.turn_based import TurnBasedParallelEnv
+
+    return TurnBasedParallelEnv(env)
 
 
 def _shared_space(env: ParallelEnv, agents: list[Hashable], attr: str) -> spaces.Space[object]:

@@ -44,17 +44,26 @@ def make_gymnasium(gym_id: str, **kwargs: Any) -> GymnasiumEnv:
     return gymnasium.make(gym_id, **kwargs)
 
 
-def make_pettingzoo(registry_id: str, **kwargs: object) -> ParallelEnv | AECEnv:
-    """`pettingzoo.make` of a registry id: the parallel env, else the AEC env."""
+def make_pettingzoo(registry_id: str, opponent: str = "none", **kwargs: object) -> ParallelEnv | AECEnv:
+    """`pettingzoo.make` of a registry id: the parallel env, else the AEC env.
+
+    `opponent` (`pufferlib.turn_based.OPPONENTS`): "none" makes every agent of the env an agent of
+    PufferLib's; "random" plays every seat but one of the AEC env by random legal moves, turn by turn,
+    and the env has one agent (`pufferlib.turn_based.TurnBasedParallelEnv`).
+    """
     import pettingzoo
 
-    env_type = "parallel" if registry_id in pettingzoo.parallel_registry else "aec"
+    from pufferlib import turn_based
+
+    turn_based.check_opponent(opponent)
+    env_type = "parallel" if registry_id in pettingzoo.parallel_registry and opponent == "none" else "aec"
     try:
-        return pettingzoo.make(env_type, registry_id, **kwargs)
+        env = pettingzoo.make(env_type, registry_id, **kwargs)
     except ImportError as exc:  # PettingZoo's DependencyNotInstalled is an ImportError
         family = registry_id.split("/", 1)[0]
         raise APIUsageError(f"Could not make {registry_id} ({exc}). "
                             f"Install its extras: pip install 'pettingzoo[{family}]'") from exc
+    return env if opponent == "none" else turn_based.TurnBasedParallelEnv(env, opponent=opponent)
 
 
 def _gym_spec(name: str) -> EnvSpec:
@@ -118,7 +127,8 @@ def _pettingzoo_spec(name: str) -> EnvSpec:
         close = difflib.get_close_matches(key, names, n=5, cutoff=0.5)
         hint = f" Did you mean: {', '.join(PETTINGZOO_PREFIX + c.replace('_', '-') for c in close)}?" if close else ""
         raise EnvNotFoundError(f"PettingZoo has no env {name!r}.{hint}")
-    return EnvSpec(PETTINGZOO_PREFIX + name, functools.partial(make_pettingzoo, ids[key]),
+    # Every default is a kwarg, so that it is a config key too (`--env.opponent random`).
+    return EnvSpec(PETTINGZOO_PREFIX + name, functools.partial(make_pettingzoo, ids[key]), kwargs={"opponent": "none"},
                    package="pettingzoo", description=f"pettingzoo.make({ids[key]!r})")
 
 

@@ -1,0 +1,216 @@
+"""Turn-based PettingZoo games (AEC envs such as tic-tac-toe, connect four, go, chess) as parallel envs.
+
+`TurnBasedParallelEnv` is what `pufferlib.emulation.PettingZooPufferEnv` emulates an AEC env
+through when the env cannot be converted to the parallel API (its metadata says
+`is_parallelizable: False`). Its contract, which gives the PufferEnv rows their meaning:
+
+- Every seat (`possible_agents` of the AEC env) is an agent with a fixed row. At each step
+  the one agent present (`agents`, and the only key of the observations) is the seat whose
+  turn it is (`agent_selection`): its action is played, every other row is masked and its
+  action ignored. A waiting seat's observation is padding (zeros).
+- Rewards: the rewards the AEC env gives a seat after any move (its own or another seat's)
+  are added up and returned at the step that played that move (an opponent's moves in
+  `reset`: at the first step), on that seat's row: a seat that loses on the opponent's move
+  gets its -1 at that step.
+- A seat that ends (terminated or truncated) is reported once, at the step where it ends,
+  with its last observation and its info dict; the AEC env's dead seats are then stepped
+  out (action None), as its API requires. When no seat is left, the game is over: `agents`
+  is empty, and the emulation resets (a new game; `reset(seed)` seeds the AEC env).
+- Action masks pass through as the env gives them: PettingZoo's classic games observe a
+  Dict with "observation" and "action_mask" (1 = legal; all 0 for a seat not to move),
+  which the trainer applies when it samples (`pufferlib.pytorch.action_mask`).
+
+`opponent` (`OPPONENTS`): "none", the default, keeps every seat an agent. "random" makes it a
+one-agent env: the agent `LEARNER` holds one seat, drawn at random per game, and every other seat
+is played here by uniformly random legal actions (legal: the "action_mask" of its observation or
+info, when it has one). The draws come from a generator seeded by `reset(seed)`, so a seed
+repeats the games. The learner's info dict at each game's end holds the game's outcome for its
+seat: `outcome` (win 1, draw 0.5, loss 0: its game return above, equal to or below the best of
+the other seats'), and `win`, `draw`, `loss` (each 1 or 0), whose means over episodes are the rates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo.utils.env import ParallelEnv
+
+from pufferlib.errors import APIUsageError
+
+if TYPE_CHECKING:
+    from pettingzoo import AECEnv
+
+#: The values of `opponent=`: "none" (every seat is an agent), or who plays every seat but the learner's.
+OPPONENTS = ("none", "random")
+#: The one agent of an env with an opponent: it holds a different seat from game to game.
+LEARNER = "learner"
+
+Dicts = dict[Hashable, Any]
+
+
+def check_opponent(opponent: object) -> None:
+    """Raise APIUsageError unless `opponent` is one of `OPPONENTS`."""
+    if opponent not in OPPONENTS:
+        raise APIUsageError(f"opponent={opponent!r} is not one of {list(OPPONENTS)}: 'none' makes every seat an "
+                            "agent, 'random' plays every seat but the learner's by random legal moves.")
+
+
+class TurnBasedParallelEnv(ParallelEnv):
+    """A turn-based AEC env as a parallel env whose one present agent is the seat to move (see module doc).
+
+    `env`: the AEC env. `opponent`: one of `OPPONENTS`; "none" makes every seat an agent.
+    """
+
+    def __init__(self, env: AECEnv, opponent: str = "none"):
+        check_opponent(opponent)
+        self.aec, self.opponent = env, opponent
+        self._versus = opponent != "none"  # one learner against the opponent
+        self.metadata = dict(getattr(env, "metadata", {}))
+        self.render_mode = getattr(env, "render_mode", None)
+        self.seats: list[Hashable] = list(env.possible_agents)
+        self.possible_agents = [LEARNER] if self._versus else list(self.seats)
+        self.agents: list[Hashable] = []
+        # reported agent -> the seat it plays: every seat itself, or the learner's seat of this game
+        self._rows: dict[Hashable, Hashable] = {} if self._versus else {seat: seat for seat in self.seats}
+        self._rng = np.random.default_rng()
+        if self._versus:
+            self._check_seats_are_alike()
+
+    def _check_seats_are_alike(self) -> None:
+        if len(self.seats) < 2:
+            raise APIUsageError(f"opponent={self.opponent!r} plays the other seats of a game, but this env has one "
+                                f"seat, {self.seats}. Use opponent='none'.")
+        for attr in ("observation_space", "action_space"):
+            first = getattr(self.aec, attr)(self.seats[0])
+            differ = [seat for seat in self.seats if getattr(self.aec, attr)(seat) != first]
+            if differ:
+                raise APIUsageError(
+                    f"opponent={self.opponent!r} needs seats that share one {attr.replace('_', ' ')} (the learner "
+                    f"may hold any seat): {self.seats[0]!r} has {first}, {differ[0]!r} has "
+                    f"{getattr(self.aec, attr)(differ[0])}. Use opponent='none' to make every seat an agent.")
+        space = self.aec.action_space(self.seats[0])
+        if not isinstance(space, spaces.Discrete):
+            raise APIUsageError(f"opponent={self.opponent!r} plays Discrete actions, but the seats' action space is "
+                                f"{space}. Use opponent='none' to make every seat an agent.")
+        self._moves = int(space.start) + np.arange(int(space.n))
+
+    def observation_space(self, agent: Hashable) -> spaces.Space[Any]:
+        """The observation space of an agent (a seat, or `LEARNER`)."""
+        return self.aec.observation_space(self.seats[0] if agent == LEARNER else agent)
+
+    def action_space(self, agent: Hashable) -> spaces.Space[Any]:
+        """The action space of an agent (a seat, or `LEARNER`)."""
+        return self.aec.action_space(self.seats[0] if agent == LEARNER else agent)
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[Dicts, Dicts]:
+        """Start a game; `seed` seeds the AEC env and the draws of seats and opponent moves."""
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        while True:  # ends: the learner holds the seat that moves first in 1 of len(seats) games
+            self.aec.reset(seed=seed, options=options)
+            self._pending = dict.fromkeys(self.seats, 0.0)  # rewards not yet returned
+            self._returns = dict.fromkeys(self.seats, 0.0)  # this game's, per seat
+            self._ended: dict[Hashable, tuple[object, bool, bool, dict]] = {}  # seat -> (last obs, term, trunc, info)
+            self._reported: set[Hashable] = set()
+            self._to_move: Hashable | None = self.aec.agent_selection
+            if self._versus:
+                self._rows = {LEARNER: self.seats[int(self._rng.integers(len(self.seats)))]}
+                self._play_others()
+            self.agents = self._turn()
+            if self.agents:  # else the opponents ended the game before the learner's first move: another
+                break
+            seed = None
+        seats = {agent: self._rows[agent] for agent in self.agents}
+        return ({agent: self.aec.observe(seat) for agent, seat in seats.items()},
+                {agent: dict(self.aec.infos.get(seat, {})) for agent, seat in seats.items()})
+
+    def step(self, actions: Mapping[Hashable, object]) -> tuple[Dicts, Dicts, Dicts, Dicts, Dicts]:
+        """Play the action of the agent to move (others are ignored), and the opponent's moves if any."""
+        if not self.agents:
+            raise APIUsageError("step() was called with no agent to move (the game is over or was never started); "
+                                "call reset() first.")
+        self._play(actions[self.agents[0]])
+        if self._versus:
+            self._play_others()
+        return self._report()
+
+    def _play(self, action: object) -> None:
+        """One move of the seat to move; then the dead seats are stepped out, as the AEC API requires.
+
+        Sets `_to_move`, the seat to move next (None: the game is over). The AEC env's attributes
+        are read once per move: through its wrappers, each read costs a chain of `__getattr__`s.
+        """
+        aec = self.aec
+        aec.step(action)
+        while True:
+            for seat, reward in aec.rewards.items():
+                self._pending[seat] += reward
+                self._returns[seat] += reward
+            live, terms, truncs = aec.agents, aec.terminations, aec.truncations
+            for seat in live:
+                if seat not in self._ended and (terms[seat] or truncs[seat]):
+                    self._ended[seat] = (aec.observe(seat), bool(terms[seat]), bool(truncs[seat]),
+                                         dict(aec.infos.get(seat, {})))
+            self._to_move = aec.agent_selection if live else None
+            if self._to_move not in self._ended:
+                return
+            aec.step(None)
+
+    def _play_others(self) -> None:
+        """Random legal moves for every seat but the learner's, until the learner is to move or has ended."""
+        seat = self._rows[LEARNER]
+        while self._to_move is not None and seat not in self._ended and self._to_move != seat:
+            self._play(self._random_action(self._to_move))
+
+    def _random_action(self, seat: Hashable) -> int:
+        obs = self.aec.observe(seat)
+        mask = obs.get("action_mask") if isinstance(obs, dict) else None
+        if mask is None:
+            mask = self.aec.infos.get(seat, {}).get("action_mask")
+        legal = self._moves if mask is None else self._moves[np.asarray(mask, bool)]
+        if legal.size == 0:  # the env allows nothing: any move, for the env to judge
+            legal = self._moves
+        return int(self._rng.choice(legal))
+
+    def _turn(self) -> list[Hashable]:
+        """The agents to move now: the one whose seat is to move, if it has not ended."""
+        return [agent for agent, seat in self._rows.items() if seat == self._to_move and seat not in self._ended]
+
+    def _report(self) -> tuple[Dicts, Dicts, Dicts, Dicts, Dicts]:
+        """The parallel API's (observations, rewards, terminations, truncations, infos) of the moves just played."""
+        obs: Dicts = {}
+        rewards: dict[Hashable, float] = {}
+        terms: dict[Hashable, bool] = {}
+        truncs: dict[Hashable, bool] = {}
+        infos: dict[Hashable, dict] = {}
+        for agent, seat in self._rows.items():
+            rewards[agent] = float(self._pending[seat])
+            terms[agent] = truncs[agent] = False
+            infos[agent] = {}
+            if seat in self._ended and seat not in self._reported:
+                self._reported.add(seat)
+                obs[agent], terms[agent], truncs[agent], infos[agent] = self._ended[seat]
+                if self._versus:
+                    infos[agent].update(self._outcome(seat))
+        self._pending = dict.fromkeys(self.seats, 0.0)
+        self.agents = self._turn()
+        for agent in self.agents:
+            obs[agent] = self.aec.observe(self._rows[agent])
+        return obs, rewards, terms, truncs, infos
+
+    def _outcome(self, seat: Hashable) -> dict[str, float]:
+        mine = self._returns[seat]
+        best_other = max(r for s, r in self._returns.items() if s != seat)
+        win, draw = float(mine > best_other), float(mine == best_other)
+        return {"outcome": win + 0.5 * draw, "win": win, "draw": draw, "loss": 1.0 - win - draw}
+
+    def render(self) -> Any:
+        """The AEC env's render."""
+        return self.aec.render()
+
+    def close(self) -> None:
+        """Close the AEC env."""
+        self.aec.close()
