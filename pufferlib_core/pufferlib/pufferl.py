@@ -21,7 +21,7 @@ import uuid
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 import pufferlib.pytorch
+from pufferlib._locks import folder_lock
 from pufferlib.config import check_keys, load_default, merge
 from pufferlib.config.validation import validate
 from pufferlib.cpu.cores import usable_cores
@@ -208,7 +209,11 @@ class PuffeRL:
         self.global_step, self.epoch = 0, 0
         # Where checkpoints, metrics.jsonl (and logger plugins' files) go; created on first use.
         self.run_dir = Path(run_dir) if run_dir else self._default_run_dir()
+        self._run_lock: ExitStack | None = None  # held while this trainer writes run_dir
+        if run_dir and self.rank == 0:  # a given folder (a resumed run's) is claimed before any work
+            self._claim_run_dir()
         self._metrics_file: MetricsFile | None = None
+        self._resumed_step: int | None = None  # the step of the checkpoint this run resumed from
         self._unlogged: list[dict[str, float]] = []  # mean_and_log() results not yet in a log step
         self._logged_time = -float("inf")  # the first mean_and_log() is a log step
         self._next_log_step = 0  # and so is the first at or past this step (see log_interval_steps)
@@ -223,6 +228,15 @@ class PuffeRL:
         self.dashboard = dashboard if dashboard is not None else Dashboard(
             f"PuffeRL {self.env_id or ''}".strip(), cfg["log_interval"])
         self._log_time, self._log_step = time.perf_counter(), 0
+
+    def _claim_run_dir(self) -> Path:
+        """run_dir, locked for this trainer (`pufferlib._locks`) from its first write to close():
+        a second writer of the same run folder gets an APIUsageError instead of mixing files."""
+        if self._run_lock is None:
+            stack = ExitStack()
+            stack.enter_context(folder_lock(self.run_dir, "a training run"))
+            self._run_lock = stack
+        return self.run_dir
 
     def _default_policy(self, explicit: set[str]) -> torch.nn.Module:
         from pufferlib.train.policy import make_policy
@@ -316,7 +330,7 @@ class PuffeRL:
         next mean_and_log(); a new best mean return is saved as RUN_DIR/best.pt."""
         assert self.evaluator is not None
         start = time.perf_counter()
-        result = self.evaluator.run(self.policy, self.epoch, self.global_step, self.run_dir, self.device)
+        result = self.evaluator.run(self.policy, self.epoch, self.global_step, self._claim_run_dir(), self.device)
         figures = result.as_dict()
         self._eval_metrics = {f"eval/{key}": value for key, value in figures.items()}
         if result.mean > self.evaluator.best:
@@ -532,7 +546,7 @@ class PuffeRL:
             merged[key] = float(np.mean(values)) if numeric and len(values) > 1 else values[-1]
         merged["global_step"], merged["epoch"] = rows[-1]["global_step"], rows[-1]["epoch"]
         if self._metrics_file is None:
-            self._metrics_file = MetricsFile(self.run_dir, self.config, self.env_id)
+            self._metrics_file = MetricsFile(self._claim_run_dir(), self.config, self.env_id, self._resumed_step)
         self._metrics_file.write(self.global_step, merged)
         self.logged_metrics = merged
         self._hook("pufferlib_train_log", trainer=self, step=self.global_step, metrics=merged)
@@ -584,7 +598,7 @@ class PuffeRL:
             raise NonFiniteError(f"Not saving a checkpoint: {self.diverged} Lower train.learning_rate or check "
                                  f"the env's observations and rewards (last good checkpoint: "
                                  f"{self.last_checkpoint or 'none this run'}).")
-        path = self.run_dir / (name or f"model_{self.epoch:06d}.pt")
+        path = self._claim_run_dir() / (name or f"model_{self.epoch:06d}.pt")
         payload = {"policy": checkpoint.policy_state(self.policy.state_dict()),
                    "optimizers": [opt.state_dict() for opt in self.optimizers],
                    "global_step": self.global_step, "epoch": self.epoch,
@@ -618,7 +632,7 @@ class PuffeRL:
                     "a new run with --load-model-path to keep only the weights.") from None
             self.global_step, self.epoch = payload["global_step"], payload["epoch"]
             self.saved_step, self.last_checkpoint = self.global_step, payload["path"]
-            self._log_step = self.global_step
+            self._log_step = self._resumed_step = self.global_step
             self._restore_best_eval()
         return payload
 
@@ -647,6 +661,9 @@ class PuffeRL:
             self._write_log_step()
         if self._metrics_file is not None:
             self._metrics_file.close()
+        if self._run_lock is not None:
+            self._run_lock.close()
+            self._run_lock = None
         self._hook("pufferlib_train_end", trainer=self, metrics=metrics)
         self.gradient.close()
         if self.evaluator is not None:

@@ -113,6 +113,21 @@ def _save_on_interrupt(trainer: PuffeRL, env_id: str, signum: int) -> None:
           file=sys.stderr)
 
 
+def _resumed_run_dir(payload: dict, given: str) -> Path | None:
+    """The run folder a resumed run continues in: the checkpoint's own, unless the user named a
+    checkpoint file older than the folder's newest. Continuing there would overwrite the later
+    checkpoints with a new lineage (and a later --resume would pick an old one): that run branches
+    into a new folder instead (None: the default one), as the message says."""
+    path = Path(payload["path"])
+    newest = checkpoint.resolve(path.parent)
+    if not Path(given).is_file() or newest.resolve() == path.resolve():
+        return path.parent
+    print(f"puffer train: {path.name} is not the newest checkpoint of {path.parent} ({newest.name} is): the "
+          "resumed run continues in a new run folder, and that run's later checkpoints stay as they are "
+          f"(--resume {path.parent} continues from {newest.name} instead)", file=sys.stderr)
+    return None
+
+
 def _train(args: argparse.Namespace, config: dict, resume_payload: dict | None) -> int:
     from pufferlib import PuffeRL
     from pufferlib.pufferl import seed_everything
@@ -122,7 +137,7 @@ def _train(args: argparse.Namespace, config: dict, resume_payload: dict | None) 
     try:
         seed_everything(config["train"])  # before the policy's initial weights are drawn
         policy = make_policy(env, config, env_id=args.env_id)
-        run_dir = Path(resume_payload["path"]).parent if resume_payload is not None else None
+        run_dir = _resumed_run_dir(resume_payload, args.resume) if resume_payload is not None else None
         trainer = PuffeRL(config, env, policy, env_id=args.env_id, run_dir=run_dir)
     except BaseException:
         env.close()

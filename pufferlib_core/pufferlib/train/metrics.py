@@ -2,7 +2,9 @@
 
 The first line holds the run's config and env id; every later line the metrics of one
 log step (`step` is the global agent step, `time` seconds since the epoch). A resumed run
-appends to the same file. No service is needed to plot a run: `puffer plot RUN_DIR`.
+appends to the same file, after moving the rows logged past its checkpoint's step (whose
+training was lost) to metrics.jsonl.superseded: the steps of the file never go backwards.
+No service is needed to plot a run: `puffer plot RUN_DIR`.
 
 A run killed mid-write can leave a torn last line (no newline at its end): appending first
 cuts that tail off, and reading skips undecodable lines, with a warning in both cases.
@@ -35,11 +37,13 @@ def _plain(value: object) -> object:
 class MetricsFile:
     """Appends one line per log step to RUN_DIR/metrics.jsonl (created with a config line)."""
 
-    def __init__(self, run_dir: str | Path, config: Mapping, env_id: str | None):
+    def __init__(self, run_dir: str | Path, config: Mapping, env_id: str | None, resumed_step: int | None = None):
         run_dir = Path(run_dir)
         run_dir.mkdir(parents=True, exist_ok=True)
         self.path = run_dir / FILE_NAME
         new = not self.path.exists() or _repair(self.path) == 0
+        if not new and resumed_step is not None:
+            _set_aside_after(self.path, resumed_step)
         self._file = open(self.path, "a", encoding="utf-8")
         if new:
             self._file.write(json.dumps({"config": config, "env_id": env_id}, default=_plain) + "\n")
@@ -80,6 +84,33 @@ def _repair(path: Path) -> int:
     warnings.warn(f"{path}: cut off a torn last line ({size - keep} bytes, from a run killed mid-write) "
                   "before appending.", stacklevel=3)
     return keep
+
+
+#: Where the rows of a resumed run's file that lie past the resumed checkpoint go.
+SUPERSEDED_SUFFIX = ".superseded"
+
+
+def _set_aside_after(path: Path, step: int) -> None:
+    """Move the rows of `path` past agent step `step` to `path` + SUPERSEDED_SUFFIX: a run resumed
+    from the checkpoint of `step` logs those steps again, and its file must not go backwards."""
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    keep, later = [], []
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError:
+            row = None
+        row_step = row.get("step") if isinstance(row, dict) else None
+        (later if isinstance(row_step, (int, float)) and row_step > step else keep).append(line)
+    if not later:
+        return
+    with open(str(path) + SUPERSEDED_SUFFIX, "a", encoding="utf-8") as aside:
+        aside.writelines(later)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text("".join(keep), encoding="utf-8")
+    os.replace(tmp, path)
+    warnings.warn(f"{path}: moved {len(later)} row(s) logged after step {step:,} (the resumed checkpoint's) to "
+                  f"{path.name}{SUPERSEDED_SUFFIX}: the resumed run logs those steps again.", stacklevel=3)
 
 
 def read_metrics(run_dir: str | Path) -> tuple[dict, list[dict]]:

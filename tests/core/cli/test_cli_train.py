@@ -83,7 +83,7 @@ def test_train_eval_and_resume(walk_env, tmp_path, capsys):
     assert "Trained test-walk for 512 steps (2 epochs)" in out and "epoch 2 | steps 512" in out
     path = Path(out.split("Checkpoint: ")[-1].strip())
     assert path.name == "model_000002.pt" and sorted(p.name for p in path.parent.iterdir()) == [
-        "metrics.jsonl", "model_000001.pt", "model_000002.pt"]
+        ".lock", "metrics.jsonl", "model_000001.pt", "model_000002.pt"]  # .lock: the writer's (pufferlib._locks)
     payload = checkpoint.load(path)
     assert payload["env_id"] == walk_env and payload["config"]["vec"]["num_envs"] == 2
 

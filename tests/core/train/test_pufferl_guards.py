@@ -174,3 +174,51 @@ def test_bad_sizes_fail_before_the_env_is_reset_or_a_process_group_starts(monkey
         assert resets == [] and not dist.is_initialized()
     finally:
         env.close()
+
+
+def test_resuming_an_older_checkpoint_branches_into_a_new_run_folder(tmp_path, capsys):
+    data = tmp_path / "runs"
+    tiny = ["--vec.num-envs", "2", "--train.batch-size", "64", "--train.minibatch-size", "32",
+            "--train.data-dir", str(data)]
+    assert cli.main(["train", "gym-CartPole-v1", *tiny, "--train.total-timesteps", "256",
+                     "--train.checkpoint-interval", "1"]) == 0
+    run = next(data.iterdir())
+    before = {p.name: p.read_bytes() for p in run.iterdir() if p.suffix == ".pt"}
+    capsys.readouterr()
+    assert cli.main(["train", "gym-CartPole-v1", "--resume", str(run / "model_000001.pt"),
+                     "--train.total-timesteps", "192"]) == 0
+    assert "model_000001.pt is not the newest checkpoint" in capsys.readouterr().err
+    assert {p.name: p.read_bytes() for p in run.iterdir() if p.suffix == ".pt"} == before  # the run is untouched
+    branch = next(p for p in data.iterdir() if p != run)
+    assert checkpoint.load(branch)["global_step"] == 192
+    steps = [json.loads(line)["step"] for line in (branch / "metrics.jsonl").read_text().splitlines()[1:]]
+    assert steps == sorted(steps) and steps[0] > 64
+
+
+def test_a_run_folder_has_one_writer_at_a_time(tmp_path):
+    def trainer():
+        return PuffeRL({"train": {"batch_size": 64, "minibatch_size": 64, "cpu_threads": 1}},
+                       pufferlib.make("gym-CartPole-v1", num_envs=2), run_dir=tmp_path / "run")
+
+    first = trainer()
+    env = pufferlib.make("gym-CartPole-v1", num_envs=2)
+    with pytest.raises(APIUsageError, match=r"run is in use: another process \(PID \d+\) is writing a training run"):
+        PuffeRL({"train": {"batch_size": 64, "minibatch_size": 64}}, env, run_dir=tmp_path / "run")
+    env.close()
+    first.close()
+    trainer().close()  # free again once the first writer closed
+
+
+def test_metrics_rows_past_the_resumed_checkpoint_are_set_aside(tmp_path):
+    from pufferlib.train.metrics import FILE_NAME, MetricsFile, read_metrics
+
+    log = MetricsFile(tmp_path, {}, "gym-CartPole-v1")
+    for step in (100, 200, 300):
+        log.write(step, {"x": step})
+    log.close()
+    with pytest.warns(UserWarning, match="moved 1 row"):
+        resumed = MetricsFile(tmp_path, {}, "gym-CartPole-v1", resumed_step=200)
+    resumed.write(250, {"x": 250})
+    resumed.close()
+    assert [row["step"] for row in read_metrics(tmp_path)[1]] == [100, 200, 250]
+    assert json.loads((tmp_path / (FILE_NAME + ".superseded")).read_text())["step"] == 300

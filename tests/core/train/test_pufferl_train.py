@@ -80,7 +80,7 @@ def test_checkpoint_is_atomic_and_complete(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         trainer.save_checkpoint()
     assert path.read_bytes() == before
-    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no temp file left
+    assert sorted(p.name for p in path.parent.iterdir()) == [".lock", path.name]  # no temp file left
     trainer.close()
 
 
