@@ -14,7 +14,8 @@ def get_include() -> str:
     A package with its own C envs builds an extension `<package>._ocean` from a file that
     does `#include <module.c>` plus one `.c` per env (which `#include "puffer.h"` and
     `"binding.h"`), with its own folder and this one on the include path and
-    `OCEAN_REGISTRY` naming its registry header (`puffer new --c` writes all of it)::
+    `OCEAN_REGISTRY` naming its registry header (`puffer new --c` copies this folder into the new
+    package instead, so that it builds without puffer-ocean installed)::
 
         Extension("my_plugin._ocean", sources=["my_plugin/csrc/my_plugin_module.c", "my_plugin/csrc/walk.c"],
                   include_dirs=["my_plugin/csrc", get_include()],

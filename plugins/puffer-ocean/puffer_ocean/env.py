@@ -49,8 +49,8 @@ class OceanEnv(PufferEnv):
 
     env_name: str = ""
     metadata = {"render_modes": [m for m in RENDER_MODES if m]}
-    #: the compiled module holding the C envs (a third-party package built against
-    #: `puffer_ocean.get_include()` sets its own; see `puffer new --c`)
+    #: the compiled module holding the C envs (a third-party package built with the headers of
+    #: `puffer_ocean.get_include()`, copied by `puffer new --c`, sets its own)
     native_module: Any = _ocean
 
     def __init__(self, num_envs: int = 1, buf: Any = None, render_mode: str | None = None,
