@@ -44,15 +44,15 @@ def _print_problems(found: list) -> None:
 
 def plugins_command(argv: list[str]) -> int:
     """Print installed plugins with distribution, version and load errors, then the problems
-    reported by their hooks."""
-    argparse.ArgumentParser(prog="puffer plugins", description="List installed plugins.").parse_args(argv)
-    from pufferlib import registry
+    reported so far; calls no plugin's hooks (so that a hanging one cannot stop it): `puffer
+    list` calls them and shows what they got wrong."""
+    argparse.ArgumentParser(prog="puffer plugins", description="List installed plugins, without calling their "
+                            "hooks (`puffer list` calls them and shows their problems).").parse_args(argv)
     from pufferlib.registry.plugins import installed_plugins, problems
 
     for info in installed_plugins():
         status = f"  FAILED: {info.error}" if info.error else ""
         print(f"{info.name:<16} {info.distribution} {info.version}{status}")
-    registry.listed_specs()  # calls the listing hooks, so that their problems show
     _print_problems([problem for problem in problems() if problem.where != "load"])  # those are above
     return 0
 

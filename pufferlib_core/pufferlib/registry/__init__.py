@@ -3,15 +3,19 @@
 Ids are resolved, in order: in-process registrations (`pufferlib.register`), specs
 listed by plugins, `"package.module:Callable"` ids, then the `pufferlib_resolve_env` hook
 (open-ended families such as `gym-<any Gymnasium id>`): of the plugin that owns the id's
-prefix when one does, else of each plugin in turn.
+prefix when one does, else of each plugin in turn. An id under a prefix that a plugin owns
+is looked up in that plugin's specs alone: no other plugin's listing hook is called, so a
+slow or hanging plugin never holds up `pufferlib.make('gym-CartPole-v1')` (and ids under
+first-party prefixes ask no other plugin anything, see `prefixes.owners_for`).
 
 Ids belong to plugins by prefix (`pufferlib.registry.prefixes`): a plugin may not list
 ids inside a prefix that another plugin owns (first-party prefixes such as `gym-` or
 `ocean-` included, installed or not), and when two plugins list the same id the first in
 plugin order keeps it. Ignored ids are reported with both plugins' names.
 
-The listing (what every plugin lists, after these rules) is computed once and kept until
-the plugins change (`plugins.generation()`) or an in-process registration does.
+Each plugin's listing hook is called once until the plugins change (`plugins.generation()`);
+the listing (what every plugin lists, after these rules) is combined from those once, and
+again when an in-process registration changes.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ _LOCAL: dict[str, EnvSpec] = {}
 _local_changes = 0  # counts register/unregister calls: the cached listing holds the local specs
 #: ((plugins.generation(), _local_changes) the cached listing was computed for, the listing).
 _cache: tuple[tuple, Listing] | None = None
+#: (plugins.generation() they were asked for, plugin -> the specs its listing hook returned).
+_listed_by: tuple[object, dict[str, list[EnvSpec]]] | None = None
 
 
 def register(env_id: str, creator: str | Callable, *, kwargs: dict | None = None,
@@ -82,25 +88,49 @@ def _list_specs() -> Listing:
     owners = prefixes.prefix_owners()
     out: dict[str, list[EnvSpec]] = {}
     index: dict[str, EnvSpec] = {}
-    lister: dict[str, str] = {}  # lowercased id -> the plugin whose spec it names
+    lister = _local_lister()  # lowercased id -> the plugin whose spec it names
     if _LOCAL:
         out["local"] = list(_LOCAL.values())
         for local in _LOCAL.values():
             index.setdefault(local.id, local)
-            lister.setdefault(local.id.lower(), "local")
-    for name, specs in plugins.iter_hook("pufferlib_env_specs"):
-        accepted = []
-        for env_spec in specs:
-            names = [n for n in (env_spec.id, *env_spec.aliases) if _may_list(name, n, owners, lister)]
-            if env_spec.id not in names:
-                continue
-            accepted.append(env_spec)
-            for listed in names:
-                index.setdefault(listed, env_spec)
-                lister.setdefault(listed.lower(), name)
+    for name in plugins.implementers("pufferlib_env_specs"):
+        accepted = _accept(name, _specs_of(name), owners, lister, index)
         if accepted:
             out[name] = accepted
     return out, index, owners
+
+
+def _local_lister() -> dict[str, str]:
+    """Lowercased id -> "local" for the in-process registrations (they come before any plugin's)."""
+    return {local.id.lower(): "local" for local in _LOCAL.values()}
+
+
+def _specs_of(plugin: str) -> list[EnvSpec]:
+    """The specs `plugin`'s listing hook returns; it is called once until the plugins change."""
+    global _listed_by
+    key = plugins.generation()
+    if _listed_by is None or _listed_by[0] != key:
+        _listed_by = (key, {})
+    listed = _listed_by[1]
+    if plugin not in listed:
+        listed[plugin] = [s for _, specs in plugins.iter_hook("pufferlib_env_specs", only=[plugin]) for s in specs]
+    return listed[plugin]
+
+
+def _accept(plugin: str, specs: list[EnvSpec], owners: dict[str, str], lister: dict[str, str],
+            index: dict[str, EnvSpec]) -> list[EnvSpec]:
+    """The specs of `plugin` that it may list (see the module doc), added to `index` under their
+    id and aliases and to `lister`; the others are reported."""
+    accepted = []
+    for env_spec in specs:
+        names = [n for n in (env_spec.id, *env_spec.aliases) if _may_list(plugin, n, owners, lister)]
+        if env_spec.id not in names:
+            continue
+        accepted.append(env_spec)
+        for listed in names:
+            index.setdefault(listed, env_spec)
+            lister.setdefault(listed.lower(), plugin)
+    return accepted
 
 
 def _may_list(plugin: str, env_id: str, owners: dict[str, str], lister: dict[str, str]) -> bool:
@@ -123,7 +153,13 @@ def spec(env_id: str) -> EnvSpec:
     """Resolve an id to its EnvSpec, or raise EnvNotFoundError with what to do."""
     if env_id in _LOCAL:
         return _LOCAL[env_id]
-    _, index, owners = _listing()
+    owners = prefixes.owners_for(env_id)
+    owner = prefixes.owner_of(env_id, owners)
+    if owner is None:
+        _, index, _ = _listing()
+    else:  # only its owner may list it: the other plugins are not asked
+        index = {local.id: local for local in _LOCAL.values()}
+        _accept(owner, _specs_of(owner), owners, _local_lister(), index)
     if env_id in index:
         return index[env_id]
     lowered = {k.lower(): v for k, v in index.items()}
@@ -131,7 +167,6 @@ def spec(env_id: str) -> EnvSpec:
         return lowered[env_id.lower()]
     if ":" in env_id:
         return EnvSpec(env_id, env_id)
-    owner = prefixes.owner_of(env_id, owners)
     asked = None if owner is None else [owner]
     passthrough = () if owner is None else (EnvNotFoundError,)
     for _, resolved in plugins.iter_hook("pufferlib_resolve_env", only=asked, passthrough=passthrough,

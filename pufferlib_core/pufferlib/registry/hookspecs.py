@@ -3,7 +3,9 @@
 A plugin is a module (or object) registered through the entry-point group
 `pufferlib.plugins`; it marks its functions with `pufferlib.hookimpl`. Its entry module
 must stay light: it lists env specs with lazy `"module:attr"` creators and imports
-nothing heavy itself.
+nothing heavy itself. So must the declaration hooks (env specs, prefixes, config defaults,
+loggers): one that runs longer than `plugins.SLOW_HOOK_S` is named in a warning, and one
+still running after `plugins.HOOK_DEADLINE_S` is skipped (see `pufferlib.registry.plugins`).
 
 The return annotations are part of the contract: the core checks each result against
 them, and skips (and reports) an implementation that returns something else or raises.

@@ -20,12 +20,19 @@ Contract:
 - Order: core first, then first-party plugins, then the others in discovery order. When two
   plugins claim the same id, prefix or entry-point name, the first keeps it and the other is
   reported with both names.
+- Slow plugins are named, and cannot hold everything up. A plugin's declaration hooks
+  (`DECLARATION_HOOKS`: what it lists and adds) must return at once; each call runs watched
+  (`pufferlib.registry.watch`): a warning names the plugin once it has run `SLOW_HOOK_S`,
+  and it is reported and skipped once it has run `HOOK_DEADLINE_S`. An entry module that
+  takes more than `SLOW_HOOK_S` to import is named in a warning too, and Ctrl-C while a
+  plugin is imported or runs a hook reports which one (then interrupts, as always).
 """
 
 from __future__ import annotations
 
 import functools
 import os
+import time
 import types
 import typing
 import warnings
@@ -39,7 +46,7 @@ import pluggy
 from pufferlib import version as core_version
 from pufferlib._compat import tomllib
 from pufferlib.registry import builtin as builtin_envs
-from pufferlib.registry import hookspecs
+from pufferlib.registry import hookspecs, watch
 from pufferlib.registry.spec import EnvSpec
 
 if TYPE_CHECKING:
@@ -48,6 +55,13 @@ if TYPE_CHECKING:
 ENTRY_POINT_GROUP = "pufferlib.plugins"
 DISABLE_ENV_VAR = "PUFFERLIB_DISABLE_PLUGIN_AUTOLOAD"
 CORE = "core"
+#: Hooks that only declare what a plugin offers, and so must return at once: their calls are watched.
+DECLARATION_HOOKS = frozenset({"pufferlib_env_specs", "pufferlib_env_prefixes", "pufferlib_config_defaults",
+                               "pufferlib_loggers"})
+#: Seconds after which a plugin's import or declaration hook is named in a warning as slow.
+SLOW_HOOK_S = 5.0
+#: Seconds after which a declaration hook is given up: reported, and skipped.
+HOOK_DEADLINE_S = 60.0
 
 
 def _read_first_party() -> dict[str, tuple[str, tuple[str, ...]]]:
@@ -72,7 +86,7 @@ class PluginInfo:
 
 @dataclass(frozen=True)
 class PluginProblem:
-    """A reported misbehaviour: the plugin, where (a hook name, "load" or "ids"), and what.
+    """A reported misbehaviour: the plugin, where (a hook name, "load", "import" or "ids"), and what.
 
     Problems with `where == "load"` are also `PluginInfo.error`s of `installed_plugins()`."""
 
@@ -127,6 +141,10 @@ def _is_interrupt(exc: BaseException) -> bool:
     return isinstance(exc, KeyboardInterrupt)
 
 
+#: What a slow plugin is told.
+_LIGHT = "a plugin's entry module and declaration hooks should import nothing heavy (see pufferlib.registry.hookspecs)"
+
+
 def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
@@ -172,11 +190,14 @@ def _load_entry_points(pm: pluggy.PluginManager, host: PluginHost) -> None:
         elif (incompatible := _core_incompatibility(dist)) is not None:
             error, why = incompatible, "is skipped"
         else:
-            error, why = _register(pm, ep), "failed to load and is skipped"
+            error, took = _register(pm, ep, f"{dist_name} {version}")
+            why = "failed to load and is skipped"
             if error is None:
                 host.infos.append(PluginInfo(ep.name, dist_name, version))
                 if reserved is not None:
                     host.first_party.add(ep.name)
+                if took > SLOW_HOOK_S:
+                    report(ep.name, "import", f"took {took:.1f} s to import; {_LIGHT}")
                 continue
         host.infos.append(PluginInfo(ep.name, dist_name, version, error))
         message = f"({dist_name} {version}) {why}: {error}"
@@ -185,21 +206,26 @@ def _load_entry_points(pm: pluggy.PluginManager, host: PluginHost) -> None:
                       RuntimeWarning, stacklevel=3)
 
 
-def _register(pm: pluggy.PluginManager, ep: Any) -> str | None:
-    """Load and register one entry point; the error text, or None when it worked."""
+def _register(pm: pluggy.PluginManager, ep: Any, who: str) -> tuple[str | None, float]:
+    """Load and register one entry point (`who`: its distribution and version, for messages);
+    (the error text or None when it worked, the seconds its import took)."""
+    started = time.monotonic()
     try:
         plugin = ep.load()
         pm.register(plugin, name=ep.name)
     except BaseException as exc:  # SystemExit too: a broken plugin must never end the program
         if _is_interrupt(exc):
+            warnings.warn(f"pufferlib: plugin {ep.name!r} ({who}) was being imported when interrupted",
+                          RuntimeWarning, stacklevel=3)
             raise
-        return _error_text(exc)
+        return _error_text(exc), time.monotonic() - started
+    took = time.monotonic() - started
     try:
         pm.check_pending()  # hooks this core does not specify: a plugin for another version
     except pluggy.PluginValidationError as exc:
         pm.unregister(plugin)
-        return _error_text(exc)
-    return None
+        return _error_text(exc), took
+    return None, took
 
 
 def _core_incompatibility(dist: Distribution | None) -> str | None:
@@ -311,7 +337,8 @@ def iter_hook(hook: str, /, *, only: Iterable[str] | None = None,
 
     Order: core, first-party plugins, then the others in discovery order. `None` results
     are skipped silently; an implementation that raises or returns another type than its
-    hookspec promises is reported once and skipped. `only` restricts the call to those
+    hookspec promises is reported once and skipped, as is a declaration hook still running at
+    its deadline (see the module doc). `only` restricts the call to those
     plugin names; exceptions of the `passthrough` types propagate (a hook's documented
     signals, such as EnvNotFoundError from the owner of an id prefix). Stop iterating to
     stop calling (first-result hooks).
@@ -326,10 +353,16 @@ def iter_hook(hook: str, /, *, only: Iterable[str] | None = None,
             report(name, hook, f"implements {hook} as a hook wrapper, which pufferlib does not call; skipped")
             continue
         try:
-            result = impl.function(*(kwargs[arg] for arg in impl.argnames))
+            result = _call(name, hook, impl.function, [kwargs[arg] for arg in impl.argnames])
         except passthrough:
             raise
+        except watch.Overdue:
+            report(name, hook, f"did not return from {hook} within {HOOK_DEADLINE_S:g} s; {_LIGHT}. "
+                               "That hook of it is skipped")
+            continue
         except BaseException as exc:
+            if _is_interrupt(exc) and name != CORE:
+                report(name, hook, f"was running {hook} when interrupted", key="interrupt")
             if _is_interrupt(exc) or name == CORE:
                 raise
             report(name, hook, f"raised {_error_text(exc)} in {hook}; that hook of it is skipped")
@@ -341,6 +374,21 @@ def iter_hook(hook: str, /, *, only: Iterable[str] | None = None,
                                f"return {_type_name(promised)}; that hook of it is skipped")
             continue
         yield name, result
+
+
+def _call(name: str, hook: str, function: Any, args: list[Any]) -> Any:
+    """`function(*args)`: the implementation of `hook` by plugin `name`, watched when it is a
+    plugin's declaration hook (see the module doc)."""
+    if name == CORE or hook not in DECLARATION_HOOKS:
+        return function(*args)
+    return watch.call_watched(function, args, SLOW_HOOK_S, HOOK_DEADLINE_S, lambda: report(
+        name, hook, f"is slow: {hook} has not returned after {SLOW_HOOK_S:g} s (waiting up to {HOOK_DEADLINE_S:g} s); "
+                    f"{_LIGHT}", key="slow"))
+
+
+def implementers(hook: str) -> list[str]:
+    """The plugins implementing `hook`, in the order `iter_hook` calls them."""
+    return [impl.plugin_name for impl in _ordered_impls(hook)]
 
 
 def call_hook(hook: str, /, **kwargs: Any) -> list[tuple[str, Any]]:

@@ -209,6 +209,12 @@ class ActorGroup:
     def __init__(self, ray: ModuleType, num_workers: int, envs_per_worker: int, cpus_per_worker: int,
                  timeout: float | None):
         self.ray, self.envs_per_worker, self.timeout = ray, envs_per_worker, timeout
+        need, have = num_workers * cpus_per_worker, ray.cluster_resources().get("CPU", 0)
+        if need > have:  # the actors would wait for CPUs that the cluster does not have, up to the timeout
+            raise APIUsageError(
+                f"The Ray backend's {num_workers} actors reserve {cpus_per_worker} CPU(s) each ({need} in all), but "
+                f"the Ray cluster has {have:g} CPUs ({ray.available_resources().get('CPU', 0):g} free). Use fewer "
+                "num_workers (more envs per worker), a lower cpus_per_worker, or a cluster with more CPUs.")
         self.nodes: list[str] = []
         self.pids: list[int] = []
         actor_cls = ray.remote(num_cpus=cpus_per_worker, max_restarts=0)(_Block)

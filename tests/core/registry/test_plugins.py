@@ -2,6 +2,7 @@
 changes what core or first-party ids (prefixes, entry-point names, config keys) mean."""
 
 import sys
+import threading
 import types
 import warnings
 
@@ -45,10 +46,11 @@ def test_raising_env_specs_hook_is_reported_once_and_others_keep_working(registe
     register("bad", fake_plugin(pufferlib_env_specs=lambda: boom()))
     register("good", fake_plugin(pufferlib_env_specs=lambda: [EnvSpec("good-walk", "tests.core.envs:CountingEnv")]))
     with pytest.warns(RuntimeWarning, match=r"plugin 'bad' raised RuntimeError: boom in pufferlib_env_specs"):
-        assert spec("gym-CartPole-v1").id == "gym-CartPole-v1"
+        assert spec("good-walk").id == "good-walk"
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # reported once per (plugin, hook)
         assert spec("good-walk").id == "good-walk"
+        assert "good" in pufferlib.registry.listed_specs()
         with pufferlib.make("gym-CartPole-v1", num_envs=2) as env:
             assert env.num_agents == 2
     assert [(p.plugin, p.where) for p in plugins.problems()] == [("bad", "pufferlib_env_specs")]
@@ -59,11 +61,11 @@ def test_installed_plugin_with_a_raising_hook_is_named_with_its_version(tmp_path
     install_fake_distribution(tmp_path, "specs-plugin", "specsplugin", source, "0.4")
     monkeypatch.syspath_prepend(str(tmp_path))
     try:
+        with pufferlib.make("gym-CartPole-v1", num_envs=1) as env:
+            assert env.num_agents == 1
         with pytest.warns(RuntimeWarning, match=r"plugin 'specsplugin' \(specs-plugin 0.4\) raised ValueError: "
                                                 r"bad data in pufferlib_env_specs; that hook of it is skipped"):
-            with pufferlib.make("gym-CartPole-v1", num_envs=1) as env:
-                assert env.num_agents == 1
-        assert cli.main(["list"]) == 0 and "gym-<name>" in capsys.readouterr().out
+            assert cli.main(["list"]) == 0 and "gym-<name>" in capsys.readouterr().out
     finally:
         sys.modules.pop("specsplugin", None)
 
@@ -73,8 +75,8 @@ def test_env_specs_of_the_wrong_type_are_reported_and_skipped(register, result):
     register("wrong", fake_plugin(pufferlib_env_specs=lambda: result))
     with pytest.warns(RuntimeWarning, match=r"'wrong' returned .* from pufferlib_env_specs, which should return "
                                             r"list\[EnvSpec\]"):
-        assert spec("gym-CartPole-v1").id == "gym-CartPole-v1"
-    assert "wrong" not in pufferlib.registry.listed_specs()
+        assert "wrong" not in pufferlib.registry.listed_specs()
+    assert spec("gym-CartPole-v1").id == "gym-CartPole-v1"
 
 
 def test_prefixes_given_as_a_string_are_not_read_letter_by_letter(register):
@@ -125,13 +127,14 @@ def test_entry_module_that_exits_is_reported_not_fatal(tmp_path, monkeypatch, fr
     assert infos["exitplugin"].error.startswith(("SystemExit", "GeneratorExit"))
 
 
-def test_keyboard_interrupt_in_a_hook_still_interrupts(register):
+def test_keyboard_interrupt_in_a_hook_still_interrupts_and_names_the_plugin(register):
     def interrupt():
         raise KeyboardInterrupt
 
     register("slow", fake_plugin(pufferlib_env_specs=interrupt))
-    with pytest.raises(KeyboardInterrupt):
-        spec("gym-CartPole-v1")
+    with pytest.warns(RuntimeWarning, match="plugin 'slow' was running pufferlib_env_specs when interrupted"):
+        with pytest.raises(KeyboardInterrupt):
+            pufferlib.registry.listed_specs()
 
 
 def test_puffer_list_and_plugins_survive_a_broken_plugin_and_show_it(register, capsys):
@@ -153,12 +156,13 @@ def test_plugin_cannot_take_over_a_core_id(register):
     takeover = EnvSpec("gym-CartPole-v1", MOUNTAIN_CAR, kwargs={"gym_id": "MountainCar-v0"},
                        config={"train": {"learning_rate": 123.0}})
     register("thief", fake_plugin(pufferlib_env_specs=lambda: [takeover]))
-    with pytest.warns(RuntimeWarning, match=r"'thief' lists 'gym-CartPole-v1', but ids starting with "
-                                            r"'gym-' belong to plugin 'core' \(puffer-core .*\); ignored"):
-        resolved = spec("gym-CartPole-v1")
+    resolved = spec("gym-CartPole-v1")  # the thief is not even asked
     assert resolved is not takeover and resolved.description == "gymnasium.make('CartPole-v1')"
     assert resolved.config == {}  # the thief's training config does not apply either
-    assert "thief" not in pufferlib.registry.listed_specs()
+    with pytest.warns(RuntimeWarning, match=r"'thief' lists 'gym-CartPole-v1', but ids starting with "
+                                            r"'gym-' belong to plugin 'core' \(puffer-core .*\); ignored"):
+        assert "thief" not in pufferlib.registry.listed_specs()
+    assert spec("gym-CartPole-v1").description == resolved.description
 
 
 def test_first_party_prefixes_are_reserved_even_when_not_installed(register):
@@ -167,13 +171,14 @@ def test_first_party_prefixes_are_reserved_even_when_not_installed(register):
                                                                        aliases=("atari-walk",))],
                                   pufferlib_env_prefixes=lambda: ["babyai-", "thief-"],
                                   pufferlib_resolve_env=lambda env_id: EnvSpec(env_id, MOUNTAIN_CAR)))
+    with pytest.raises(EnvNotFoundError, match="puffer-ocean"):
+        spec("ocean-snake")
+    with pytest.raises(EnvNotFoundError, match="puffer-minigrid"):
+        spec("babyai-goto")  # its resolve hook is not asked for another plugin's prefix
+    with pytest.raises(EnvNotFoundError, match="puffer-atari"):
+        spec("atari-walk")
     with pytest.warns(RuntimeWarning) as record:
-        with pytest.raises(EnvNotFoundError, match="puffer-ocean"):
-            spec("ocean-snake")
-        with pytest.raises(EnvNotFoundError, match="puffer-minigrid"):
-            spec("babyai-goto")  # its resolve hook is not asked for another plugin's prefix
-        with pytest.raises(EnvNotFoundError, match="puffer-atari"):
-            spec("atari-walk")
+        pufferlib.registry.listed_specs()
     messages = "\n".join(str(w.message) for w in record)
     assert "'thief' lists 'ocean-snake', but ids starting with 'ocean-' belong to plugin 'ocean'" in messages
     assert "'thief' lists 'atari-walk', but ids starting with 'atari-' belong to plugin 'atari'" in messages
@@ -325,7 +330,7 @@ def test_disabled_autoload_is_named_instead_of_pip_install(tmp_path, monkeypatch
 
 # -- the listing is cached until plugins or registrations change -------------------------
 
-def test_lookups_list_once_and_a_change_of_plugins_or_registrations_lists_again(register):
+def test_lookups_list_once_and_a_change_of_plugins_lists_again(register):
     calls = []
 
     def specs():
@@ -342,10 +347,75 @@ def test_lookups_list_once_and_a_change_of_plugins_or_registrations_lists_again(
     assert len(calls) == 2
     pufferlib.register("cached-local", "x.y:Z")
     try:
-        pufferlib.registry.listed_specs()
-        assert len(calls) == 3
+        assert "local" in pufferlib.registry.listed_specs()
+        assert len(calls) == 2  # a registration in this process asks no plugin again
     finally:
         pufferlib.registry.unregister("cached-local")
     plugins.plugin_manager().unregister(name="other")
     with pytest.raises(EnvNotFoundError):
         spec("cached-b")
+
+
+# -- a slow or hanging plugin holds nothing up, and is named ----------------------------
+
+@pytest.fixture
+def hanging(register):
+    """Register plugin 'hanging', whose declaration hooks record their calls, then block until the
+    test ends; yields the list of calls. The blocked threads are released and joined afterwards."""
+    calls, release = [], threading.Event()
+
+    def blocks(hook, result):
+        def hook_function():
+            calls.append(hook)
+            release.wait(30)
+            return result
+        return hook_function
+
+    register("hanging", fake_plugin(pufferlib_env_specs=blocks("specs", [EnvSpec("hang-walk", MOUNTAIN_CAR)]),
+                                    pufferlib_env_prefixes=blocks("prefixes", ["hang-"])))
+    yield calls
+    release.set()
+    for thread in threading.enumerate():
+        if thread.name.startswith("pufferlib watched"):
+            thread.join(5)
+
+
+def test_core_and_first_party_ids_never_call_another_plugins_hooks(hanging):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pufferlib.make("gym-CartPole-v1", num_envs=1) as env:
+            assert env.num_agents == 1
+        with pytest.raises(EnvNotFoundError, match="Its ids come from puffer-ocean"):
+            spec("ocean-squared")  # its first-party owner is not loaded here; nobody else is asked
+    assert hanging == []
+
+
+def test_slow_listing_hook_is_named_then_skipped_at_its_deadline(hanging, monkeypatch, capsys):
+    monkeypatch.setattr(plugins, "SLOW_HOOK_S", 0.05)
+    monkeypatch.setattr(plugins, "HOOK_DEADLINE_S", 0.2)
+    with pytest.warns(RuntimeWarning) as record:
+        assert cli.main(["list"]) == 0
+    messages = "\n".join(str(w.message) for w in record)
+    for hook in ("pufferlib_env_prefixes", "pufferlib_env_specs"):
+        assert f"plugin 'hanging' is slow: {hook} has not returned after 0.05 s" in messages
+        assert f"plugin 'hanging' did not return from {hook} within 0.2 s" in messages
+    out = capsys.readouterr().out
+    assert "gym-<name>" in out and "hang-walk" not in out
+    assert "hanging: did not return from pufferlib_env_specs within 0.2 s" in out
+
+
+def test_puffer_plugins_lists_without_calling_hooks(hanging, capsys):
+    assert cli.main(["plugins"]) == 0
+    assert "core" in capsys.readouterr().out and hanging == []
+
+
+def test_slow_entry_module_import_is_named(tmp_path, monkeypatch, fresh_plugins):
+    monkeypatch.setattr(plugins, "SLOW_HOOK_S", 0.05)
+    install_fake_distribution(tmp_path, "slow-plugin", "slowplugin", "import time\ntime.sleep(0.1)\n", "0.2")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "slowplugin", raising=False)
+    with pytest.warns(RuntimeWarning, match=r"plugin 'slowplugin' \(slow-plugin 0.2\) took 0.1 s to import; "
+                                            r"a plugin's entry module .* should import nothing heavy"):
+        plugins.installed_plugins()
+    assert [p.where for p in plugins.problems() if p.plugin == "slowplugin"] == ["import"]
+    sys.modules.pop("slowplugin", None)

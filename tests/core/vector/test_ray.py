@@ -248,6 +248,15 @@ def test_make_passes_its_timeout_and_refuses_the_multiprocessing_options(ray_ins
         pufferlib.vector.make(Tagged, backend="ray", num_envs=2, timeout=0)
 
 
+def test_more_cpus_than_the_cluster_has_fails_at_once_with_the_numbers(ray_instance):
+    """3 actors of 2 CPUs on a 4-CPU instance: refused before any actor starts, not after the timeout."""
+    before = {p.pid for p in actor_processes()}
+    with pytest.raises(APIUsageError, match=r"3 actors reserve 2 CPU\(s\) each \(6 in all\), but the Ray cluster "
+                                            r"has 4 CPUs \([\d.]+ free\)\. Use fewer num_workers"):
+        pufferlib.vector.make(Tagged, backend="ray", num_envs=3, num_workers=3, cpus_per_worker=2)
+    assert {p.pid for p in actor_processes()} <= before
+
+
 CTRL_C_SCRIPT = """
 import sys, time, pufferlib.vector
 from pufferlib.vector.ray import connect

@@ -9,7 +9,7 @@ from gymnasium.vector import AutoresetMode
 
 import pufferlib.vector
 from pufferlib import APIUsageError
-from tests.core.mp_envs import Tagged, cartpole
+from tests.core.mp_envs import Squad, cartpole, tagged_creators
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -55,13 +55,58 @@ def test_to_gymnasium_matches_sync_vector_env(backend):
     assert envs.vecenv.closed
 
 
-def test_to_gymnasium_rejects_what_it_cannot_express():
-    with pufferlib.vector.make(Tagged, env_kwargs=dict(num_agents=2), num_envs=2) as vecenv:
-        with pytest.raises(APIUsageError, match="single-agent"):
-            pufferlib.vector.to_gymnasium(vecenv)
+def test_to_gymnasium_refuses_asynchronous_vectors():
     with pufferlib.vector.make(cartpole, num_envs=4, batch_size=2) as vecenv:
         with pytest.raises(APIUsageError, match="synchronous"):
             pufferlib.vector.to_gymnasium(vecenv)
+
+
+def test_to_gymnasium_makes_each_agent_row_one_env():
+    """3 copies of a 2-agent env are 6 envs; env i observes and acts through agent row i."""
+    creators, args, kwargs = tagged_creators(3, num_agents=2)
+    envs = pufferlib.vector.to_gymnasium(pufferlib.vector.make(creators, args, kwargs, num_envs=3))
+    assert envs.num_envs == 6 and envs.observation_space.shape == (6, 4) and envs.action_space.shape == (6,)
+    obs, _ = envs.reset(seed=0)
+    np.testing.assert_array_equal(obs[:, :2], [[0, 0], [0, 1], [1, 0], [1, 1], [2, 0], [2, 1]])  # (copy, agent)
+    obs, rewards, terminations, truncations, infos = envs.step(np.arange(6) * 10)
+    assert obs.shape == (6, 4) and rewards.shape == terminations.shape == truncations.shape == (6,)
+    np.testing.assert_array_equal(obs[:, 3], np.arange(6) * 10)  # row i got action i
+    np.testing.assert_array_equal(rewards, [0, 0, 1, 1, 2, 2])
+    assert rewards.dtype == np.float64 and infos == {}
+    envs.close()
+
+
+def test_to_gymnasium_reports_each_rows_episode_of_a_native_multi_agent_env():
+    """ocean-squared (one native env of 16 agents): per-row final_obs and episode stats, SAME_STEP."""
+    envs = pufferlib.vector.to_gymnasium(pufferlib.make("ocean-squared", num_envs=16))
+    obs, _ = envs.reset(seed=0)
+    assert envs.num_envs == 16 and obs.shape == (16, 11, 11)
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(150):
+        obs, rewards, terminations, truncations, infos = envs.step(rng.integers(0, 5, 16))
+        done = terminations | truncations
+        if not done.any():
+            continue
+        np.testing.assert_array_equal(infos["_final_obs"], done)
+        np.testing.assert_array_equal(infos["final_info"]["_episode"], done)
+        for i in np.flatnonzero(done):
+            assert infos["final_obs"][i].shape == (11, 11) and infos["final_info"]["episode"]["l"][i] > 0
+        ended += int(done.sum())
+    assert ended > 0
+    envs.close()
+
+
+@pytest.mark.parametrize("adapter", ["to_gymnasium", "to_sb3"])
+def test_rows_whose_agent_left_are_refused_naming_them(adapter):
+    """A PettingZoo agent that leaves while the others play on cannot be an env of either API."""
+    with pufferlib.vector.make(Squad, num_envs=2) as vecenv:
+        envs = getattr(pufferlib.vector, adapter)(vecenv)
+        envs.reset()
+        with pytest.raises(APIUsageError, match=r"agent row\(s\) \d+ \(agent \d of copy \d\).* hold no agent "
+                                                r"after this step.*only envs whose agents are all present"):
+            for _ in range(200):
+                envs.step(np.zeros(6, np.int64))
 
 
 def test_to_sb3_semantics():
@@ -102,6 +147,33 @@ def test_sb3_ppo_learns_on_our_vectorizer():
     model.learn(total_timesteps=1024)
     assert model.num_timesteps >= 1024
     assert len(model.ep_info_buffer) > 0  # episode statistics reached SB3's logger
+    env.close()
+
+
+def test_sb3_ppo_trains_on_a_native_multi_agent_env_one_env_per_agent_row():
+    """to_sb3(make('ocean-squared', num_envs=16)): 16 SB3 envs, SB3's NaN check and PPO run on it."""
+    import stable_baselines3 as sb3
+    from stable_baselines3.common.logger import Logger
+    from stable_baselines3.common.vec_env import VecCheckNan
+
+    env = pufferlib.vector.to_sb3(pufferlib.make("ocean-squared", num_envs=16))
+    assert env.num_envs == 16 and env.observation_space.shape == (11, 11)
+    env.seed(0)
+    env.reset()
+    finished, rng = 0, np.random.default_rng(0)
+    for _ in range(100):
+        obs, rewards, dones, infos = env.step(rng.integers(0, 5, 16))
+        assert obs.shape == (16, 11, 11) and rewards.shape == dones.shape == (16,) and len(infos) == 16
+        for i in np.flatnonzero(dones):
+            assert infos[i]["terminal_observation"].shape == (11, 11) and infos[i]["episode"]["l"] > 0
+            finished += 1
+        assert all(set(infos[i]) <= {"pufferlib_infos"} for i in np.flatnonzero(~dones))
+    assert finished > 0
+    model = sb3.PPO("MlpPolicy", VecCheckNan(env, raise_exception=True), n_steps=16, batch_size=64, n_epochs=1,
+                    seed=0, device="cpu")
+    model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default writes a folder in /tmp
+    model.learn(total_timesteps=512)
+    assert model.num_timesteps >= 512 and len(model.ep_info_buffer) > 0
     env.close()
 
 
