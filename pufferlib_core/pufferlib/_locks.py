@@ -9,7 +9,7 @@ an `APIUsageError` at once (it never waits) naming the folder and the PID that h
 The lock is advisory: it keeps out the writers that take it, nothing else. Processes forked
 (not exec'd) while it is held share it: it is free once they have all exited.
 
-Linux and macOS only (`fcntl`), as the rest of the core's process handling.
+POSIX only (`fcntl`), as the core is (Linux is its platform).
 """
 
 from __future__ import annotations

@@ -1,10 +1,12 @@
 """`puffer sweep ENV`: hyperparameter search over the `[sweep]` space of the config.
 
 Contract: parses the config as `puffer train` does (see `pufferlib.sweep.config` for which
-layer's space applies; `--resume` starts from the config and swept keys stored in the sweep),
-runs `pufferlib.sweep.driver.SweepDriver` and prints one line to start, the best trial to end.
-Exit status: 0 with a best trial, 1 when no trial finished with a score, 130 on Ctrl-C (the
-sweep can be resumed), 2 for a bad config or space.
+layer's space applies; `--resume` starts from the config and search space stored in the
+sweep, and refuses a changed space), runs `pufferlib.sweep.driver.SweepDriver` and prints one
+line to start, the best trial to end. Exit status: 0 with a best trial, 1 when no trial
+finished with a score, 130 on Ctrl-C (the sweep can be resumed), 2 for a bad config, space
+or sweep folder (a damaged sweep.db, a folder another sweep is writing), each a one-line
+`puffer sweep: error: ...` (`pufferlib.cli.main`).
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def sweep_command(argv: list[str]) -> int:
     if pre.resume:
         check_resumable(pre.resume)
         store = Store(pre.resume, readonly=True)
-        base, keys = store.meta("config"), store.meta("space")
+        base, keys = store.meta("config"), list(store.space())
         store.close()
     config, args = parse_config(parser, argv, base)
     config, space = resolve_space(args.env_id, config, args.config, keys)

@@ -15,7 +15,8 @@ suggested trials and feeds the Sweeper from the sweep's store before each sugges
 
 Modules: `space` (distributions, the unit cube), `config` (which config layer's space
 applies), `gp` and `protein` (search methods), `store` (the SQLite state of a CLI sweep),
-`runner` (trials: local processes or Ray tasks) and `driver` (the loop of a CLI sweep).
+`runner` (trials: local processes or Ray tasks), `driver` (the loop of a CLI sweep) and
+`messages` (how errors quote long values).
 `pufferlib.plot.plot_sweep` draws a sweep. Torch is imported on first use.
 """
 
@@ -26,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pufferlib.config import get_dotted, set_dotted
-from pufferlib.sweep.space import DISTRIBUTIONS, INT_DISTRIBUTIONS, Param, Space
+from pufferlib.sweep.space import DISTRIBUTIONS, INT_DISTRIBUTIONS, Param, Space, check_nesting
 
 __all__ = ["Sweeper", "Space", "Param", "DISTRIBUTIONS"]
 
@@ -56,6 +57,8 @@ class Sweeper:
         validate({"sweep": {"method": method, "goal": goal, "seed": seed, "num_random": num_random,
                             "max_suggestion_cost": max_suggestion_cost}}, load_default())
         if config is None:
+            if not isinstance(space, Space):
+                check_nesting(space)  # before its keys go into a config, where "a" and "a.b" would clash
             config = {}
             dists = {p.key: p.distribution for p in space.params} if isinstance(space, Space) else \
                 {key: table.get("distribution") for key, table in space.items()}

@@ -7,17 +7,20 @@ Contract:
   (done, stopped, failed or timeout), `sweep.workers` at a time, and returns the best
   finished trial's row (None when none finished with a score).
 - The store (SWEEP_DIR/sweep.db, see `store`) is the single source of truth for the trials'
-  states, and the driver its only writer. Its `Sweeper` (the search) is fed from the store
-  before each suggestion (`Sweeper.sync`), the early-stop rule reads the reports from it and
-  the best trial is read from it.
+  states, and the driver its only writer: it holds the folder's lock (`pufferlib._locks`)
+  while it runs, so a second driver of the same folder (two `--resume` at once) stops with
+  an error naming the first one's PID before it changes anything. Its `Sweeper` (the
+  search) is fed from the store before each suggestion (`Sweeper.sync`), the early-stop rule
+  reads the reports from it and the best trial is read from it.
 - Trials are `runner.Trial`s: child processes (`sweep.backend = "local"`) or Ray tasks
   ("ray", on the Ray that `pufferlib.vector.ray.connect` joins or starts, shut down at the
   end); how each ends is decided by `runner.LocalTrial.outcome`.
 - Trial 0 is always the unswept config, so a sweep never reports worse than where it started.
 - `--resume` reopens the store: finished trials are kept and never rerun; trials left running
   by a crash, `kill -9` or Ctrl-C are marked interrupted and run again with the same
-  parameters (new rows whose `retry_of` names them). Ctrl-C or an error marks the running
-  trials interrupted and kills them.
+  parameters (new rows whose `retry_of` names them). A sweep keeps the env and the search
+  space it was started with: resuming with another raises APIUsageError saying what changed.
+  Ctrl-C or an error marks the running trials interrupted and kills them.
 - Whenever the best finished trial changes, SWEEP_DIR/best.toml is rewritten atomically; it is
   a full config for `puffer train ENV --config best.toml`.
 """
@@ -34,12 +37,14 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from pufferlib._locks import folder_lock
 from pufferlib.config import dump_toml, load_default
 from pufferlib.config.validation import validate
 from pufferlib.cpu.cores import usable_cores
 from pufferlib.errors import APIUsageError
 from pufferlib.sweep import Sweeper, protein, runner
-from pufferlib.sweep.space import Space, apply
+from pufferlib.sweep.messages import short
+from pufferlib.sweep.space import Space, apply, changes
 from pufferlib.sweep.store import FILE_NAME, FINISHED, Store, check_resumable
 
 if TYPE_CHECKING:
@@ -72,6 +77,12 @@ class SweepDriver:
     # -- the loop ---------------------------------------------------------------------------
     def run(self, resume: bool = False) -> dict | None:
         """Run (or resume) the sweep to `max_runs` finished trials; returns the best trial's row."""
+        if resume:
+            check_resumable(self.dir)  # before the lock creates the folder
+        with folder_lock(self.dir, "a sweep"):
+            return self._run(resume)
+
+    def _run(self, resume: bool) -> dict | None:
         retries = self._open(resume)
         self._write_best()
         ray: ModuleType | None = None
@@ -99,18 +110,24 @@ class SweepDriver:
 
     def _open(self, resume: bool) -> list[dict]:
         """Open the store (a new one, or the one to resume); returns the trials to run again."""
-        if resume:
-            check_resumable(self.dir)
-        elif (self.dir / FILE_NAME).exists():
+        if not resume and (self.dir / FILE_NAME).exists():
             raise APIUsageError(f"{self.dir} already holds a sweep; continue it with --resume {self.dir}.")
         self.store = Store(self.dir)
         if not resume:
             self.store.set_meta("env_id", self.env_id)
             self.store.set_meta("config", self.config)
-            self.store.set_meta("space", self.space.keys)
+            self.store.set_meta("space", self.space.tables())
             return []
-        if self.store.meta("env_id") != self.env_id:
-            raise APIUsageError(f"{self.dir} is a sweep of {self.store.meta('env_id')!r}, not {self.env_id!r}.")
+        env_id, changed = self.store.meta("env_id"), changes(self.store.space(), self.space.tables())
+        if env_id != self.env_id or changed:
+            self.store.close()
+        if env_id != self.env_id:
+            raise APIUsageError(f"{self.dir} is a sweep of {short(repr(env_id))}, not {short(repr(self.env_id))}.")
+        if changed:
+            raise APIUsageError(f"--resume {self.dir}: the search space differs from the sweep's "
+                                f"({short('; '.join(changed), 400)}); its trials were placed in the space it started "
+                                f"with, so it cannot change. Resume without the changed [sweep.*] tables or flags, "
+                                f"or start a new sweep with --dir NEW_FOLDER.")
         return self.store.interrupt_running()
 
     def _loop(self, start: Callable[[runner.TrialSpec], runner.Trial], retries: list[dict]) -> None:
@@ -180,7 +197,7 @@ class SweepDriver:
             self.last_error = f"trial {trial_id} ({status}): {error}"
         if self.table is None:
             msg = f"trial {trial_id}: {status}" + (f" score {score:.4g}" if score is not None else "")
-            print(msg + (f" ({error.splitlines()[0]})" if error else ""), flush=True)
+            print(msg + (f" ({error})" if error else ""), flush=True)
 
     def _interrupt(self) -> None:
         for trial_id, trial in list(self.running.items()):

@@ -17,6 +17,12 @@ Contract:
   Ray tasks alike. A Ray task's reports and outcome reach the driver together when it ends,
   so early stopping (`below_line`, which needs the other trials' reports) applies to local
   trials only.
+- A trial has failed when its process did: it exited with an error, or logged no score. The
+  trainer is the judge of divergence (its own check of the losses stops the run with
+  NonFiniteError), so a NaN among the logged diagnostics, such as the explained variance of
+  a batch whose returns are all equal, fails nothing. A failure's error is one line: the
+  exception the run ended with (type and message, or `puffer train`'s own error line), cut to
+  `messages.short` length.
 - Nothing here writes the sweep's database: reports and outcomes go back to the driver.
 """
 
@@ -35,7 +41,13 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from pufferlib import config as cfglib
+from pufferlib.sweep.messages import short
 from pufferlib.train.metrics import SCORE_KEYS
+
+#: The bytes of a failed trial's log read to find why it failed (its end: the traceback).
+LOG_TAIL_BYTES = 64 * 1024
+#: The characters of a log line that a failure's error keeps.
+LINE_LIMIT = 500
 
 
 @dataclass
@@ -98,15 +110,28 @@ def _set_pdeathsig() -> None:  # runs in the child before exec
         pass
 
 
+def failure_line(log: str) -> str:
+    """The line of a failed `puffer train`'s output that says why it failed: the exception its
+    last traceback ends with ("ValueError: ..."), or its own one-line error ("puffer train:
+    error: ...", how it reports bad input and divergence), whichever came last; else its last line."""
+    lines = [line for line in log.splitlines() if line.strip()]
+    for i in range(len(lines) - 1, -1, -1):
+        if lines[i].startswith("puffer train: error: "):
+            return short(lines[i], LINE_LIMIT)
+        if lines[i].startswith("Traceback (most recent call last)"):
+            raised = next((line for line in lines[i + 1:] if not line[0].isspace()), "a traceback cut short")
+            return short(raised, LINE_LIMIT)
+    return short(lines[-1], LINE_LIMIT) if lines else "no output"
+
+
 class ReportReader:
-    """Reads a trial folder's metrics.jsonl incrementally: reports, logged keys, NaN losses."""
+    """Reads a trial folder's metrics.jsonl incrementally: reports and the keys logged."""
 
     def __init__(self, folder: str | Path, metric: str, cost: str, start: float):
         self.folder, self.metric, self.cost, self.start = Path(folder), metric, cost, start
         self._offset = 0
         self._path: Path | None = None
         self.logged_keys: set[str] = set()
-        self.nan: str | None = None
 
     def _metrics_file(self) -> Path | None:
         if self._path is None:
@@ -130,9 +155,6 @@ class ReportReader:
             if "step" not in row:
                 continue  # the header line (config)
             self.logged_keys.update(row)
-            nan = [k for k, v in row.items() if k.startswith("losses/") and v is None]
-            if nan and self.nan is None:
-                self.nan = f"NaN in {', '.join(nan)} at step {row['step']}"
             metric = self.metric or next((k for k in SCORE_KEYS if k in row), "")
             if metric and row.get(metric) is not None:
                 self.metric = metric
@@ -193,28 +215,48 @@ class LocalTrial:
 
         The one place a trial's status is decided. `exit_code`: its exit status, None while it
         runs; `new`: the reports of this look. In order: exited with status 0 after reporting its
-        metric: done; exited otherwise: failed (its NaN, the tail of its log, or the keys it
-        logged when it never logged the metric); running with a NaN loss: failed; past its
-        time limit: timeout; new reports and `below_line(new)`: stopped.
+        metric: done; exited otherwise: failed (the error it ended with, or why it logged no
+        score); running past its time limit: timeout; new reports and `below_line(new)`: stopped.
         """
         if exit_code is not None:
-            if self.reader.nan:
-                return Outcome("failed", self.reader.nan)
             if exit_code != 0:
-                tail = (self.folder / "train.log").read_text(errors="replace").strip().splitlines()[-8:]
-                return Outcome("failed", f"exit status {exit_code}: " + "\n".join(tail))
+                return Outcome("failed", self._crash(exit_code))
             if not self.reported:
-                wanted = self.spec.metric or " or ".join(SCORE_KEYS)
-                logged = ", ".join(sorted(self.reader.logged_keys)) or "none"
-                return Outcome("failed", f"the run never logged {wanted}; logged keys: {logged} (set sweep.metric)")
+                return Outcome("failed", self._no_score())
             return Outcome("done")
-        if self.reader.nan:
-            return Outcome("failed", self.reader.nan)
         if self.timed_out():
             return Outcome("timeout", f"killed after the time limit of {self.spec.timeout:g} s")
         if new and below_line(new):
             return Outcome("stopped", "below the score-on-cost quantile line: stopped early")
         return None
+
+    def _crash(self, exit_code: int) -> str:
+        """Why the trial's process ended with `exit_code`, from the end of its log."""
+        try:
+            with open(self.folder / "train.log", "rb") as f:
+                f.seek(max(0, f.seek(0, os.SEEK_END) - LOG_TAIL_BYTES))
+                line = failure_line(f.read().decode("utf-8", "replace"))
+        except OSError as exc:
+            line = f"its log is unreadable ({exc.strerror})"
+        if exit_code < 0:  # killed by a signal (Popen's convention), e.g. SIGKILL from the OOM killer
+            try:
+                name = signal.Signals(-exit_code).name
+            except ValueError:
+                name = f"signal {-exit_code}"
+            return f"killed by {name} (its last output: {line})"
+        return f"exit status {exit_code}: {line}"
+
+    def _no_score(self) -> str:
+        """Why a trial that exited with status 0 has no score."""
+        episode_keys = sorted(k for k in self.reader.logged_keys if k.startswith("environment/"))
+        if not episode_keys:
+            steps = self.spec.config.get("train", {}).get("total_timesteps")
+            budget = f"its budget of {steps:,} steps" if isinstance(steps, int) else "its budget"
+            return (f"no episode ended within {budget}, so the run logged no score (no environment/* key); raise "
+                    f"train.total_timesteps (--train.total-timesteps) or make the env's episodes shorter")
+        wanted = short(self.spec.metric) if self.spec.metric else " or ".join(SCORE_KEYS)
+        return (f"the run never logged {wanted}; set sweep.metric to one of the episode keys it logged: "
+                f"{short(', '.join(episode_keys), LINE_LIMIT)}")
 
     def kill(self) -> None:
         """Kill the trial's process group (if it still runs), wait for it and close its log."""
@@ -230,7 +272,8 @@ class LocalTrial:
 
 
 def run_to_end(spec: TrialSpec, poll_seconds: float = 0.5) -> dict[str, Any]:
-    """Run a trial to its end (time limit and NaN included), the body of a `RayTrial`'s task.
+    """Run a trial to its end (time limit included), the body of a `RayTrial`'s task: its outcome
+    is `LocalTrial.outcome`'s, as for a local trial.
 
     Returns {"status", "error", "reports"} (the `Outcome`'s fields, reports as dicts).
     """

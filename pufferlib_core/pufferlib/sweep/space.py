@@ -15,22 +15,26 @@ so that search methods work in the unit cube whatever the keys' scales:
     logit_normal   float in (0, 1), linear in logit: discount factors, GAE lambda
 
 Contract: `Space.from_tables(tables, config)` raises `APIUsageError` before any trial runs
-for a bad space: min > max, unknown keys (with close matches), a distribution that does not
-fit the key's type, log distributions over non-positive ranges. `values(x)` and `point(...)`
-convert between a point of [0, 1]^d and {dotted key: value}; `apply` sets values in a copy
-of a config.
+for a bad space: a swept key holding other swept keys, unknown keys (with close matches),
+bounds that are not finite numbers, min > max, a distribution that does not fit the key's
+type, log distributions over non-positive ranges, bounds outside the values the config
+allows for the key (`pufferlib.config.validation`). `values(x)` and `point(...)` convert
+between a point of [0, 1]^d and {dotted key: value}; `tables()` gives the space back as
+tables (what a sweep stores) and `changes` lists how two such spaces differ; `apply` sets
+values in a copy of a config.
 """
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from pufferlib.config import get_dotted, set_dotted
+from pufferlib.config import get_dotted, load_default, set_dotted
+from pufferlib.config.validation import validate
 from pufferlib.errors import APIUsageError
+from pufferlib.sweep.messages import close_matches, short
 
 FLOAT_DISTRIBUTIONS = ("uniform", "log_normal", "logit_normal")
 INT_DISTRIBUTIONS = ("int_uniform", "uniform_pow2")
@@ -111,10 +115,39 @@ def _lookup(config: Mapping, dotted: str) -> Any:
         node = get_dotted(config, walked) if walked else config
         prefix = f"{walked}." if walked else ""
         options = [prefix + k for k in node] if isinstance(node, Mapping) else []
-        close = difflib.get_close_matches(prefix + part, options, n=3)
+        close = close_matches(prefix + part, options)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
-        raise APIUsageError(f"[sweep.{dotted}] sweeps {dotted!r}, which is not a key of the config.{hint} "
-                            f"Swept keys must exist in the config (see `puffer train ENV --help`).") from None
+        where = f"[sweep.{short(dotted)}] sweeps {short(repr(dotted))}"
+        raise APIUsageError(f"{where}, which is not a key of the config.{hint} Swept keys must exist in the config "
+                            f"(see `puffer train ENV --help`).") from None
+
+
+def check_nesting(tables: Mapping[str, Mapping]) -> None:
+    """APIUsageError when a swept key holds other swept keys: a table of its own with a
+    distribution ([sweep.a.b] inside [sweep.a]) or another dotted key below it ("a" and "a.b")."""
+    for key, table in tables.items():
+        inner = [f"{key}.{name}" for name, value in table.items()
+                 if isinstance(value, Mapping) and "distribution" in value]
+        inner += [other for other in tables if other.startswith(key + ".")]
+        if inner:
+            held = ", ".join(f"[sweep.{k}]" for k in sorted(inner))
+            raise APIUsageError(f"[sweep.{short(key)}] is a swept key (it has a distribution) but holds the swept "
+                                f"key(s) {short(held)}: a swept key is one number. Remove its distribution, "
+                                f"min and max (a config layer below may declare the tables it holds), or sweep "
+                                f"only the keys inside it.")
+
+
+def _check_allowed(where: str, name: str, key: str, bound: float, defaults: Mapping) -> None:
+    """APIUsageError when a bound of a swept key is a value the config does not allow for the key
+    (`pufferlib.config.validation` against the `defaults`: its type and its range, e.g.
+    train.gamma in [0, 1])."""
+    probe: dict = {}
+    set_dotted(probe, key, bound)
+    try:
+        validate(probe, defaults, docs={})
+    except APIUsageError as exc:
+        why = str(exc).removeprefix("invalid config: ").rstrip(".")
+        raise APIUsageError(f"{where} {name}: {why}; narrow the range to values {short(key)} may take.") from None
 
 
 class Space:
@@ -126,41 +159,46 @@ class Space:
     @classmethod
     def from_tables(cls, tables: Mapping[str, Mapping], config: Mapping) -> Space:
         """Build and check the space of `param_tables(...)` against a full config."""
+        check_nesting(tables)
+        defaults = load_default()
         params = []
         for key, table in sorted(tables.items()):
-            where = f"[sweep.{key}]"
+            where = f"[sweep.{short(key)}]"
             extra = set(table) - set(PARAM_FIELDS)
             if extra:
-                raise APIUsageError(f"{where} has unknown field(s) {', '.join(sorted(extra))}; "
+                raise APIUsageError(f"{where} has unknown field(s) {short(', '.join(sorted(extra)))}; "
                                     f"a swept key takes {', '.join(PARAM_FIELDS)}.")
             dist = table.get("distribution")
             if dist not in DISTRIBUTIONS:
-                close = difflib.get_close_matches(str(dist), DISTRIBUTIONS, n=2)
+                close = close_matches(str(dist), DISTRIBUTIONS, n=2)
                 hint = f" Did you mean: {', '.join(close)}?" if close else ""
-                raise APIUsageError(f"{where} distribution = {dist!r} is unknown.{hint} "
+                raise APIUsageError(f"{where} distribution = {short(repr(dist))} is unknown.{hint} "
                                     f"Choose one of {', '.join(DISTRIBUTIONS)}.")
             if "min" not in table or "max" not in table:
                 raise APIUsageError(f"{where} needs both min and max.")
             lo, hi = table["min"], table["max"]
-            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (lo, hi)):
-                raise APIUsageError(f"{where} min and max must be numbers (got {lo!r}, {hi!r}).")
+            if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in (lo, hi)):
+                raise APIUsageError(f"{where} min and max must be finite numbers (got {short(repr(lo))}, "
+                                    f"{short(repr(hi))}).")
             if lo > hi:
                 raise APIUsageError(f"{where} min = {lo} is greater than max = {hi}; swap them.")
             default = _lookup(config, key)
             if isinstance(default, bool) or not isinstance(default, (int, float)):
-                raise APIUsageError(f"{where}: {key} is a {type(default).__name__} ({default!r}); only numeric "
-                                    f"keys can be swept.")
+                raise APIUsageError(f"{where}: {short(key)} is a {type(default).__name__} "
+                                    f"({short(repr(default))}); only numeric keys can be swept.")
             if isinstance(default, int) and dist not in INT_DISTRIBUTIONS:
-                raise APIUsageError(f"{where}: {key} is an integer; use distribution int_uniform or uniform_pow2 "
-                                    f"(not {dist}).")
+                raise APIUsageError(f"{where}: {short(key)} is an integer; use distribution int_uniform or "
+                                    f"uniform_pow2 (not {dist}).")
             if isinstance(default, float) and dist in INT_DISTRIBUTIONS:
-                raise APIUsageError(f"{where}: {key} is a float; use distribution "
+                raise APIUsageError(f"{where}: {short(key)} is a float; use distribution "
                                     f"{', '.join(FLOAT_DISTRIBUTIONS)} (not {dist}).")
             if dist in ("log_normal", "uniform_pow2") and lo <= 0:
                 raise APIUsageError(f"{where}: {dist} works in log space and needs min > 0 (got min = {lo}).")
             if dist == "logit_normal" and not (0 < lo and hi < 1):
                 raise APIUsageError(f"{where}: logit_normal needs 0 < min and max < 1 (got [{lo}, {hi}]); "
                                     f"use log_normal or uniform for other ranges.")
+            for name, bound in (("min", lo), ("max", hi)):
+                _check_allowed(where, name, key, bound, defaults)
             params.append(Param(key, dist, float(lo), float(hi)))
         if not params:
             raise APIUsageError("The sweep has no swept keys: declare at least one table such as\n"
@@ -177,6 +215,11 @@ class Space:
         """The dotted swept keys, in the order of the coordinates."""
         return [p.key for p in self.params]
 
+    def tables(self) -> dict[str, dict]:
+        """The space as {dotted key: {distribution, min, max}}: what a sweep stores, what
+        `from_tables` reads back."""
+        return {p.key: {"distribution": p.distribution, "min": p.min, "max": p.max} for p in self.params}
+
     def values(self, x: list[float]) -> dict[str, float | int]:
         """{dotted key: value} of a point of [0, 1]^d."""
         return {p.key: p.unnormalize(v) for p, v in zip(self.params, x)}
@@ -188,6 +231,21 @@ class Space:
             value = values[p.key] if p.key in values else _lookup(values, p.key)
             out.append(p.normalize(value))
         return out
+
+
+def changes(old: Mapping[str, Mapping], new: Mapping[str, Mapping]) -> list[str]:
+    """How the space `new` differs from `old` (both as `Space.tables()`), one phrase per change
+    in key order, e.g. "train.gamma added", "train.learning_rate max 0.03 -> 0.1"; [] if alike."""
+    out = []
+    for key in sorted(set(old) | set(new)):
+        if key not in new:
+            out.append(f"{short(key)} removed")
+        elif key not in old:
+            out.append(f"{short(key)} added")
+        else:
+            out += [f"{short(key)} {field} {short(str(old[key].get(field)))} -> {short(str(new[key].get(field)))}"
+                    for field in PARAM_FIELDS if old[key].get(field) != new[key].get(field)]
+    return out
 
 
 def apply(config: Mapping, values: Mapping[str, Any]) -> dict:

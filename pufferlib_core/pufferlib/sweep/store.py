@@ -1,18 +1,22 @@
 """A sweep's state: SWEEP_DIR/sweep.db (`FILE_NAME`), an embedded SQLite database in WAL mode.
 
 Contract: the store is the single source of truth for a sweep's trials (what was suggested,
-each trial's status, reports and result); the driver keeps no other copy. Only the driver
-writes (one connection, one transaction per change), so a crash, `kill -9` or Ctrl-C can
-lose at most the change in flight, never corrupt the file; readers (`puffer plot --sweep`,
-`puffer sweep --resume`) may read while it runs. Tables:
+each trial's status, reports and result) and for what the sweep is (env id, config, search
+space); the driver keeps no other copy. Only the driver writes (one connection, one
+transaction per change; one driver per folder, see `pufferlib._locks`), so a crash, `kill -9`
+or Ctrl-C can lose at most the change in flight, never corrupt the file; readers
+(`puffer plot --sweep`, `puffer sweep --resume`) may read while it runs. Opening a file that
+is not an intact sweep database (corrupt, truncated, empty, foreign) raises APIUsageError
+naming it and the cause, and leaves it as it is. Tables:
 
-    meta     key -> JSON value: env id, the sweep's config, its swept keys
+    meta     key -> JSON value: env id, the sweep's config, its search space (`space()`)
     trials   one row per trial: suggestion index, parameters, point x, status, score, cost,
              error, run folder, start/end times, and the trial it retries (after an interruption)
     reports  the (step, seconds, score, cost) reports of each trial while it trained
 
-Statuses: running, done, stopped (early), failed (crash or NaN), timeout, interrupted
-(the driver died; the trial is run again under a new row with `retry_of` set).
+Statuses: running, done, stopped (early), failed (the run ended with an error, divergence
+included, or logged no score; see `runner`), timeout, interrupted (the driver died; the
+trial is run again under a new row with `retry_of` set).
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from pufferlib.errors import APIUsageError
+from pufferlib.sweep.messages import short
+from pufferlib.sweep.space import param_tables
 
 #: The database's name in a sweep folder.
 FILE_NAME = "sweep.db"
@@ -43,9 +49,18 @@ CREATE INDEX IF NOT EXISTS reports_trial ON reports(trial_id);
 
 
 def check_resumable(sweep_dir: str | Path) -> None:
-    """Raise APIUsageError unless `sweep_dir` holds a sweep's database (what `--resume` needs)."""
+    """Raise APIUsageError unless `sweep_dir` holds an intact sweep database that says what the
+    sweep is (what `--resume` needs)."""
     if not (Path(sweep_dir) / FILE_NAME).exists():
         raise APIUsageError(f"--resume {sweep_dir}: no {FILE_NAME} there; is it a folder made by `puffer sweep`?")
+    store = Store(sweep_dir, readonly=True)
+    try:
+        missing = [key for key in ("env_id", "config", "space") if store.meta(key) is None]
+    finally:
+        store.close()
+    if missing:
+        raise APIUsageError(f"--resume {sweep_dir}: {store.path} lacks the sweep's {', '.join(missing)} (the sweep "
+                            f"stopped while it was being created); start a new sweep with --dir NEW_FOLDER.")
 
 
 class Store:
@@ -53,15 +68,37 @@ class Store:
 
     def __init__(self, sweep_dir: str | Path, readonly: bool = False):
         self.path = Path(sweep_dir) / FILE_NAME
-        if readonly:
-            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True)
-        else:
+        existed = self.path.exists()
+        if not readonly:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite3.connect(self.path, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.executescript(_SCHEMA)
+        try:
+            self.db = sqlite3.connect(f"file:{self.path}?mode=ro", uri=True) if readonly else \
+                sqlite3.connect(self.path, isolation_level=None)
+            try:
+                if existed:
+                    self._check()
+                if not readonly:
+                    self.db.execute("PRAGMA journal_mode=WAL")
+                    self.db.execute("PRAGMA synchronous=FULL")
+                    self.db.executescript(_SCHEMA)
+            except BaseException:
+                self.db.close()
+                raise
+        except sqlite3.DatabaseError as exc:
+            cause = short(" ".join(str(exc).split()))  # one line, however long sqlite's report
+            raise APIUsageError(f"{self.path} is not a readable sweep database ({cause}): it may be truncated, "
+                                f"corrupt or another file. Start a new sweep in another folder (puffer sweep ENV "
+                                f"--dir NEW_FOLDER).") from None
         self.db.row_factory = sqlite3.Row
+
+    def _check(self) -> None:
+        """sqlite3.DatabaseError unless the file is an intact database with a sweep's tables."""
+        problems = [row[0] for row in self.db.execute("PRAGMA quick_check")]
+        if problems != ["ok"]:
+            raise sqlite3.DatabaseError(f"damaged: {problems[0]}")
+        tables = {row[0] for row in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"meta", "trials", "reports"} <= tables:
+            raise sqlite3.DatabaseError("it holds no sweep's tables" + ("" if tables else ": it is empty"))
 
     def _tx(self, sql: str, args: tuple = ()) -> sqlite3.Cursor:
         with self.db:  # one transaction
@@ -75,6 +112,16 @@ class Store:
         """The JSON value stored under `key`, or `default`."""
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return default if row is None else json.loads(row[0])
+
+    def space(self) -> dict[str, dict]:
+        """The sweep's search space as the driver stored it under meta "space" (`Space.tables()`:
+        {dotted key: {distribution, min, max}}). Sweeps of puffer-core 0.1.0 stored only the keys;
+        their tables are read from the stored config."""
+        space = self.meta("space", {})
+        if isinstance(space, list):
+            tables = param_tables(self.meta("config", {}).get("sweep", {}))
+            return {key: tables[key] for key in space if key in tables}
+        return space
 
     def add_trial(self, idx: int, params: dict, x: list[float], run_dir: str, retry_of: int | None = None) -> int:
         """Record a trial that starts now; returns its id."""

@@ -71,6 +71,42 @@ def test_bad_spaces_say_what_to_fix(tables, message):
         Space.from_tables(tables, CONFIG)
 
 
+GAMMA = {"distribution": "uniform", "min": 0.9, "max": 0.99}
+
+
+def test_a_swept_key_holding_other_swept_keys_is_refused(tmp_path, capsys):
+    from pufferlib import cli
+
+    with pytest.raises(APIUsageError, match=r"\[sweep.train.gamma\] is a swept key .* holds the swept key\(s\) "
+                                            r"\[sweep.train.gamma.inner\]"):
+        Space.from_tables({"train.gamma": {**GAMMA, "inner": GAMMA}}, CONFIG)
+    with pytest.raises(APIUsageError, match=r"holds the swept key\(s\) \[sweep.train.gamma.inner\]"):
+        Sweeper({"train.gamma": GAMMA, "train.gamma.inner": GAMMA})  # the dotted form, with no config
+    space = tmp_path / "space.toml"  # a table of its own over the core's default tables
+    space.write_text("[sweep.train]\ndistribution = 'uniform'\nmin = 0.1\nmax = 0.2\n")
+    assert cli.main(["sweep", "gym-CartPole-v1", "--config", str(space), "--dir", str(tmp_path / "s")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("puffer sweep: error: [sweep.train] is a swept key") and err.count("\n") == 1
+    assert "[sweep.train.clip_coef]" in err and not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize("table, message", [
+    ({**GAMMA, "min": math.nan}, r"min and max must be finite numbers \(got nan, 0.99\)"),
+    ({**GAMMA, "max": math.inf}, r"min and max must be finite numbers \(got 0.9, inf\)"),
+    ({**GAMMA, "max": 1.5}, r"\[sweep.train.gamma\] max: train.gamma = 1.5 must be in \[0, 1\]"),
+])
+def test_sweep_bounds_must_be_finite_values_that_the_config_allows(table, message):
+    with pytest.raises(APIUsageError, match=message):
+        Space.from_tables({"train.gamma": table}, CONFIG)
+
+
+def test_a_huge_value_is_cut_in_a_space_error():
+    huge = "x" * 10_000_000
+    with pytest.raises(APIUsageError) as bad:
+        Space.from_tables({"train.gamma": {**GAMMA, "distribution": huge}}, CONFIG)
+    assert len(str(bad.value)) < 1000 and "(10,000,002 characters)" in str(bad.value)
+
+
 def test_pareto_front_keeps_only_undominated_points():
     scores = np.array([1.0, 3.0, 2.0, 3.0, 0.5, 4.0])
     costs = np.array([1.0, 2.0, 2.0, 5.0, 0.5, 9.0])
@@ -178,7 +214,7 @@ def test_store_keeps_finished_trials_and_marks_running_ones_interrupted(tmp_path
     store.close()
 
 
-def test_report_reader_reads_whole_lines_picks_the_score_and_flags_nan_losses(tmp_path):
+def test_report_reader_reads_whole_lines_and_picks_the_score(tmp_path):
     import json
 
     from pufferlib.sweep.runner import ReportReader
@@ -197,7 +233,6 @@ def test_report_reader_reads_whole_lines_picks_the_score_and_flags_nan_losses(tm
     with open(path, "a") as f:
         f.write('ment/episode_return": 7.0, "losses/policy_loss": null}\n')
     assert [r.score for r in steps.poll()] == [7.0] and steps.metric == "environment/episode_return"
-    assert steps.nan == "NaN in losses/policy_loss at step 200"
 
 
 def test_dump_toml_round_trips_a_config_tree():
@@ -230,20 +265,24 @@ def test_trial_config_divides_cores_groups_logger_runs_and_drops_the_sweep_secti
     assert config["mylogger"]["group"] == ""  # the sweep's own config is untouched
 
 
-class _RunningProcess:
-    """Stands in for the Popen of a trial's process that runs on."""
+class _Process:
+    """Stands in for the Popen of a trial's process that runs on (exit_code None) or has exited."""
+
+    def __init__(self, exit_code=None):
+        self.exit_code = exit_code
 
     def poll(self):
-        return None
+        return self.exit_code
 
 
-def _trial_without_process(folder, reports, nan=None, timeout=0.0):
-    """A runner.LocalTrial whose process runs on and whose metrics file holds `reports` (read once)."""
+def _trial_without_process(folder, reports, exit_code=None, timeout=0.0):
+    """A runner.LocalTrial whose process runs on (or has exited with `exit_code`) and whose metrics
+    file holds `reports` (read once)."""
     from pufferlib.sweep.runner import LocalTrial, TrialSpec
 
     trial = LocalTrial(TrialSpec("gym-CartPole-v1", {"train": {}}, str(folder), timeout=timeout))
-    trial.proc = _RunningProcess()
-    trial.reader.nan, pending = nan, [list(reports)]
+    trial.proc = _Process(exit_code)
+    pending = [list(reports)]
     trial.reader.poll = lambda: pending.pop() if pending else []
     trial.killed = False
 
@@ -254,9 +293,9 @@ def _trial_without_process(folder, reports, nan=None, timeout=0.0):
     return trial
 
 
-@pytest.mark.parametrize("low, nan, status", [(True, None, "stopped"), (False, None, "running"),
-                                              (False, "NaN in losses/policy_loss at step 9", "failed")])
-def test_driver_stops_trials_below_the_quantile_line_and_fails_nan_trials(tmp_path, low, nan, status):
+@pytest.mark.parametrize("low, exit_code, status", [(True, None, "stopped"), (False, None, "running"),
+                                                    (False, 1, "failed")])
+def test_driver_stops_trials_below_the_quantile_line_and_records_failed_ones(tmp_path, low, exit_code, status):
     from pufferlib.config import load_default
     from pufferlib.sweep.driver import SweepDriver
     from pufferlib.sweep.runner import Report
@@ -272,14 +311,16 @@ def test_driver_stops_trials_below_the_quantile_line_and_fails_nan_trials(tmp_pa
     running = driver.store.add_trial(1, {"train.gamma": 0.95}, [0.3], "t1")
     score = 1.0 if low else 50.0
     trial = _trial_without_process(tmp_path / "t1", [Report(100, 5.0, score, 5.0), Report(200, 10.0, score + 1, 10.0)],
-                                   nan)
+                                   exit_code)
+    (tmp_path / "t1").mkdir()
+    (tmp_path / "t1" / "train.log").write_text("puffer train: error: Non-finite loss at epoch 9\n")
     driver.running = {running: trial}
     driver._poll()
     row = driver.store.trials()[-1]
     assert row["status"] == status and trial.killed == (status != "running")
     assert [r["score"] for r in driver.store.reports(running)] == [score, score + 1]  # recorded either way
     if status == "failed":
-        assert row["error"] == nan and row["score"] is None
+        assert row["error"] == "exit status 1: puffer train: error: Non-finite loss at epoch 9" and row["score"] is None
     if status == "stopped":
         assert (row["score"], row["cost"]) == (score + 1, 10.0)  # its last report
     driver.store.close()
@@ -338,22 +379,22 @@ def test_a_trial_outcome_is_decided_in_one_place(tmp_path):
     from pufferlib.train.metrics import SCORE_KEYS
 
     trial = LocalTrial(TrialSpec("x", {"train": {}}, str(tmp_path), timeout=0.5))  # not started: no process
-    (tmp_path / "train.log").write_text("Traceback\nboom\n")
+    (tmp_path / "train.log").write_text("Traceback (most recent call last):\n  boom()\nValueError: boom\n")
     new = [Report(100, 1.0, 2.0, 1.0)]
     below = lambda reports: True  # noqa: E731 - the early-stop rule says stop
     assert trial.outcome(None, [], below) is None  # no new report: the rule is not asked
     assert trial.outcome(None, new, never_stop) is None
     assert trial.outcome(None, new, below) == Outcome("stopped", "below the score-on-cost quantile line: stopped early")
-    assert trial.outcome(1, new, below) == Outcome("failed", "exit status 1: Traceback\nboom")
-    assert trial.outcome(0, [], below) == Outcome("failed", f"the run never logged {' or '.join(SCORE_KEYS)}; "
-                                                            "logged keys: none (set sweep.metric)")
+    assert trial.outcome(1, new, below) == Outcome("failed", "exit status 1: ValueError: boom")
+    trial.reader.logged_keys = {"environment/episode_length"}
+    assert trial.outcome(0, [], below) == Outcome("failed", f"the run never logged {' or '.join(SCORE_KEYS)}; set "
+                                                            "sweep.metric to one of the episode keys it logged: "
+                                                            "environment/episode_length")
     trial.reported = True
     assert trial.outcome(0, [], below) == Outcome("done")
     trial.started -= 1.0  # past its time limit
     assert trial.outcome(None, new, below) == Outcome("timeout", "killed after the time limit of 0.5 s")
     assert trial.outcome(0, [], below) == Outcome("done")  # it exited: the limit no longer matters
-    trial.reader.nan = "NaN in losses/policy_loss at step 9"
-    assert trial.outcome(None, new, below) == trial.outcome(0, [], below) == Outcome("failed", trial.reader.nan)
 
 
 def test_sweeper_is_fed_from_a_store_and_its_first_trial_is_the_config_as_given(tmp_path):
