@@ -20,10 +20,10 @@ from pufferlib.errors import APIUsageError, CheckpointError, EnvNotFoundError, N
 
 if TYPE_CHECKING:  # the lazy names below, as type checkers and IDEs should see them (tests/core/test_imports.py);
     # exported through __all__, which ruff cannot read (it lists _LAZY)
+    from pufferlib.agent import Agent, load  # noqa: F401
     from pufferlib.checker import check_env  # noqa: F401
     from pufferlib.environment import Buffers, EpisodeStats, PufferEnv  # noqa: F401
     from pufferlib.protocols import EnvCreator, Policy, RecurrentPolicy, VecEnv  # noqa: F401
-    from pufferlib.agent import Agent, load  # noqa: F401
     from pufferlib.pufferl import PuffeRL  # noqa: F401
     from pufferlib.registry import register  # noqa: F401
     from pufferlib.registry.hookspecs import hookimpl  # noqa: F401

@@ -24,5 +24,10 @@ class CheckpointError(APIUsageError):
     """A checkpoint file is unreadable, truncated, unsafe to load, foreign, or does not fit the policy."""
 
 
+class OutputError(PufferError, OSError):
+    """A file or folder a run writes cannot be written (permissions, a full disk, a missing or
+    read-only folder); the message names it and the cause."""
+
+
 class NonFiniteError(PufferError, FloatingPointError):
     """Training produced NaN or infinite values; the message names the first source found."""

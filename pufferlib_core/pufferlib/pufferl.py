@@ -210,6 +210,8 @@ class PuffeRL:
         # Where checkpoints, metrics.jsonl (and logger plugins' files) go; created on first use.
         self.run_dir = Path(run_dir) if run_dir else self._default_run_dir()
         self._run_lock: ExitStack | None = None  # held while this trainer writes run_dir
+        if self.rank == 0:
+            checkpoint.check_writable(self.run_dir, "the run folder")
         if run_dir and self.rank == 0:  # a given folder (a resumed run's) is claimed before any work
             self._claim_run_dir()
         self._metrics_file: MetricsFile | None = None

@@ -4,21 +4,23 @@ imported on use; nothing outside the package imports it.
 `main` is the one place that turns errors into messages and exit statuses: a
 `PufferError` prints `puffer COMMAND: error: ...`, and exits with 2 when the input was wrong
 (bad arguments, config, ids, files) or 1 when a run failed (a worker died, training
-diverged); Ctrl-C exits with 130.
+diverged); Ctrl-C exits with 130; a closed output pipe (`puffer list | head`) ends the
+command quietly with 1.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 
-from pufferlib.errors import NonFiniteError, PufferError, WorkerError
+from pufferlib.errors import NonFiniteError, OutputError, PufferError, WorkerError
 
 EXIT_USAGE = 2          # the input was wrong: arguments, config, ids, files (as argparse's errors)
 EXIT_RUN_FAILED = 1     # the run itself failed
 EXIT_INTERRUPTED = 130  # Ctrl-C
 #: PufferErrors that mean a run failed rather than that its input was wrong.
-RUN_FAILURES = (NonFiniteError, WorkerError)
+RUN_FAILURES = (NonFiniteError, OutputError, WorkerError)
 
 #: subcommand -> ("module:function", one-line help). The function takes argv (list[str])
 #: after the subcommand and returns an exit code.
@@ -62,3 +64,6 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_RUN_FAILED if isinstance(exc, RUN_FAILURES) else EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader of the output left (`puffer list | head`): stop quietly, as Unix tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes it
+        return EXIT_RUN_FAILED

@@ -9,6 +9,9 @@ import sys
 from pufferlib.cli.options import base_parser, parse_config
 from pufferlib.errors import APIUsageError
 
+#: The files --video-path writes (imageio's GIF writer, or ffmpeg's).
+VIDEO_SUFFIXES = (".gif", ".mp4", ".webm", ".avi", ".mov")
+
 
 def eval_command(argv: list[str]) -> int:
     """Evaluate a (trained) policy on ENV: mean return, std, 95% interval over N episodes."""
@@ -29,12 +32,16 @@ def eval_command(argv: list[str]) -> int:
         raise APIUsageError(f"--fps must be at least 1, got {args.fps}.")
     if args.video_path and args.render_mode not in (None, "rgb_array"):
         raise APIUsageError("--video-path records rgb_array frames; use --render-mode rgb_array (or omit it).")
+    if args.video_path and not args.video_path.lower().endswith(VIDEO_SUFFIXES):
+        raise APIUsageError(f"--video-path {args.video_path!r}: write a {' or '.join(VIDEO_SUFFIXES)} file.")
     from pufferlib.agent import build
     from pufferlib.cpu.threads import set_torch_threads
     from pufferlib.train import checkpoint
     from pufferlib.train.evaluation import eval_env_config
     from pufferlib.train.playback import Recorder, make_render_env, write_video
 
+    if args.video_path:
+        checkpoint.check_writable(args.video_path, "the video")
     payload = None
     if args.load_model_path:
         payload = checkpoint.load(args.load_model_path, config["train"]["data_dir"], env_id=args.env_id,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from pufferlib.plot import plot_runs, plot_sweep
+from pufferlib.train.checkpoint import check_writable
 from pufferlib.train.metrics import SCORE_KEYS
 
 
@@ -18,6 +19,7 @@ def plot_command(argv: list[str]) -> int:
     parser.add_argument("--output", "-o", default="puffer_plot.png", help="PNG to write (default puffer_plot.png)")
     parser.add_argument("--metric", help=f"what to plot against steps (default: the first of {', '.join(SCORE_KEYS)})")
     args = parser.parse_args(argv)
+    check_writable(args.output, "the plot")
     print(plot_runs(args.run_dirs, args.output, args.metric))
     return 0
 
@@ -28,5 +30,6 @@ def _plot_sweep_command(argv: list[str]) -> int:
     parser.add_argument("--sweep", required=True, metavar="SWEEP_DIR", help="folder made by `puffer sweep`")
     parser.add_argument("--output", "-o", default="sweep.png", help="PNG to write (default sweep.png)")
     args = parser.parse_args(argv)
+    check_writable(args.output, "the plot")
     print(plot_sweep(args.sweep, args.output))
     return 0

@@ -31,6 +31,8 @@ if TYPE_CHECKING:
 
 def _check_loggers(names: list[str]) -> list[str]:
     """`names` if logger plugins provide them all, else APIUsageError naming what to install."""
+    if not names:
+        return names
     import difflib
 
     from pufferlib.registry.plugins import call_hook
@@ -59,8 +61,8 @@ def train_command(argv: list[str]) -> int:
         resume_payload = checkpoint.load(pre.resume)
         base = resume_payload["config"]
     config, args = parse_config(parser, argv, base)
-    if args.logger:
-        config["logger"]["names"] = _check_loggers(args.logger)
+    # Logger names from a config file get the check that --logger names get.
+    config["logger"]["names"] = _check_loggers(args.logger or config["logger"]["names"])
     return _train(args, config, resume_payload)
 
 

@@ -90,11 +90,35 @@ def load_toml(path: str | Path) -> dict:
     """A config file; raises APIUsageError when it is missing or malformed."""
     try:
         with open(path, "rb") as f:
-            return tomllib.load(f)
+            loaded = tomllib.load(f)
     except FileNotFoundError:
         raise APIUsageError(f"Config file {str(path)!r} does not exist.") from None
-    except tomllib.TOMLDecodeError as exc:
+    except IsADirectoryError:
+        raise APIUsageError(f"Config file {str(path)!r} is a folder; pass a .toml file.") from None
+    except OSError as exc:
+        raise APIUsageError(f"Config file {str(path)!r} cannot be read: {exc.strerror or exc}.") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise APIUsageError(f"Config file {str(path)!r} is not valid TOML: {exc}") from None
+    except RecursionError:  # too deep for the parser itself
+        loaded = None
+    if loaded is None or _depth(loaded) > MAX_DEPTH:
+        raise APIUsageError(f"Config file {str(path)!r} nests its tables or arrays more than {MAX_DEPTH} levels "
+                            "deep; a config has sections of keys, a few levels deep.")
+    return loaded
+
+
+#: The deepest nesting of tables and arrays a config file may have.
+MAX_DEPTH = 16
+
+
+def _depth(value: object) -> int:
+    """How deep tables and arrays nest in `value` (0 for a scalar); stops counting past MAX_DEPTH."""
+    depth, level = 0, [value]
+    while level and depth <= MAX_DEPTH:
+        level = [child for item in level if isinstance(item, (dict, list))
+                 for child in (item.values() if isinstance(item, dict) else item)]
+        depth += 1
+    return depth - 1 if not level else depth
 
 
 def merge(base: Mapping, *layers: Mapping | None) -> dict:

@@ -41,7 +41,14 @@ def make_gymnasium(gym_id: str, **kwargs: Any) -> GymnasiumEnv:
     if (kwargs.get("render_mode") and sys.platform.startswith("linux") and "MUJOCO_GL" not in os.environ
             and not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY")):
         os.environ["MUJOCO_GL"] = "egl"
-    return gymnasium.make(gym_id, **kwargs)
+    try:
+        return gymnasium.make(gym_id, **kwargs)
+    except TypeError as exc:
+        if "unexpected keyword argument" not in str(exc):
+            raise
+        given = ", ".join(sorted(k for k in kwargs if k != "render_mode")) or "none"
+        raise APIUsageError(f"gym-{gym_id} does not take one of the [env] keys given ({given}): "
+                            f"{str(exc).splitlines()[0]}. Remove it from [env] (or the --env.* flag).") from None
 
 
 def make_pettingzoo(registry_id: str, opponent: str = "none", **kwargs: object) -> ParallelEnv | AECEnv:

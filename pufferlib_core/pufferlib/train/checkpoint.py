@@ -16,6 +16,7 @@ Contract:
 
 from __future__ import annotations
 
+import errno
 import glob
 import json
 import math
@@ -30,7 +31,7 @@ from typing import Any
 
 import torch
 
-from pufferlib.errors import APIUsageError, CheckpointError
+from pufferlib.errors import APIUsageError, CheckpointError, OutputError
 
 PATTERN = "model_*.pt"
 TMP_PREFIX = ".tmp_"
@@ -82,21 +83,50 @@ def remove_stale_temp_files(folder: str | Path, max_age: float = STALE_TMP_SECON
     return removed
 
 
-def save(path: str | Path, payload: dict[str, Any]) -> Path:
-    """Write `payload` (as plain data) to `path` atomically and durably; returns the path."""
+def check_writable(path: str | Path, what: str) -> None:
+    """APIUsageError unless `path` (a folder, or a file's path) can be written: it is a writable
+    folder, or a writable file, or it does not exist yet and its nearest existing parent is a
+    writable folder. Checked before work starts, so that a run does not fail at its first save."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    remove_stale_temp_files(path.parent)
-    fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".pt", dir=path.parent)
+    target = path
+    while not target.exists():
+        if target.parent == target:
+            break
+        target = target.parent
+    problem = None
+    if target != path and not target.is_dir():
+        problem = f"{target} is not a folder"
+    elif not os.access(target, os.W_OK | (os.X_OK if target.is_dir() else 0)):
+        problem = f"{target} is not writable"
+    if problem:
+        raise APIUsageError(f"Cannot write {what} {str(path)!r}: {problem}. Choose another place (or fix its "
+                            "permissions).")
+
+
+def save(path: str | Path, payload: dict[str, Any]) -> Path:
+    """Write `payload` (as plain data) to `path` atomically and durably; returns the path.
+
+    OutputError naming the file when it cannot be written (permissions, a full disk); the old
+    file of that name, if any, is left as it was."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temp_files(path.parent)
+        fd, tmp = tempfile.mkstemp(prefix=TMP_PREFIX, suffix=".pt", dir=path.parent)
+    except OSError as exc:
+        raise OutputError(f"Cannot write checkpoint {path}: {exc.strerror or exc}.") from None
     try:
         with os.fdopen(fd, "wb") as f:
             torch.save(plain_data(payload), f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise OutputError(f"Cannot write checkpoint {path}: {exc.strerror or exc}"
+                              f"{' (the disk is full)' if exc.errno == errno.ENOSPC else ''}.") from None
         raise
     _fsync_dir(path.parent)
     return path
@@ -257,5 +287,5 @@ def all_finite(tensors: Any) -> bool:
     return not checks or bool(torch.stack([c.cpu() for c in checks]).all())  # one sync per device
 
 
-__all__ = ["CheckpointError", "PATTERN", "all_finite", "describe", "load", "load_policy", "plain_data",
-           "policy_state", "remove_stale_temp_files", "resolve", "run_env_id", "save"]
+__all__ = ["CheckpointError", "PATTERN", "all_finite", "check_writable", "describe", "load", "load_policy",
+           "plain_data", "policy_state", "remove_stale_temp_files", "resolve", "run_env_id", "save"]

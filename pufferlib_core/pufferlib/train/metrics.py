@@ -12,13 +12,16 @@ cuts that tail off, and reading skips undecodable lines, with a warning in both 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+from pufferlib.errors import APIUsageError, OutputError
 
 FILE_NAME = "metrics.jsonl"
 #: The score of a run: the first of these keys that it logs (a plot's or a sweep's default metric).
@@ -38,22 +41,31 @@ class MetricsFile:
     """Appends one line per log step to RUN_DIR/metrics.jsonl (created with a config line)."""
 
     def __init__(self, run_dir: str | Path, config: Mapping, env_id: str | None, resumed_step: int | None = None):
-        run_dir = Path(run_dir)
-        run_dir.mkdir(parents=True, exist_ok=True)
-        self.path = run_dir / FILE_NAME
-        new = not self.path.exists() or _repair(self.path) == 0
-        if not new and resumed_step is not None:
-            _set_aside_after(self.path, resumed_step)
-        self._file = open(self.path, "a", encoding="utf-8")
-        if new:
-            self._file.write(json.dumps({"config": config, "env_id": env_id}, default=_plain) + "\n")
-            self._file.flush()
+        self.path = Path(run_dir) / FILE_NAME
+        with self._writing():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            new = not self.path.exists() or _repair(self.path) == 0
+            if not new and resumed_step is not None:
+                _set_aside_after(self.path, resumed_step)
+            self._file = open(self.path, "a", encoding="utf-8")
+            if new:
+                self._file.write(json.dumps({"config": config, "env_id": env_id}, default=_plain) + "\n")
+                self._file.flush()
+
+    @contextlib.contextmanager
+    def _writing(self) -> Iterator[None]:
+        """OSErrors of the block as an OutputError naming the file (permissions, a full disk)."""
+        try:
+            yield
+        except OSError as exc:
+            raise OutputError(f"Cannot write {self.path}: {exc.strerror or exc}.") from None
 
     def write(self, step: int, metrics: Mapping[str, object]) -> None:
         """Append the metrics of one log step."""
         row = {"step": int(step), "time": time.time(), **{k: _plain(v) for k, v in metrics.items()}}
-        self._file.write(json.dumps(row) + "\n")
-        self._file.flush()
+        with self._writing():
+            self._file.write(json.dumps(row) + "\n")
+            self._file.flush()
 
     def close(self) -> None:
         """Close the file; safe to call more than once."""
@@ -94,7 +106,8 @@ def _set_aside_after(path: Path, step: int) -> None:
     """Move the rows of `path` past agent step `step` to `path` + SUPERSEDED_SUFFIX: a run resumed
     from the checkpoint of `step` logs those steps again, and its file must not go backwards."""
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
-    keep, later = [], []
+    keep: list[str] = []
+    later: list[str] = []
     for line in lines:
         try:
             row = json.loads(line)
@@ -115,11 +128,10 @@ def _set_aside_after(path: Path, step: int) -> None:
 
 def read_metrics(run_dir: str | Path) -> tuple[dict, list[dict]]:
     """(first line: config and env id, metric rows) of a run directory; undecodable lines
-    (a torn last line of a killed run) are skipped with a warning."""
+    (a torn last line of a killed run) are skipped with a warning, and a file that is mostly
+    undecodable (not a metrics file at all) is an APIUsageError."""
     path = Path(run_dir) / FILE_NAME
     if not path.exists():
-        from pufferlib.errors import APIUsageError
-
         raise APIUsageError(f"{path} does not exist: is {str(run_dir)!r} a run directory written by `puffer train`?")
     lines, skipped = [], []
     for number, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
@@ -133,6 +145,10 @@ def read_metrics(run_dir: str | Path) -> tuple[dict, list[dict]]:
             lines.append(value)
         else:
             skipped.append(number)
+    if skipped and (not lines or len(skipped) > max(1, len(lines) // 10)):
+        raise APIUsageError(f"{path} is not a metrics file written by `puffer train`: {len(skipped)} of "
+                            f"{len(skipped) + len(lines)} lines are not JSON objects (a run killed mid-write tears "
+                            "one line at most).")
     if skipped:
         warnings.warn(f"{path}: skipped {len(skipped)} undecodable line(s) (line {', '.join(map(str, skipped))}; "
                       "a torn write of a killed run).", stacklevel=2)
