@@ -65,9 +65,9 @@ lint: $(STAMP)
 train: $(STAMP) $(BUILT)
 	$(VENV)/bin/puffer train gym-CartPole-v1 --train.total-timesteps 200000
 
-# The guides of docs/ as a static site in site/ (installs the `docs` extra: mkdocs, mkdocs-material).
+# The guides of docs/ as a static site in site/, with the API reference generated from the
+# docstrings: the `docs` extra (mkdocs, mkdocs-material, mkdocstrings), which `.[test]` includes.
 docs: $(STAMP)
-	$(PIP) install --quiet -e ".[docs]"
 	$(VENV)/bin/mkdocs build --strict
 
 clean:

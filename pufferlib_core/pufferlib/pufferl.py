@@ -96,7 +96,7 @@ class PuffeRL:
     whose `forward(obs)` returns `(logits, value)`, or a `models.LSTMWrapper`; None builds
     `models.Default` (wrapped in an LSTM when `rnn.enabled`). `env_id` is recorded in
     checkpoints. `train()` writes a checkpoint every `checkpoint_interval` epochs (0: never)
-    to `run_dir` (default: data_dir/<env_id>_<time>_<id>, created on first write);
+    to `run_dir` (default: `data_dir/<env_id>_<time>_<id>`, created on first write);
     `save_checkpoint()` writes one on demand. Under torchrun each rank trains on its own env, gradients are averaged
     across ranks, and rank 0 logs and saves.
     """
@@ -587,7 +587,7 @@ class PuffeRL:
         return Path(self.config["train"]["data_dir"]) / name
 
     def save_checkpoint(self, name: str | None = None, extra: Mapping[str, Any] | None = None) -> str | None:
-        """Write model, optimiser, progress, config and env id to run_dir/model_<epoch>.pt (rank 0).
+        """Write model, optimiser, progress, config and env id to `run_dir/model_<epoch>.pt` (rank 0).
 
         `name`: another file name in run_dir (e.g. the best evaluated checkpoint, BEST_NAME), which
         is not the run's latest checkpoint for resuming; `extra`: more plain data to store."""

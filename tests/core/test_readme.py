@@ -1,6 +1,7 @@
-"""The README's runnable Python examples run as written."""
+"""The README's runnable Python examples run as written, and so do its `puffer eval` commands."""
 
 import re
+import shlex
 from pathlib import Path
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -28,3 +29,22 @@ def test_readme_examples_run():
     assert total == 64  # every agent walked to +10 once, was rewarded and reset
     assert (obs[:, 0] == 2).all()
     env.close()
+
+
+def commands(program: str) -> list[list[str]]:
+    """The argv of each line of the README's bash blocks that runs `program` (comments dropped)."""
+    lines = [line for block in re.findall(r"```bash\n(.*?)```", README.read_text(), flags=re.S)
+             for line in block.splitlines()]
+    return [shlex.split(line, comments=True) for line in lines if line.startswith(f"{program} ")]
+
+
+def test_readme_eval_commands_run_on_a_trained_run(tmp_path, monkeypatch):
+    """Each `puffer eval` line of the README works as written, after a short `puffer train`."""
+    from pufferlib import cli
+
+    monkeypatch.chdir(tmp_path)  # `latest` is the newest run under ./experiments
+    assert cli.main(["train", "gym-CartPole-v1", "--train.total-timesteps", "1024", "--train.device", "cpu"]) == 0
+    evals = commands("puffer eval")
+    assert len(evals) >= 2
+    for argv in evals:
+        assert cli.main(argv[1:]) == 0, argv
