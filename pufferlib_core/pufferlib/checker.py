@@ -1,49 +1,66 @@
 """`pufferlib.check_env` and `puffer check ENV`: does an environment keep PufferLib's contract?
 
 `check_env(env)` takes an env id, an env class or creator, a Gymnasium/PettingZoo env, a
-PufferEnv, or an already vectorized env, and runs each check below on a small serial
-vector of it. It returns a `Report`: one `Check` per item with a status (pass, fail,
-warn, skip), a detail and, for failures and warnings, a hint that says how to fix it.
-`str(report)` is the readable table that `puffer check` prints; `report.ok` is False when
-any check failed (`puffer check` then exits with 1).
+PufferEnv, or an already vectorized env, and runs the checks of `pufferlib._env_checks` on a
+small serial vector of it. It returns a `Report`: one `Check` per row with a status (pass,
+fail, warn, skip), a detail and, for failures and warnings, a hint that says how to fix it.
+`str(report)` is the table that `puffer check` prints; `report.ok` is False when any check
+failed (`puffer check` then exits with 1).
 
-Checks, in report order (`CHECKS`, then `AFTER_ROLLOUT`): spaces, buffers (shapes and
-dtypes of the arrays), observations (the reset ones lie within the space), action bounds
-(the lowest and highest actions step), auto-reset (a random rollout: finished agents keep
-going, rewards stay finite), then, only when that rollout ran, masks, final observations,
-episode stats in infos, determinism under a seed (needs an id or a creator: two copies are
-made), render modes, and a speed row (agent steps per second of the rollout, reported).
+Rows, in order: isolation (where the checks ran), spaces, return values and observations
+(what the env's own reset() and step() return, before emulation casts it:
+`pufferlib._env_returns`), buffers, action bounds, auto-reset (a random rollout), then, only
+when that rollout ran, masks, final observations, episode stats, determinism (needs an id or
+a creator: two copies are made), render modes and speed; then close.
 
-Raises: an env that cannot be created is a failed `make` check, and an exception inside a
-check is that check's failure, so `check_env` does not raise on a broken env. Only reading
-the spaces and `num_agents` of the vector, before any check, is outside the checks: a
-vector without them raises from `check_env`. `report[name]` raises KeyError for a check
-the report lacks.
+Isolation: the env runs in a child process (multiprocessing's forkserver, or spawn where
+there is none; never fork, as torch may be loaded here) and each check has `timeout`
+seconds. A check that passes its deadline, or during which that process dies (a segfault,
+`os._exit`), fails with what happened, and the checks after it go on in a fresh process with
+what the earlier ones saw; the report is built here, so every check reports. An env that
+cannot travel to a child process (a lambda, a class defined inside a function or in an
+interactive session, a vectorized env) is checked in this process, and the isolation row
+warns: a hang or a crash of the env then ends the caller too. As with any multiprocessing
+code, the child process imports the main script again, so a script must call `check_env`
+under `if __name__ == "__main__":`; without it, the child fails with multiprocessing's
+message and the checks run in this process.
+
+Raises: APIUsageError for bad arguments (`num_envs`, `steps`, `seed`, `timeout`), before
+anything runs. A broken env never raises: an env that cannot be created (or a vector
+without spaces) is a failed `make` check, an exception inside a check (SystemExit too) is
+that check's failure, and so is a close() that raises. `report[name]` raises KeyError for a
+check the report lacks.
 """
 
 from __future__ import annotations
 
+import faulthandler
 import functools
+import multiprocessing as mp
+import pickle
+import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from multiprocessing.connection import Connection, wait
+from typing import Any, NamedTuple
 
 import numpy as np
-import numpy.typing as npt
-from gymnasium import spaces
 
-from pufferlib.environment import render_modes
+from pufferlib._env_checks import FAIL, PASS, SKIP, STEPS, WARN, Context, Findings, Result, due
 from pufferlib.errors import APIUsageError
-from pufferlib.protocols import Renderable
 
-if TYPE_CHECKING:
-    from pufferlib.protocols import Env, EnvCreator
-    from pufferlib.vector.base import Backend
+__all__ = ["DEFAULT_TIMEOUT", "FAIL", "PASS", "SKIP", "WARN", "Check", "Report", "Result", "check_env"]
 
-PASS, FAIL, WARN, SKIP = "pass", "FAIL", "warn", "skip"
-#: What a check returns: (status, detail) or (status, detail, hint).
-Result = tuple[str, str] | tuple[str, str, str]
+#: Seconds each check may take (`timeout=`, `puffer check --timeout`): room for slow envs
+#: (a NetHack rollout, a pistonball step), short of a hang that nobody notices.
+DEFAULT_TIMEOUT = 60.0
+#: The index of making the env, the step before `STEPS`.
+MAKE = -1
+#: Seconds a child that said it is done may take to exit before it is killed.
+_EXIT_GRACE = 5.0
+_IMPORTABLE = ("pass an env id, or a class or function defined at module level (functools.partial for "
+               "arguments), which a child process can import")
 
 
 @dataclass
@@ -94,302 +111,334 @@ class Report:
         return "\n".join(lines)
 
 
-def _vectorize(target: str | Env | EnvCreator | Backend, num_envs: int, seed: int,
-               **kwargs: Any) -> tuple[Backend, Callable[..., Backend] | None, str]:
-    """(vectorized env, a maker of another copy or None, a name for the report); `kwargs` are the env's."""
-    from pufferlib.registry.make import emulate, make
-
-    if isinstance(target, str):
-        def maker(**extra: Any) -> Backend:
-            return make(target, num_envs=num_envs, backend="serial", seed=seed, **{**kwargs, **extra})
-        return maker(), maker, target
-    from pufferlib.vector.base import Backend
-
-    if isinstance(target, Backend):
-        return target, None, type(target).__name__
-    if isinstance(target, type) or (callable(target) and not hasattr(target, "step")):
-        def maker(**extra: Any) -> Backend:
-            creator = functools.partial(target, **kwargs, **extra) if (kwargs or extra) else target
-            return emulate(creator, num_envs=num_envs, backend="serial", seed=seed)
-        return maker(), maker, getattr(target, "__name__", repr(target))
-    return emulate(target, num_envs=1, seed=seed), None, type(target).__name__
-
-
-def _run(checks: list[Check], name: str, fn: Callable[[], Result]) -> None:
-    """Append check `name` with what `fn` returns, or a failure naming the exception it raised."""
-    try:
-        result = fn()
-    except Exception as exc:  # a broken env fails its check; the report goes on
-        result = (FAIL, f"raised {type(exc).__name__}: {exc}", "fix the exception above (run the env by hand "
-                  "to see the traceback)")
-    checks.append(Check(name, *result))
-
-
-def _sample(space: spaces.Space[object], n: int, rng: np.random.Generator) -> np.ndarray:
-    """`n` random actions of `space` in the batch layout (infinite Box bounds drawn as -1..1)."""
-    if isinstance(space, spaces.Discrete):
-        return rng.integers(space.start, space.start + space.n, (n, 1)).astype(np.int32)
-    if isinstance(space, spaces.MultiDiscrete):
-        return (space.start + rng.integers(0, space.nvec, (n, *space.nvec.shape))).astype(np.int32)
-    assert isinstance(space, spaces.Box), f"unsupported action space {space!r}"  # validated by the env
-    low, high = np.broadcast_to(space.low, space.shape), np.broadcast_to(space.high, space.shape)
-    low, high = np.where(np.isfinite(low), low, -1), np.where(np.isfinite(high), high, 1)
-    return rng.uniform(low, high, (n, *space.shape)).astype(np.float32)
-
-
-def _extreme(space: spaces.Space[object], n: int, high: bool) -> np.ndarray:
-    """`n` copies of the highest (or lowest) action of `space` (an infinite Box bound as 0)."""
-    if isinstance(space, spaces.Discrete):
-        return np.full((n, 1), space.start + (space.n - 1 if high else 0), np.int32)
-    if isinstance(space, spaces.MultiDiscrete):
-        return np.broadcast_to(space.start + (space.nvec - 1 if high else 0), (n, *space.nvec.shape)).astype(np.int32)
-    assert isinstance(space, spaces.Box), f"unsupported action space {space!r}"  # validated by the env
-    bound = np.broadcast_to(space.high if high else space.low, space.shape)
-    return np.broadcast_to(np.where(np.isfinite(bound), bound, 0), (n, *space.shape)).astype(np.float32)
-
-
-def check_env(env: str | Env | EnvCreator | Backend, num_envs: int = 2, steps: int = 512, seed: int = 0,
+def check_env(env: Any, num_envs: int = 2, steps: int = 512, seed: int = 0, timeout: float = DEFAULT_TIMEOUT,
               **env_kwargs: Any) -> Report:
     """Run the contract checks on `env` (see the module docstring); returns a `Report`.
 
     `env`: an id, an env, an env class or creator, or a vectorized env; `env_kwargs` go to the env.
+    `num_envs` env copies, `steps` random steps, `seed`; `timeout`: the seconds each check may
+    take (`math.inf`: no deadline).
     """
+    _check_arguments(num_envs, steps, seed, timeout)
     try:
-        vec, maker, name = _vectorize(env, num_envs, seed, **env_kwargs)
-    except Exception as exc:
-        report = Report(str(env))
-        report.checks.append(Check("make", FAIL, f"raised {type(exc).__name__}: {exc}",
-                                   "the env could not be created: check its id, creator and arguments"))
-        return report
-    report = Report(name)
-    try:
-        _check_vector(report, vec, maker, steps, seed)
-    finally:
-        if maker is not None:
-            vec.close()
-    return report
+        target = _Target.of(env, env_kwargs)
+    except Exception as exc:  # an unknown id: EnvNotFoundError says what to install
+        return Report(str(env), [Check("make", *_make_failure(exc))])
+    run = _Run(target, _Plan(num_envs, steps, seed))
+    why = run.isolated(timeout)
+    if why is None:
+        deadline = f"a {timeout:g} s deadline" if timeout < float("inf") else "no deadline"
+        isolation = Check("isolation", PASS, f"each check ran in a child process, with {deadline}")
+    else:
+        since = f"from {_name(run.next)} on, " if run.rows else ""
+        isolation = Check("isolation", WARN, f"{since}checks ran in this process: {why[0]}; a hang of the env "
+                                             "would hang it, a crash would end it", why[1])
+        _run_steps(target, run.plan, run.next, run.seen, run.record)
+    return Report(target.name, [isolation, *run.rows], run.seen.steps_per_second)
+
+
+def _check_arguments(num_envs: object, steps: object, seed: object, timeout: object) -> None:
+    """APIUsageError naming the first bad argument and what it must be."""
+    for name, value, what in (("num_envs", num_envs, "env copies"), ("steps", steps, "random steps")):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise APIUsageError(f"{name} must be an int >= 1 (the {what} to check with), got {value!r}.")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise APIUsageError(f"seed must be an int in [0, 2**32) (the envs' seed; the determinism check needs one), "
+                            f"got {seed!r}.")
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float, np.integer, np.floating)) \
+            or not timeout > 0:
+        raise APIUsageError(f"timeout must be a number of seconds > 0 (the deadline of each check; inf for none), "
+                            f"got {timeout!r}.")
+
+
+class _Plan(NamedTuple):
+    """How to check: env copies, random steps, seed."""
+
+    num_envs: int
+    steps: int
+    seed: int
 
 
 @dataclass
-class _Context:
-    """What the checks of one env share: the env, its spaces, and what earlier checks saw."""
+class _Target:
+    """What check_env checks, in a form that can travel to a child process (`payload`)."""
 
-    report: Report
-    vec: Backend
-    maker: Callable[..., Backend] | None  # another copy of the env (None: only this one)
-    steps: int
-    seed: int
-    obs_space: Any  # any space, read once before the checks: the spaces check says what the trainer can use
-    act_space: Any
-    rows: int  # agent rows of the vector (num_agents)
-    reset_obs: np.ndarray | None = None  # the observations of the first reset
-    ended: int | None = None  # agent episodes that ended in the random rollout (None: it failed)
-    infos: list[dict[str, Any]] = field(default_factory=list)  # the info dicts the rollout returned
-    final_ok: bool = True  # every final observation of the rollout lay within the observation space
-    masks_any: bool = False  # some agent row was live in the rollout
+    name: str
+    env: Any  # an EnvSpec (for an id), an env class or creator, an env instance, or a vectorized env
+    kwargs: dict[str, Any]
+    env_id: str | None = None  # the id asked for
+    own_copy: bool = False  # an env instance that was copied into this (child) process
 
+    @classmethod
+    def of(cls, env: Any, kwargs: dict[str, Any]) -> _Target:
+        """The target of `env`; an id is resolved here (raising what `registry.spec` raises)."""
+        if isinstance(env, str):
+            from pufferlib import registry
 
-def _check_spaces(ctx: _Context) -> Result:
-    """Box observations; Discrete, MultiDiscrete or finite Box actions."""
-    obs_space, act_space = ctx.obs_space, ctx.act_space
-    problems = []
-    if not isinstance(obs_space, spaces.Box):
-        problems.append(f"observation space is {type(obs_space).__name__}, expected a (flattened) Box")
-    if not isinstance(act_space, (spaces.Discrete, spaces.MultiDiscrete, spaces.Box)):
-        problems.append(f"action space is {type(act_space).__name__}")
-    if isinstance(act_space, spaces.Box) and not (np.all(np.isfinite(act_space.low))
-                                                  and np.all(np.isfinite(act_space.high))):
-        problems.append("continuous actions have infinite bounds")
-    if problems:
-        return FAIL, "; ".join(problems), ("use Box observations and Discrete/MultiDiscrete/finite Box actions "
-                                           "(pufferlib.emulate flattens Dict/Tuple spaces)")
-    return PASS, f"obs {obs_space.shape} {obs_space.dtype}, actions {act_space}"
+            return cls(env, registry.spec(env), kwargs, env_id=env)
+        return cls(getattr(env, "__name__", repr(env)) if _is_creator(env) else type(env).__name__, env, kwargs)
 
+    def payload(self) -> bytes | tuple[str, str]:
+        """This target pickled for a child process, or (why it cannot go, how to fix that)."""
+        from pufferlib.vector.base import Backend
 
-def _check_buffers(ctx: _Context) -> Result:
-    """The batch arrays after a reset: present, with the right shapes and dtypes; infos a list."""
-    vec, rows, obs_space = ctx.vec, ctx.rows, ctx.obs_space
-    obs, infos = vec.reset(seed=ctx.seed)
-    ctx.reset_obs = np.array(obs)
-    want: dict[str, tuple[tuple[int, ...], npt.DTypeLike]] = {
-        "observations": ((rows, *obs_space.shape), obs_space.dtype), "rewards": ((rows,), np.float32),
-        "terminals": ((rows,), np.bool_), "truncations": ((rows,), np.bool_), "masks": ((rows,), np.bool_)}
-    problems = []
-    arrays: dict[str, np.ndarray | None] = {"observations": obs}
-    arrays.update({k: getattr(vec, k, None) for k in ("rewards", "terminals", "truncations", "masks")})
-    for key, (shape, dtype) in want.items():
-        arr = arrays[key]
-        if arr is None:
-            problems.append(f"{key} missing")
-        elif tuple(arr.shape) != shape or arr.dtype != np.dtype(dtype):
-            problems.append(f"{key} is {tuple(arr.shape)} {arr.dtype}, expected {shape} {np.dtype(dtype)}")
-    if not isinstance(infos, list):
-        problems.append(f"reset() infos is {type(infos).__name__}, expected a list of dicts")
-    if problems:
-        return FAIL, "; ".join(problems), ("a PufferEnv sets its spaces and num_agents before "
-                                           "super().__init__(buf) and writes into self.observations etc.")
-    return PASS, f"{rows} agent rows, arrays of the right shapes and dtypes"
-
-
-def _check_observations(ctx: _Context) -> Result:
-    """The reset observations lie within the observation space."""
-    if ctx.reset_obs is None:
-        return SKIP, "reset failed"
-    bad = ~np.array([ctx.obs_space.contains(row) for row in ctx.reset_obs])
-    if bad.any():
-        return FAIL, f"reset observation of row {int(np.argmax(bad))} lies outside {ctx.obs_space}", \
-            "widen the observation space's low/high or clip what the env writes"
-    return PASS, "reset observations lie within the observation space"
-
-
-def _check_action_bounds(ctx: _Context) -> Result:
-    """The lowest and the highest actions step."""
-    for high in (False, True):
-        ctx.vec.step(_extreme(ctx.act_space, ctx.rows, high))
-    return PASS, "the lowest and the highest actions step without error"
-
-
-def _check_auto_reset(ctx: _Context) -> Result:
-    """Random play for `steps` steps: finished agents keep going; records what later checks read."""
-    vec, rows, obs_space = ctx.vec, ctx.rows, ctx.obs_space
-    rng = np.random.default_rng(ctx.seed)
-    vec.reset(seed=ctx.seed)
-    ended, infos_seen, final_ok, masks_any = 0, [], True, False
-    start = time.perf_counter()
-    for _ in range(ctx.steps):
-        obs, rewards, terminals, truncations, infos = vec.step(_sample(ctx.act_space, rows, rng))
-        masks_any |= bool(vec.masks.any())
-        done = np.asarray(terminals) | np.asarray(truncations)
-        ended += int(done.sum())
-        infos_seen += [i for i in infos if isinstance(i, dict)]
-        if done.any() and vec.writes_final_observations and vec.final_observations is not None:
-            final_ok &= all(obs_space.contains(row) for row in vec.final_observations[done])
-        if not np.isfinite(rewards).all():
-            raise APIUsageError("a reward is NaN or infinite")
-    ctx.report.steps_per_second = ctx.steps * rows / max(time.perf_counter() - start, 1e-9)
-    ctx.ended, ctx.infos, ctx.final_ok, ctx.masks_any = ended, infos_seen, final_ok, masks_any
-    return PASS, f"{ctx.steps} random steps, {ended} agent episodes ended"
-
-
-def _check_masks(ctx: _Context) -> Result:
-    """Some agent rows are live in the rollout."""
-    if not ctx.masks_any:
-        return FAIL, "every agent row was masked out", "set self.masks[i] = True for the agents that act"
-    return PASS, "agent rows are live (masks)"
-
-
-def _check_final(ctx: _Context) -> Result:
-    """Final observations are kept, and lie within the observation space."""
-    if not ctx.vec.writes_final_observations:
-        return WARN, "the env does not keep final observations", ("set writes_final_observations = True and "
-                                                                  "copy the last obs into final_observations")
-    if not ctx.ended:
-        return SKIP, "no episode ended"
-    if not ctx.final_ok:
-        return FAIL, "a final observation lies outside the observation space", \
-            "copy the agent's last observation into final_observations before resetting it"
-    return PASS, "final observations kept and within the observation space"
-
-
-def _check_stats(ctx: _Context) -> Result:
-    """Ended episodes report a finite episode_return and an episode_length in their infos."""
-    if not ctx.ended:
-        return WARN, f"no episode ended in {ctx.steps} steps", "run more steps (--steps) or shorten episodes"
-    stats = [i for i in ctx.infos if "episode_return" in i]
-    if not stats:
-        return FAIL, "episodes ended but no info carried episode_return", \
-            ("return infos with episode_return and episode_length when an episode ends (an env that reports "
-             "mean stats every N steps, as Ocean's do every log_interval, needs --steps above N)")
-    lengths = [i.get("episode_length") for i in stats]
-    if any(not np.isfinite(float(i["episode_return"])) for i in stats) or None in lengths:
-        return FAIL, "episode stats without a finite episode_return and an episode_length", \
-            "report both as numbers"
-    return PASS, f"{len(stats)} infos with episode_return/episode_length"
-
-
-def _check_determinism(ctx: _Context) -> Result:
-    """Two copies reset with one seed and given the same actions step alike."""
-    if ctx.maker is None:
-        return SKIP, "needs an id or a creator to make two copies"
-    runs = []
-    for _ in range(2):
-        other = ctx.maker()
+        if isinstance(self.env, Backend):
+            return ("a vectorized env stays in the process that made it",
+                    "pass the env, its class or its id to check it in a child process")
         try:
-            rng = np.random.default_rng(ctx.seed + 1)
-            obs, _ = other.reset(seed=ctx.seed)
-            trace = [np.array(obs)]
-            for _ in range(min(ctx.steps, 64)):
-                step = other.step(_sample(ctx.act_space, ctx.rows, rng))
-                trace += [np.array(step[0]), np.array(step[1])]
-            runs.append(trace)
+            return pickle.dumps(self)
+        except Exception as exc:  # noqa: BLE001 - any pickling error means the same: it cannot go
+            return f"{self.name} cannot be sent to a child process ({type(exc).__name__}: {exc})", _IMPORTABLE
+
+    def moved(self) -> None:
+        """In the child process: an env instance is now a copy of its own, and the id resolves to the
+        spec the parent resolved (registered here, so that ids registered in the parent work)."""
+        self.own_copy = True
+        if self.env_id is not None:
+            from pufferlib import registry
+
+            spec = self.env
+            registry.register(self.env_id, spec.creator, kwargs=spec.kwargs, backend=spec.backend, overwrite=True)
+
+    def context(self, plan: _Plan, seen: Findings) -> Context:
+        """Make the serial vector of this target (or take the vector given) and the context of its checks."""
+        from pufferlib.registry.make import emulate, make
+        from pufferlib.vector.base import Backend
+
+        env, kwargs, maker = self.env, self.kwargs, None
+        if self.env_id is not None:
+            env_id = self.env_id
+
+            def maker(**extra: Any) -> Backend:
+                return make(env_id, num_envs=plan.num_envs, backend="serial", seed=plan.seed, **{**kwargs, **extra})
+        elif _is_creator(env) and not isinstance(env, Backend):
+            def maker(**extra: Any) -> Backend:
+                creator = functools.partial(env, **kwargs, **extra) if (kwargs or extra) else env
+                return emulate(creator, num_envs=plan.num_envs, backend="serial", seed=plan.seed)
+        if maker is not None:
+            vec, owned = maker(), True
+        elif isinstance(env, Backend):
+            vec, owned = env, False
+        else:
+            vec, owned = emulate(env, num_envs=1, seed=plan.seed), self.own_copy
+        try:
+            return Context(vec, maker, owned, plan.steps, plan.seed, seen)
+        except BaseException:
+            if owned:
+                vec.close()
+            raise
+
+
+def _is_creator(env: object) -> bool:
+    """An env class or a function that makes one (as opposed to an env or a vector)."""
+    return isinstance(env, type) or (callable(env) and not hasattr(env, "step"))
+
+
+def _name(index: int) -> str:
+    return "make" if index == MAKE else STEPS[index][0]
+
+
+def _make_failure(exc: BaseException) -> Result:
+    return (FAIL, f"raised {type(exc).__name__}: {exc}",
+            "the env could not be created: check its id, creator and arguments")
+
+
+def _guarded(check: Callable[[Context], Result], ctx: Context) -> Result:
+    """What `check` returns, or its failure naming the exception it raised (SystemExit too)."""
+    try:
+        return check(ctx)
+    except (Exception, SystemExit) as exc:  # a broken env fails its check; the report goes on
+        return (FAIL, f"raised {type(exc).__name__}: {exc}",
+                "fix the exception above (run the env by hand to see the traceback)")
+
+
+def _run_steps(target: _Target, plan: _Plan, start: int, seen: Findings,
+               emit: Callable[[tuple[Any, ...]], object]) -> None:
+    """Make the env, then run the due steps from `start`, emitting ("begin", index) and ("end",
+    index, result, findings) for each (index MAKE: making the env failed), then ("done",)."""
+    try:
+        ctx = target.context(plan, seen)
+    except (Exception, SystemExit) as exc:
+        emit(("end", MAKE, _make_failure(exc), seen))
+    else:
+        for index in range(start, len(STEPS)):
+            if due(index, seen):
+                emit(("begin", index))
+                emit(("end", index, _guarded(STEPS[index][1], ctx), seen))
+    emit(("done",))
+
+
+class _Lost(NamedTuple):
+    """How a child process was lost during a step: the detail and the hint of that step's failure,
+    and its exit code (None: killed at the deadline)."""
+
+    detail: str
+    hint: str
+    code: int | None = None
+
+
+class _Run:
+    """One check_env call: the rows so far, what the checks saw, and the step to run next."""
+
+    def __init__(self, target: _Target, plan: _Plan):
+        self.target, self.plan = target, plan
+        self.rows: list[Check] = []
+        self.seen = Findings()
+        self.next = 0
+        self.done = False
+
+    def record(self, message: tuple[Any, ...]) -> None:
+        """Take a message of `_run_steps` (from this process or a child): "end" and "done" count."""
+        if message[0] == "end":
+            _, index, result, self.seen = message
+            self.rows.append(Check(_name(index), *result))
+            self.next = index + 1
+        elif message[0] == "done":
+            self.done = True
+
+    def isolated(self, timeout: float) -> tuple[str, str] | None:
+        """Run the steps in child processes, a fresh one after each crash or deadline. None when
+        every step ran; else (why, how to fix it) the steps from `self.next` on must run here."""
+        payload = self.target.payload()
+        if not isinstance(payload, bytes):
+            return payload
+        while not self.done:
+            try:
+                child = _Child(payload, self.plan, self.next, self.seen)
+            except RuntimeError:  # multiprocessing's own words: this is a child process that runs a script
+                raise  # calling check_env when imported; the parent says how to fix it and checks the env itself
+            except Exception as exc:  # e.g. a daemonic process may not have children
+                return f"a child process could not start ({type(exc).__name__}: {exc})", \
+                    "call check_env from a process that may start child processes"
+            try:
+                unloadable = self._follow(child, timeout)
+            finally:
+                child.stop()
+            if unloadable is not None:
+                return unloadable
+        return None
+
+    def _follow(self, child: _Child, timeout: float) -> tuple[str, str] | None:
+        """Record what `child` says until it is done or lost (a step then fails, and the next one is
+        due in a fresh process). When it could not load the target: why, and how to fix it."""
+        current: int | None = MAKE  # the step running in the child; None between steps
+        loaded = False
+        while not self.done:
+            message = child.next(timeout)
+            if isinstance(message, _Lost):
+                if not loaded and message.code is not None and message.code >= 0:
+                    # A Python error before the target loaded: multiprocessing could not prepare the child,
+                    # in which it runs the main script again (a script read from stdin, or one that calls
+                    # check_env when imported).
+                    return (f"a child process ended before it loaded {self.target.name} (exit status "
+                            f"{message.code}; its error is printed above)",
+                            "call check_env under `if __name__ == '__main__':` in a script file, or use puffer check")
+                self._lost(current, message)
+                return None
+            if message[0] == "unloadable":
+                return f"{self.target.name} could not be loaded in a child process ({message[1]})", _IMPORTABLE
+            loaded = True
+            if message[0] == "begin":
+                current = message[1]
+            elif message[0] != "loaded":
+                current = None
+                self.record(message)
+        return None
+
+    def _lost(self, current: int | None, lost: _Lost) -> None:
+        """The child died or passed its deadline in step `current` (None: between steps, so in the next
+        due one): that step fails, and the run resumes after it (not after a failed make)."""
+        if current is None:
+            current = next((i for i in range(self.next, len(STEPS)) if due(i, self.seen)), None)
+        if current is not None:
+            self.rows.append(Check(_name(current), FAIL, lost.detail, lost.hint))
+            self.next = current + 1
+        self.done = current in (None, MAKE) or self.next >= len(STEPS)
+
+
+class _Child:
+    """A child process running `_child_main`, and the pipe its messages come through."""
+
+    def __init__(self, payload: bytes, plan: _Plan, start: int, seen: Findings):
+        context = _mp_context()
+        self.conn, sender = context.Pipe(duplex=False)
+        self.finished = False  # it said all it had to say, and exits
+        self.proc = context.Process(target=_child_main, args=(sender, payload, plan, start, seen),
+                                    name="puffer-check", daemon=True)
+        try:
+            self.proc.start()
+        except BaseException:
+            self.conn.close()
+            raise
         finally:
-            other.close()
-    if not all(np.array_equal(a, b) for a, b in zip(*runs)):
-        return FAIL, "two copies reset with the same seed diverged", \
-            "draw all randomness from a generator seeded in reset(seed=...)"
-    return PASS, "same seed, same actions: same observations and rewards"
+            sender.close()  # the child holds the only writing end: its death is an end of file here
+
+    def next(self, timeout: float) -> tuple[Any, ...] | _Lost:
+        """The child's next message, or how it was lost: dead, or silent for `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        ready: list[Any] = []
+        while not ready:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return _Lost(f"did not finish within {timeout:g} s (the deadline of each check)",
+                             "a step that never returns (a deadlock, an endless loop, a blocking read); if the env "
+                             "is only slow, raise the deadline (timeout=..., puffer check --timeout SECONDS)")
+            ready = wait([self.conn, self.proc.sentinel], min(left, 3600.0))
+        if self.conn in ready:
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):
+                pass
+            else:
+                self.finished = message[0] in ("done", "unloadable")
+                return message
+        self.proc.join()
+        return _exited(self.proc.exitcode)
+
+    def stop(self) -> None:
+        """Let a child that finished exit; kill it otherwise (lost, or left by an exception here), or when
+        slow to exit. Close the pipe."""
+        if self.finished:
+            self.proc.join(_EXIT_GRACE)
+        if self.proc.is_alive():
+            self.proc.kill()
+            self.proc.join()
+        self.conn.close()
 
 
-def _check_render(ctx: _Context) -> Result:
-    """The declared render modes: ansi renders a str, rgb_array an (h, w, 3) uint8 frame."""
-    modes = render_modes(ctx.vec)
-    if not modes:
-        return WARN, "no render modes declared", "declare metadata = {'render_modes': ['ansi', 'rgb_array']}"
-    if ctx.maker is None:
-        return SKIP, f"declares {modes}; needs an id or a creator to try them"
-    tried = []
-    for mode in [m for m in modes if m in ("ansi", "rgb_array")]:
+def _exited(code: int | None) -> _Lost:
+    """The failure of a step during which the child process ended with exit code `code`."""
+    if code is not None and code < 0:
         try:
-            other = ctx.maker(render_mode=mode)
-        except TypeError as exc:
-            if "render_mode" not in str(exc):
-                raise
-            return WARN, f"declares {modes}, but the creator takes no render_mode", \
-                "give the creator a render_mode=None parameter and pass it to the env"
-        try:
-            other.reset(seed=ctx.seed)
-            assert isinstance(other, Renderable)  # maker builds the serial backend, which renders env 0
-            frame = other.render()
-        finally:
-            other.close()
-        problem = _frame_problem(mode, frame)
-        if problem is not None:
-            return problem
-        tried.append(mode)
-    return PASS, f"declares {modes}; rendered {', '.join(tried) or 'none of ansi/rgb_array'}"
+            how = f"was killed by {signal.Signals(-code).name}"
+        except ValueError:
+            how = f"was killed by signal {-code}"
+    else:
+        how = f"exited with status {code} (os._exit() or a C exit() in the env?)"
+    return _Lost(f"the env's process {how} during this check",
+                 "run the env by hand under `python -X faulthandler` to see where it stops (the child process "
+                 "printed the Python stack of a crash above)", code)
 
 
-def _frame_problem(mode: str, frame: object) -> Result | None:
-    """The failure of a frame rendered in `mode`, or None when it is what the mode promises."""
-    if mode == "ansi" and not isinstance(frame, str):
-        return FAIL, f"render() in ansi mode returned {type(frame).__name__}", "return a str"
-    if mode == "rgb_array" and not (isinstance(frame, np.ndarray) and frame.ndim == 3
-                                    and frame.shape[2] == 3 and frame.dtype == np.uint8):
-        return FAIL, f"render() in rgb_array mode returned {getattr(frame, 'shape', type(frame))}", \
-            "return an (height, width, 3) uint8 array"
-    return None
+def _mp_context() -> Any:
+    """forkserver where the platform has one (each child forks from a clean server process that has
+    this module loaded: cheap), else spawn; never fork, as torch's threads may run in this process."""
+    if "forkserver" in mp.get_all_start_methods():
+        context = mp.get_context("forkserver")
+        context.set_forkserver_preload(["__main__", __name__])  # Python's default list, and the checker
+        return context
+    return mp.get_context("spawn")
 
 
-#: The checks in order, as (name in the report, check): those up to the random rollout
-#: ("auto-reset"), then those that read what it saw, which run only when it worked.
-CHECKS: list[tuple[str, Callable[[_Context], Result]]] = [
-    ("spaces", _check_spaces), ("buffers", _check_buffers), ("observations", _check_observations),
-    ("action bounds", _check_action_bounds), ("auto-reset", _check_auto_reset),
-]
-AFTER_ROLLOUT: list[tuple[str, Callable[[_Context], Result]]] = [
-    ("masks", _check_masks), ("final observations", _check_final), ("episode stats", _check_stats),
-    ("determinism", _check_determinism), ("render modes", _check_render),
-]
-
-
-def _check_vector(report: Report, vec: Backend, maker: Callable[..., Backend] | None, steps: int, seed: int) -> None:
-    """Run `CHECKS` on `vec` into `report`, then, only when the rollout ran, `AFTER_ROLLOUT` and the speed row."""
-    ctx = _Context(report, vec, maker, steps, seed, vec.single_observation_space, vec.single_action_space,
-                   int(vec.num_agents))
-    for name, check in CHECKS:
-        _run(report.checks, name, functools.partial(check, ctx))
-    if ctx.ended is None:
+def _child_main(conn: Connection, payload: bytes, plan: _Plan, start: int, seen: Findings) -> None:
+    """The child process: load the target, then `_run_steps`, sending each message to the parent."""
+    faulthandler.enable()  # a crash prints the Python stack before the parent reports it
+    try:
+        target = pickle.loads(payload)
+        target.moved()
+    except Exception as exc:  # noqa: BLE001 - the parent checks it in its own process instead
+        conn.send(("unloadable", f"{type(exc).__name__}: {exc}"))
         return
-    for name, check in AFTER_ROLLOUT:
-        _run(report.checks, name, functools.partial(check, ctx))
-    report.checks.append(Check("speed", PASS, f"{report.steps_per_second:,.0f} agent steps/s (random actions, serial)"))
+    conn.send(("loaded",))
+    _run_steps(target, plan, start, seen, conn.send)
+

@@ -1,5 +1,7 @@
-"""`pufferlib.check_env` / `puffer check`: a readable report, a hint per failure, nonzero exit on failure;
-and the render-mode errors of `puffer eval` name the modes an env has."""
+"""`pufferlib.check_env` / `puffer check`: a readable report, a hint per failure, nonzero exit on failure,
+numbers out of range refused up front; and the render-mode errors of `puffer eval` name the modes an env has."""
+
+import functools
 
 import gymnasium as gym
 import numpy as np
@@ -64,10 +66,10 @@ def test_a_good_env_passes_every_check():
     report = pufferlib.check_env(Good, steps=64)
     assert report.ok, str(report)
     assert {c.name: c.status for c in report.checks} == {
-        "spaces": PASS, "buffers": PASS, "observations": PASS, "action bounds": PASS, "auto-reset": PASS,
-        "masks": PASS, "final observations": PASS, "episode stats": PASS, "determinism": PASS,
-        "render modes": PASS, "speed": PASS}
-    assert report.steps_per_second > 0 and "OK: 11/11" in str(report)
+        "isolation": PASS, "spaces": PASS, "return values": PASS, "observations": PASS, "buffers": PASS,
+        "action bounds": PASS, "auto-reset": PASS, "masks": PASS, "final observations": PASS,
+        "episode stats": PASS, "determinism": PASS, "render modes": PASS, "speed": PASS, "close": PASS}
+    assert report.steps_per_second > 0 and "OK: 14/14" in str(report)
 
 
 @pytest.mark.parametrize("flaw, check, hint", [
@@ -76,7 +78,7 @@ def test_a_good_env_passes_every_check():
     ({"stats": False}, "episode stats", "episode_return and episode_length"),
 ])
 def test_each_flaw_fails_its_check_with_a_hint(flaw, check, hint):
-    report = pufferlib.check_env(lambda **kw: Good(**kw, **flaw), steps=64)
+    report = pufferlib.check_env(functools.partial(Good, **flaw), steps=64)
     assert not report.ok and report[check].status == FAIL
     assert hint in report[check].hint and f"hint: {report[check].hint}" in str(report)
 
@@ -114,6 +116,20 @@ def test_puffer_check_prints_the_report_and_exits_nonzero_on_failure(capsys):
         assert cli.main(["check", "gym-CartPole-v1", "--steps", "32"]) == 0
     finally:
         pufferlib.registry.unregister("test-check-bad")
+
+
+@pytest.mark.parametrize("flag, value, words", [
+    ("--steps", "-1", "steps must be an int >= 1"), ("--steps", "0", "steps must be an int >= 1"),
+    ("--num-envs", "0", "num_envs must be an int >= 1"), ("--seed", "-1", "seed must be"),
+    ("--timeout", "0", "timeout must be a number of seconds > 0"), ("--timeout", "nan", "timeout must be"),
+])
+def test_numbers_out_of_range_are_refused_in_one_line_before_anything_runs(flag, value, words, capsys):
+    assert cli.main(["check", "ocean-squared", flag, value]) == 2
+    out, err = capsys.readouterr()
+    assert not out and len(err.splitlines()) == 1 and err.startswith(f"puffer check: error: {words}")
+    keyword = flag.removeprefix("--").replace("-", "_")
+    with pytest.raises(pufferlib.APIUsageError, match=words):
+        pufferlib.check_env(Good, **{keyword: float(value) if keyword == "timeout" else int(value)})
 
 
 @pytest.mark.parametrize("env_id", OCEAN_IDS + OTHER_IDS)
