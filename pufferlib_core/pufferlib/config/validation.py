@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pufferlib.config.messages import short
 from pufferlib.errors import APIUsageError
 
 #: Allowed values, beyond the default's type. Intervals: "[lo, hi]" closed, "(lo, hi)" open.
@@ -189,7 +190,7 @@ def validate(config: dict, default: Mapping, docs: Mapping[str, str] | None = No
         if not isinstance(default.get(section), Mapping):
             continue
         if not isinstance(values, dict):
-            problems.append(f"{section} = {values!r} must be a table of keys ([{section}] in TOML)")
+            problems.append(f"{section} = {short(repr(values))} must be a table of keys ([{section}] in TOML)")
             continue
         for key, value in values.items():
             if key not in default[section]:
@@ -198,7 +199,7 @@ def validate(config: dict, default: Mapping, docs: Mapping[str, str] | None = No
             problem = _problem(dotted, value, ref)
             if problem:
                 doc = f" ({docs[dotted]})" if dotted in docs else ""
-                problems.append(f"{dotted} = {value!r} {problem}{doc}")
+                problems.append(f"{dotted} = {short(repr(value))} {problem}{doc}")
             elif isinstance(ref, int) and not isinstance(ref, bool) and isinstance(value, float):
                 values[key] = int(value)
     if len(problems) == 1:

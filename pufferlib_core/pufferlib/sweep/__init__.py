@@ -15,8 +15,8 @@ suggested trials and feeds the Sweeper from the sweep's store before each sugges
 
 Modules: `space` (distributions, the unit cube), `config` (which config layer's space
 applies), `gp` and `protein` (search methods), `store` (the SQLite state of a CLI sweep),
-`runner` (trials: local processes or Ray tasks), `driver` (the loop of a CLI sweep) and
-`messages` (how errors quote long values).
+`runner` (trials: local processes or Ray tasks) and `driver` (the loop of a CLI sweep); long
+values in their errors are cut by `pufferlib.config.messages`.
 `pufferlib.plot.plot_sweep` draws a sweep. Torch is imported on first use.
 """
 

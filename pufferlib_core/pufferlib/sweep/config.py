@@ -13,8 +13,8 @@ replaces them, and the driver then refuses the changed space).
 from __future__ import annotations
 
 from pufferlib import config as cfglib
+from pufferlib.config.messages import close_matches, short
 from pufferlib.errors import APIUsageError
-from pufferlib.sweep.messages import close_matches, short
 from pufferlib.sweep.space import Space, param_tables
 
 

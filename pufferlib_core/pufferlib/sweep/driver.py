@@ -39,11 +39,11 @@ from typing import TYPE_CHECKING, Any
 
 from pufferlib._locks import folder_lock
 from pufferlib.config import dump_toml, load_default
+from pufferlib.config.messages import short
 from pufferlib.config.validation import validate
 from pufferlib.cpu.cores import usable_cores
 from pufferlib.errors import APIUsageError
 from pufferlib.sweep import Sweeper, protein, runner
-from pufferlib.sweep.messages import short
 from pufferlib.sweep.space import Space, apply, changes
 from pufferlib.sweep.store import FILE_NAME, FINISHED, Store, check_resumable
 

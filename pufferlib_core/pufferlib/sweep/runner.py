@@ -22,7 +22,7 @@ Contract:
   NonFiniteError), so a NaN among the logged diagnostics, such as the explained variance of
   a batch whose returns are all equal, fails nothing. A failure's error is one line: the
   exception the run ended with (type and message, or `puffer train`'s own error line), cut to
-  `messages.short` length.
+  `pufferlib.config.messages.short` length.
 - Nothing here writes the sweep's database: reports and outcomes go back to the driver.
 """
 
@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import IO, Any, Protocol
 
 from pufferlib import config as cfglib
-from pufferlib.sweep.messages import short
+from pufferlib.config.messages import short
 from pufferlib.train.metrics import SCORE_KEYS
 
 #: The bytes of a failed trial's log read to find why it failed (its end: the traceback).

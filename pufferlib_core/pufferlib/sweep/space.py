@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from pufferlib.config import get_dotted, load_default, set_dotted
+from pufferlib.config.messages import close_matches, short
 from pufferlib.config.validation import validate
 from pufferlib.errors import APIUsageError
-from pufferlib.sweep.messages import close_matches, short
 
 FLOAT_DISTRIBUTIONS = ("uniform", "log_normal", "logit_normal")
 INT_DISTRIBUTIONS = ("int_uniform", "uniform_pow2")

@@ -27,8 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pufferlib.config.messages import short
 from pufferlib.errors import APIUsageError
-from pufferlib.sweep.messages import short
 from pufferlib.sweep.space import param_tables
 
 #: The database's name in a sweep folder.

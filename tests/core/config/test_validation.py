@@ -96,3 +96,13 @@ def test_sweep_settings_have_their_ranges_and_choices(key, value, problem):
     config["sweep"][key] = value
     with pytest.raises(APIUsageError, match=f"sweep.{key} = .* {problem}"):
         validate(config, load_default())
+
+
+def test_a_huge_value_is_cut_in_the_error():
+    from pufferlib.config import load_default, merge
+    from pufferlib.config.validation import validate
+
+    default = load_default()
+    with pytest.raises(APIUsageError) as info:
+        validate(merge(default, {"train": {"device": "x" * 10_000_000}}), default)
+    assert len(str(info.value)) < 1000 and "(10,000,002 characters)" in str(info.value)  # its repr, quoted

@@ -125,3 +125,17 @@ def test_async_batches_are_refused():
     with pufferlib.vector.make(SkillEnv, num_envs=4, batch_size=2, backend="serial") as env:
         with pytest.raises(APIUsageError, match="env_batch_size 0"):
             evaluate(env, Uniform(), episodes=2)
+
+
+def test_a_long_evaluation_and_a_video_say_how_far_they_are(monkeypatch, capsys, tmp_path):
+    import pufferlib.train.evaluation as evaluation
+    from pufferlib.train import playback
+
+    monkeypatch.setattr(evaluation, "PROGRESS_EVERY_S", 0.0)
+    monkeypatch.setattr(playback, "PROGRESS_FRAMES", 2)
+    with skill_env(4) as env:
+        evaluate(env, Uniform(), episodes=4, seed=0, progress="puffer eval")
+    assert "puffer eval: 0 episodes ended (4 to count), 1 steps" in capsys.readouterr().err
+    playback.write_video([np.zeros((8, 8, 3), np.uint8)] * 5, str(tmp_path / "v.gif"), fps=10)
+    err = capsys.readouterr().err
+    assert f"writing 5 frames to {tmp_path / 'v.gif'}" in err and "  2/5 frames" in err and "  4/5 frames" in err

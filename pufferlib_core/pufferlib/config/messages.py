@@ -1,8 +1,8 @@
-"""How the sweep's messages quote what they were given: a long value is cut, with its length.
+"""How messages quote what they were given: a long value is cut, with its length.
 
 Contract: `short(text)` is `text` when it has at most `limit` characters, else its start and
-how long it was; every value that a sweep message quotes from a config, a flag or a trial's
-log goes through it, so that a 10 MB value gives a line, not 10 MB of output.
+how long it was; every value that a config or sweep message quotes from a config, a flag or
+a trial's log goes through it, so that a 10 MB value gives a line, not 10 MB of output.
 `close_matches` are difflib's "did you mean" candidates, found at once for such a value too.
 """
 
