@@ -41,6 +41,7 @@ from pufferlib.train.dashboard import Dashboard
 from pufferlib.train.eval_during_training import BEST_NAME, TrainingEval
 from pufferlib.train.eval_during_training import enabled as eval_enabled
 from pufferlib.train.gradient import Gradient, microbatch_count
+from pufferlib.train.log_steps import LogSteps, all_reduce_mean
 from pufferlib.train.metrics import MetricsFile
 from pufferlib.train.rollout import Rollout
 from pufferlib.train.storage import RolloutStorage
@@ -214,12 +215,12 @@ class PuffeRL:
             checkpoint.check_writable(self.run_dir, "the run folder")
         if run_dir and self.rank == 0:  # a given folder (a resumed run's) is claimed before any work
             self._claim_run_dir()
-        self._metrics_file: MetricsFile | None = None
         self._resumed_step: int | None = None  # the step of the checkpoint this run resumed from
-        self._unlogged: list[dict[str, float]] = []  # mean_and_log() results not yet in a log step
-        self._logged_time = -float("inf")  # the first mean_and_log() is a log step
-        self._next_log_step = 0  # and so is the first at or past this step (see log_interval_steps)
-        self.logged_metrics: dict[str, float] = {}  # the last log step written (metrics.jsonl's last line)
+        self.log_steps = LogSteps(cfg["log_interval"], cfg["log_interval_steps"] or self.total_timesteps // 100,
+                                  lambda: MetricsFile(self._claim_run_dir(), self.config, self.env_id,
+                                                      self._resumed_step),
+                                  lambda step, metrics: self._hook("pufferlib_train_log", trainer=self, step=step,
+                                                                   metrics=metrics))
         self.last_checkpoint: str | None = None
         self.diverged: str | None = None  # why training stopped on non-finite values (no saves after that)
         self.saved_step = 0  # global_step of the last checkpoint written or resumed from
@@ -514,44 +515,19 @@ class PuffeRL:
             metrics[f"performance/{key}"] = self.profile[key] / elapsed
         metrics["performance/other"] = max(0.0, elapsed - accounted) / elapsed
         if self.world_size > 1:
-            metrics = self._all_reduce_mean(metrics)
+            metrics = all_reduce_mean(metrics, self.world_size, self.device)
         self.profile.clear()
         self._log_time, self._log_step = now, self.global_step
         self.last_metrics = metrics
         if self.rank == 0:
             self.dashboard.update(metrics, self.total_timesteps)
-            self._unlogged.append(metrics)
-            if (now - self._logged_time >= self.config["train"]["log_interval"]
-                    or self.global_step >= self._next_log_step):
-                self._write_log_step()
+            self.log_steps.add(metrics, self.global_step)  # written to metrics.jsonl when due (train.log_steps)
         return metrics
 
-    def _write_log_step(self) -> None:
-        """One log step (metrics.jsonl and the log hooks): the means of the calls since the last one.
-
-        A log step is written every `log_interval` seconds and every `log_interval_steps` agent
-        steps (0: a hundredth of the run), rather than every epoch: that keeps logging off the
-        training time (benchmarks/bench_loggers.py), and a short run still gets its points.
-        """
-        rows, self._unlogged = self._unlogged, []
-        self._logged_time = time.perf_counter()
-        every = self.config["train"]["log_interval_steps"] or max(1, self.total_timesteps // 100)
-        self._next_log_step = (self.global_step // every + 1) * every
-        if not rows:
-            return
-        merged: dict[str, float] = {}
-        # Every key of the window, not only the last call's: env stats come only from calls in
-        # which an episode ended, which the last one need not be.
-        for key in dict.fromkeys(key for row in rows for key in row):
-            values = [row[key] for row in rows if key in row]
-            numeric = all(isinstance(v, (int, float, np.number)) and not isinstance(v, bool) for v in values)
-            merged[key] = float(np.mean(values)) if numeric and len(values) > 1 else values[-1]
-        merged["global_step"], merged["epoch"] = rows[-1]["global_step"], rows[-1]["epoch"]
-        if self._metrics_file is None:
-            self._metrics_file = MetricsFile(self._claim_run_dir(), self.config, self.env_id, self._resumed_step)
-        self._metrics_file.write(self.global_step, merged)
-        self.logged_metrics = merged
-        self._hook("pufferlib_train_log", trainer=self, step=self.global_step, metrics=merged)
+    @property
+    def logged_metrics(self) -> dict[str, float]:
+        """The last log step written: metrics.jsonl's last line (after close(), the run's last)."""
+        return self.log_steps.last
 
     def _flush_episode_stats(self) -> None:
         """Log the episode statistics the envs still hold (`pending_infos`) and those gathered since
@@ -563,24 +539,7 @@ class PuffeRL:
         if stats:
             row = {"global_step": self.global_step, "epoch": self.epoch, **stats}
             self.last_metrics = {**self.last_metrics, **row}
-            self._unlogged.append(row)
-
-    def _all_reduce_mean(self, metrics: dict[str, float]) -> dict[str, float]:
-        """Metrics averaged over the ranks that have them (SPS summed); ranks may differ in keys."""
-        import torch.distributed as dist
-
-        mine = sorted(k for k in metrics if k not in ("global_step", "epoch"))
-        gathered: list = [None] * self.world_size
-        dist.all_gather_object(gathered, mine)
-        keys = sorted(set().union(*gathered))
-        # NCCL reduces device tensors only; gloo takes either.
-        pairs = torch.tensor([[float(metrics.get(k, 0.0)), float(k in metrics)] for k in keys],
-                             dtype=torch.float64, device=self.device)
-        dist.all_reduce(pairs)
-        out = dict(metrics)
-        for key, (total, count) in zip(keys, pairs.tolist()):
-            out[key] = total if key == "SPS" else total / max(count, 1.0)
-        return out
+            self.log_steps.keep(row)  # close() writes it with the results not yet logged
 
     def _default_run_dir(self) -> Path:
         name = f"{(self.env_id or 'run').replace('/', '_')}_{time.strftime('%Y%m%d-%H%M%S')}_{uuid.uuid4().hex[:6]}"
@@ -660,9 +619,8 @@ class PuffeRL:
             self.dashboard.update(metrics, self.total_timesteps, final=True)
         self.dashboard.close()
         if self.rank == 0:
-            self._write_log_step()
-        if self._metrics_file is not None:
-            self._metrics_file.close()
+            self.log_steps.write(self.global_step)
+        self.log_steps.close()
         if self._run_lock is not None:
             self._run_lock.close()
             self._run_lock = None
