@@ -11,8 +11,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Sequence
 
-#: The characters of a quoted value that a message keeps.
-LIMIT = 80
+#: The characters of a quoted value that a message keeps: room for a deep path (a user must
+#: see the whole path to act on it), still one screen for a value of any size.
+LIMIT = 400
 
 
 def short(text: str, limit: int = LIMIT) -> str:

@@ -30,8 +30,10 @@ def test_bad_config_values_exit_2_before_training(tmp_path, capsys, flags, messa
     assert not data.exists()  # nothing trained, nothing saved
 
 
-def test_uncreatable_data_dir_is_reported_up_front(tmp_path, capsys):
-    blocker = tmp_path / "file"
+def test_uncreatable_data_dir_is_reported_up_front_with_its_whole_path(tmp_path, capsys):
+    deep = tmp_path / ("d" * 60) / ("e" * 60)  # a path of CI's depth is quoted whole, never cut
+    deep.mkdir(parents=True)
+    blocker = deep / "file"
     blocker.write_text("")
     assert cli.main(["train", "gym-CartPole-v1", "--train.data-dir", str(blocker / "runs")]) == 2
     assert f"train.data_dir = '{blocker / 'runs'}' cannot be created: '{blocker}' is a file" in capsys.readouterr().err
