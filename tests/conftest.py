@@ -67,6 +67,20 @@ def pytest_collection_modifyitems(config, items):
     _check_prefixes_still_name_tests(items)
 
 
+def pytest_collection_finish(session):
+    """On an xdist worker of `--dist loadgroup`, every grouped test must carry its group in its node
+    id (`...@ray`: how xdist tells the scheduler): a pytest/xdist pair that drops it (pytest 9.2
+    with xdist 3.8, pytest-xdist#1386) would spread a group over workers, each starting Ray."""
+    if not session.config.getoption("loadgroup", False):
+        return
+    lost = [item.nodeid for item in session.items
+            if item.get_closest_marker("xdist_group") and "@" not in item.nodeid]
+    if lost:
+        raise pytest.UsageError(f"pytest-xdist's loadgroup did not group {len(lost)} test(s), e.g. {lost[0]}: "
+                                f"pytest {pytest.__version__} and this pytest-xdist do not work together "
+                                "(see pyproject.toml's test extra)")
+
+
 def _check_prefixes_still_name_tests(items):
     """A renamed or moved test must not slip out of SERIAL or GROUPS unnoticed: each prefix names
     an existing file, and one whose file was collected matched a test of it."""

@@ -65,7 +65,7 @@ def test_ray_backend_runs_trials_on_a_loopback_only_ray(tmp_path):
     sweep_dir = tmp_path / "sweep"
     env = {**os.environ, "RAY_TMPDIR": ray_tmp, "RAY_USAGE_STATS_ENABLED": "0"}
     proc = subprocess.Popen([sys.executable, "-m", "pufferlib", "sweep", "gym-CartPole-v1", "--config", str(space),
-                             "--dir", str(sweep_dir), "--quiet", "--sweep.backend", "ray", "--sweep.max-runs", "3",
+                             "--dir", str(sweep_dir), "--quiet", "--sweep.backend", "ray", "--sweep.max-runs", "2",
                              "--sweep.workers", "2", "--train.total-timesteps", "4096", "--vec.num-envs", "2",
                              "--train.checkpoint-interval", "0"], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
@@ -86,7 +86,7 @@ def test_ray_backend_runs_trials_on_a_loopback_only_ray(tmp_path):
         rows = db.execute("SELECT status, score FROM trials").fetchall()
         reports = db.execute("SELECT count(*) FROM reports").fetchone()[0]
         db.close()
-        assert [r[0] for r in rows] == ["done"] * 3 and reports >= 3
+        assert [r[0] for r in rows] == ["done"] * 2 and reports >= 2
         assert (sweep_dir / "best.toml").exists()
         time.sleep(2.0)
         left = [p for p in _using(ray_tmp) if p != os.getpid()]

@@ -180,7 +180,7 @@ def test_float64_actions_reach_object_store_actors_as_their_float32(ray_instance
 def test_actor_with_several_cpus_runs_its_block_in_processes(ray_instance):
     with pufferlib.vector.make(NestedEnv, num_envs=4, seed=1) as serial:
         expected = rollout(serial, 50)
-    with pufferlib.vector.make(lambda: NestedEnv(), backend="ray", num_envs=4, num_workers=2,
+    with pufferlib.vector.make(lambda: NestedEnv(), backend="ray", num_envs=4, num_workers=1,
                                cpus_per_worker=2, seed=1) as vecenv:
         got = rollout(vecenv, 50)
     assert_same(expected, got)
