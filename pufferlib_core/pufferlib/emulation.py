@@ -198,7 +198,7 @@ class GymnasiumPufferEnv(_Emulated):
         counters = cast("tuple[float, int, int]", state.pop("_step_counters"))
         self.__dict__.update(state)
         self._bind(Buffers(self.observations, self.rewards, self.terminals, self.truncations, self.masks,
-                           self.actions, self.final_observations))
+                           self.actions, self.final_observations, self.outcomes))
         self._stepper.episode_return, self._stepper.episode_length, self._stepper.checks = counters
 
     @property

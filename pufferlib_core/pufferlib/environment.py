@@ -12,6 +12,7 @@ binds the arrays below, either its own or slices of a vectorizer's shared batch
     masks               (num_agents,)             bool   (False: padded/absent agent)
     actions             (num_agents, *act_shape)  int32 (Discrete/MultiDiscrete) or float32 (Box)
     final_observations  (num_agents, *obs_shape)  obs dtype
+    outcomes            (num_agents,)             float32 (games only: see below)
 
 An env whose class sets `writes_final_observations = True` copies an agent's last
 observation of an episode into its `final_observations` row in the step that ends the
@@ -20,6 +21,15 @@ bootstraps a truncated episode from its value, and `to_gymnasium`/`to_sb3` retur
 (`final_obs`, `terminal_observation`). The emulation wrappers do this, and so do most
 puffer-ocean envs and the native Atari env; where an env does not, a truncated episode
 bootstraps from the value of its last observation before the final step.
+
+An env of competitive games (connect four, go, chess, two-team matches) declares them with
+`game_seats = k` (0, the default: not a game): agent rows come in blocks of k, one block per
+game being played, row r being seat `r % k` of game slot `r // k`; every row of a game ends
+(terminal or truncated) in the same step, and in that step each of its `outcomes` holds the
+seat's result: 1 win, 0.5 draw, 0 loss, NaN when the game has no result (cut short by a step
+limit the env does not score). `outcomes` is read only where a row ends: its other values
+mean nothing. An env that plays one seat itself (a built-in scripted or random opponent)
+has `game_seats = 1` and reports its agent's outcomes the same way. `pufferlib.games` reads it.
 
 `reset(seed=None) -> (observations, infos)` and
 `step(actions) -> (observations, rewards, terminals, truncations, infos)` fill the
@@ -70,7 +80,8 @@ def action_shape(space: spaces.Space) -> tuple[int, ...]:
 class Buffers:
     """The in-place arrays of a batch of agents; `slice` hands a block to one env.
 
-    `final_observations` may be None (given buffers without it): an env then keeps its own.
+    `final_observations` and `outcomes` may be None (given buffers without them): an env then
+    keeps its own.
     """
 
     observations: np.ndarray
@@ -80,6 +91,7 @@ class Buffers:
     masks: np.ndarray
     actions: np.ndarray
     final_observations: np.ndarray | None = None
+    outcomes: np.ndarray | None = None
 
     @classmethod
     def allocate(cls, obs_space: spaces.Space, act_space: spaces.Space, num_agents: int,
@@ -94,16 +106,19 @@ class Buffers:
             masks=alloc((num_agents,), np.bool_),
             actions=alloc((num_agents, *action_shape(act_space)), action_dtype(act_space)),
             final_observations=alloc((num_agents, *obs_space.shape), obs_space.dtype),
+            outcomes=alloc((num_agents,), np.float32),
         )
         buf.masks[:] = True
+        buf.outcomes[:] = np.nan  # type: ignore[index]  # allocated just above
         return buf
 
     def slice(self, start: int, stop: int) -> Buffers:
         """Views of rows [start, stop) of every array."""
-        final = self.final_observations
+        final, outcomes = self.final_observations, self.outcomes
         return Buffers(self.observations[start:stop], self.rewards[start:stop], self.terminals[start:stop],
                        self.truncations[start:stop], self.masks[start:stop], self.actions[start:stop],
-                       None if final is None else final[start:stop])
+                       None if final is None else final[start:stop],
+                       None if outcomes is None else outcomes[start:stop])
 
     def expose(self, target: object) -> None:
         """Set the arrays as attributes of `target` (an env or a vectorizer)."""
@@ -113,16 +128,17 @@ class Buffers:
     @classmethod
     def coerce(cls, buf: object) -> Buffers:
         """Accept a Buffers, a mapping or any object with the array attributes
-        (`final_observations` optional)."""
+        (`final_observations` and `outcomes` optional)."""
         if isinstance(buf, cls):
             return buf
         names = [f.name for f in fields(cls)]
         # The values are the caller's, unchecked here: `PufferEnv._bind` checks each array's type and shape.
         get: Callable[[str], Any] = buf.get if isinstance(buf, Mapping) else (lambda k: getattr(buf, k, None))
-        missing = [k for k in names if get(k) is None and k != "final_observations"]
+        optional = ("final_observations", "outcomes")
+        missing = [k for k in names if get(k) is None and k not in optional]
         if missing:
-            raise APIUsageError(f"buf is missing the arrays {missing}; it needs {names[:-1]} "
-                                "(and may have final_observations).")
+            raise APIUsageError(f"buf is missing the arrays {missing}; it needs "
+                                f"{[k for k in names if k not in optional]} (and may have {' and '.join(optional)}).")
         return cls(*(get(k) for k in names))
 
 
@@ -169,6 +185,8 @@ class PufferEnv:
     #: in-place env (its spaces are flat). Set by the emulation wrappers (`pufferlib.emulation`).
     obs_layout: ObsLayout | None = None
     action_layout: ActionLayout | None = None
+    #: Rows per game of an env of competitive games (module doc); 0: not a game.
+    game_seats: int = 0
 
     # Set by the subclass before `super().__init__(buf)` (simple-style envs: by pufferlib.emulation).
     single_observation_space: spaces.Box
@@ -184,6 +202,7 @@ class PufferEnv:
     masks: np.ndarray
     actions: np.ndarray
     final_observations: np.ndarray
+    outcomes: np.ndarray
 
     def __init__(self, buf: object = None):
         """Bind the arrays: `buf` is None (allocate them) or what `Buffers.coerce` takes."""
@@ -230,6 +249,8 @@ class PufferEnv:
         obs, act = self.single_observation_space, self.single_action_space
         if buf.final_observations is None:
             buf = replace(buf, final_observations=np.zeros((n, *obs.shape), obs.dtype))
+        if buf.outcomes is None:
+            buf = replace(buf, outcomes=np.full(n, np.nan, np.float32))
         expected = {
             "observations": ((n, *obs.shape), np.dtype(obs.dtype)),
             "rewards": ((n,), np.dtype(np.float32)),
@@ -238,6 +259,7 @@ class PufferEnv:
             "masks": ((n,), np.dtype(np.bool_)),
             "actions": ((n, *action_shape(act)), action_dtype(act)),
             "final_observations": ((n, *obs.shape), np.dtype(obs.dtype)),
+            "outcomes": ((n,), np.dtype(np.float32)),
         }
         for key, (shape, dtype) in expected.items():
             arr = getattr(buf, key)
@@ -253,7 +275,7 @@ class PufferEnv:
     def buffers(self) -> Buffers:
         """This env's arrays."""
         return Buffers(self.observations, self.rewards, self.terminals, self.truncations,
-                       self.masks, self.actions, self.final_observations)
+                       self.masks, self.actions, self.final_observations, self.outcomes)
 
     # Helpers of the simple authoring style.
     make_space = staticmethod(pspaces.make_space)
@@ -274,6 +296,22 @@ class PufferEnv:
 
     def close(self) -> None:
         """Release resources; safe to call more than once."""
+
+
+def game_seats_of(env: PufferEnv) -> int:
+    """The `game_seats` an env declares (0: not a game), checked against its rows.
+
+    Raises APIUsageError when it is not an int >= 0 or does not divide the env's agent rows
+    (a game's seats are one block of rows).
+    """
+    seats = getattr(env, "game_seats", 0)
+    name = type(env).__name__
+    if isinstance(seats, bool) or not isinstance(seats, (int, np.integer)) or seats < 0:
+        raise APIUsageError(f"{name}.game_seats must be an int >= 0 (rows per game; 0: not a game), got {seats!r}.")
+    if seats and env.num_agents % seats:
+        raise APIUsageError(f"{name}.game_seats = {seats} does not divide its {env.num_agents} agent rows: "
+                            "each game is one block of game_seats rows.")
+    return int(seats)
 
 
 def render_modes(env: object) -> list[str] | None:

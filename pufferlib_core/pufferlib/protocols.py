@@ -109,6 +109,14 @@ class VecEnv(EnvSpaces, Protocol):
     @property
     def spec(self) -> SpecId | None: ...
 
+    @property
+    def game_seats(self) -> int:
+        """Rows per game of an env of competitive games, 0 for others (`pufferlib.environment`)."""
+
+    @property
+    def outcomes(self) -> np.ndarray:
+        """Games only: each row's result (1, 0.5, 0, NaN) where its game ended, by global row id."""
+
     def async_reset(self, seed: int | None = None) -> None:
         """Reset every env; the first `recv()` returns the initial observations."""
 

@@ -9,6 +9,7 @@ scoring and the end of the game. Go is checked against a small Python reference 
 import numpy as np
 import pytest
 
+import pufferlib
 from puffer_ocean import envs
 from tests.ocean.rules_helpers import make
 
@@ -46,6 +47,58 @@ def test_connect4_agent_can_win_and_the_opponent_blocks():
                 assert board[2, 3] == -1  # blocked on top of the agent's three
                 return
         pytest.fail("no game reached the blocking position")
+    finally:
+        env.close()
+
+
+def test_connect4_with_two_seats_masks_the_waiting_seat_and_reports_both_outcomes():
+    env = envs.Connect4(num_envs=1, opponent="none")
+    try:
+        assert env.num_agents == 2 and env.game_seats == 2
+        env.reset(seed=0)
+        assert env.masks.tolist() == [True, False]  # seat 0 moves first
+        # seat 0 stacks column 0, seat 1 column 1; the waiting seat's action (6) is ignored
+        for t in range(6):
+            mover = t % 2
+            actions = np.array([0 if mover == 0 else 6, 1 if mover == 1 else 6], np.int32)
+            _, rew, term, _, _ = env.step(actions)
+            assert not term.any() and env.masks.tolist() == [mover == 1, mover == 0]
+            board = env.observations[0].reshape(6, 7)
+            assert (board[:, 6] == 0).all()
+        assert (env.observations[0] == -env.observations[1]).all()  # each seat sees its own pieces as +1
+        _, rew, term, _, _ = env.step(np.array([0, 6], np.int32))  # four in column 0
+        assert term.tolist() == [True, True] and rew.tolist() == [1, -1] and env.outcomes.tolist() == [1.0, 0.0]
+        assert env.masks.tolist() == [True, False] and not env.observations.any()  # a new game
+    finally:
+        env.close()
+
+
+def test_connect4_a_full_column_loses_for_the_mover_and_wins_for_the_other_seat():
+    env = envs.Connect4(num_envs=1, opponent="none")
+    try:
+        env.reset(seed=0)
+        for _ in range(6):  # both seats fill column 3
+            env.step(np.array([3, 3], np.int32))
+        _, rew, term, _, _ = env.step(np.array([3, 3], np.int32))  # seat 0 plays the full column
+        assert term.all() and rew.tolist() == [-1, 1] and env.outcomes.tolist() == [0.0, 1.0]
+        assert env.log()["illegal"] == 0.5  # one of the two seats' episodes ended by its illegal move
+    finally:
+        env.close()
+
+
+def test_connect4_opponent_names_and_the_random_player_plays_legal_columns():
+    with pytest.raises(pufferlib.APIUsageError, match="opponent='greedy' is not one of"):
+        envs.Connect4(num_envs=1, opponent="greedy")
+    env = envs.Connect4(num_envs=64, opponent="random")
+    try:
+        assert env.num_agents == 64 and env.game_seats == 1
+        env.reset(seed=3)
+        rng = np.random.default_rng(0)
+        for _ in range(200):  # the agent plays legal random columns too: no game ends by an illegal move
+            legal = [[c for c in range(7) if obs.reshape(6, 7)[0, c] == 0] for obs in env.observations]
+            env.step(np.array([rng.choice(cols) for cols in legal], np.int32))
+        stats = env.log()
+        assert stats["illegal"] == 0 and 0.3 < stats["score"] < 0.7  # random against random
     finally:
         env.close()
 

@@ -20,6 +20,10 @@ from pufferlib.errors import APIUsageError
 from pufferlib.vector.base import check_seed
 
 RENDER_MODES = (None, "ansi", "rgb_array")
+#: The names of an Ocean game's `opponent` argument, by its value: "none" makes every seat an
+#: agent (a game of `game_seats` rows, for self-play and matches); the others play one seat
+#: with a built-in player (the env's rating anchors).
+OPPONENTS = ("none", "scripted", "random")
 
 
 def _build_spaces(info: dict) -> tuple[spaces.Box, spaces.Space]:
@@ -61,6 +65,10 @@ class OceanEnv(PufferEnv):
                 raise APIUsageError(f"{name}: {arg} must be an int, got {value!r}.")
         if render_mode not in RENDER_MODES:
             raise APIUsageError(f"{name}: render_mode must be one of {RENDER_MODES}, got {render_mode!r}.")
+        if isinstance(kwargs.get("opponent"), str):
+            if kwargs["opponent"] not in OPPONENTS:
+                raise APIUsageError(f"{name}: opponent={kwargs['opponent']!r} is not one of {list(OPPONENTS)}.")
+            kwargs["opponent"] = OPPONENTS.index(kwargs["opponent"])
         try:
             self._c = self.native_module.Vec(self.env_name, int(num_envs), kwargs, int(num_threads), int(log_interval))
         except (ValueError, TypeError, OverflowError) as exc:
@@ -75,11 +83,17 @@ class OceanEnv(PufferEnv):
         self._discrete = not isinstance(self.single_action_space, spaces.Box)
         # The envs that keep the last observation of an ended episode (pufferlib.environment).
         self.writes_final_observations = bool(self._info["writes_final"])
+        # Envs of games (pufferlib.environment): rows per game. A module built with older headers
+        # (a third-party package) describes no games and binds no outcomes.
+        self.game_seats = int(self._info.get("game_seats", 0))
         self._seeded = False
         try:
             super().__init__(buf)
-            self._call(self._c.bind, self.observations, self.actions, self.rewards, self.terminals,
-                       self.truncations, self.final_observations)
+            arrays = (self.observations, self.actions, self.rewards, self.terminals, self.truncations,
+                      self.final_observations)
+            if "game_seats" in self._info:  # headers that know games also write masks
+                arrays += (self.outcomes, self.masks)
+            self._call(self._c.bind, *arrays)
         except BaseException:
             self._c.close()
             raise

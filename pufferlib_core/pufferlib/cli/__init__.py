@@ -31,6 +31,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
                 "step an env with random actions and print steps per second"),
     "train": ("pufferlib.cli.train:train_command", "train a policy with PPO (PuffeRL)"),
     "eval": ("pufferlib.cli.eval:eval_command", "run a trained policy: episode stats, rendering, video"),
+    "match": ("pufferlib.cli.match:match_command",
+              "play two players of a game against each other: wins, draws, losses, score with its interval"),
     "sweep": ("pufferlib.cli.sweep:sweep_command", "search hyperparameters (Protein or random) over trials"),
     "plot": ("pufferlib.cli.plot:plot_command", "draw learning curves of run directories to a PNG"),
     "bench": ("pufferlib.cli.bench:bench_command", "time vectorization settings for an env, print the best"),

@@ -35,7 +35,7 @@ from gymnasium import spaces
 
 from pufferlib import spaces as pspaces
 from pufferlib.emulation import _Emulated, wrap
-from pufferlib.environment import Buffers, PufferEnv, action_shape
+from pufferlib.environment import Buffers, PufferEnv, action_shape, game_seats_of
 from pufferlib.errors import APIUsageError
 
 if TYPE_CHECKING:
@@ -191,6 +191,7 @@ class Backend:
     masks: np.ndarray
     actions: np.ndarray
     final_observations: np.ndarray | None
+    outcomes: np.ndarray  # games only (`game_seats`): read at the rows that end, by global row id
     _out: Buffers | None = None  # the batch arrays of `_gather_rows`, made on first use
 
     def _init_spaces(self, driver: PufferEnv, num_envs: int, batch_size: int) -> None:
@@ -206,6 +207,8 @@ class Backend:
         #: Whether the envs keep the last observation of an episode in `final_observations`
         #: (see `pufferlib.environment`): rows `env_ids` of a recv() hold it where done.
         self.writes_final_observations = bool(driver.writes_final_observations)
+        #: Rows per game of an env of competitive games (see `pufferlib.environment`); 0: not a game.
+        self.game_seats = game_seats_of(driver)
         #: How to unflatten structured observations/actions (None for in-place PufferEnvs).
         self.obs_layout = driver.obs_layout
         self.action_layout = driver.action_layout

@@ -176,6 +176,7 @@ class Multiprocessing(Backend):
         self._finalizer = weakref.finalize(self, _shutdown, self._flags, self._procs, self._conns)
         self.buffers = layout.buffers(buf)
         self.buffers.masks[:] = True  # as Buffers.allocate does; emulated envs mask absent agents
+        self.buffers.outcomes[:] = np.nan  # type: ignore[index]  # Layout.plan lays out every field
         self._bind_batch(self.buffers)
         self._states = layout.slot_field(buf, STATE, np.uint32)
         self._seqs = layout.slot_field(buf, SEQ, np.uint64)

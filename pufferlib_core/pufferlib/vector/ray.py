@@ -59,9 +59,9 @@ if TYPE_CHECKING:
     from pufferlib.protocols import Batch, Env, EnvCreator, Info
 
 #: What a block returns per reset/step: (obs, rewards, terminals, truncations, masks,
-#: final observations or None, infos).
+#: final observations or None, game outcomes or None (envs of games only), infos).
 BlockResult: TypeAlias = ("tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None, "
-                          "list[Info]]")
+                          "np.ndarray | None, list[Info]]")
 
 #: Ray reads this when imported: "0" makes a local instance use 127.0.0.1 as its node address.
 _LOCAL_ONLY_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
@@ -177,7 +177,8 @@ class _Block:
     def _result(self) -> BlockResult:
         obs, rewards, terminals, truncations, infos, _, masks = self.vec.recv()
         final = self.vec.final_observations if self.vec.writes_final_observations else None
-        return obs, rewards, terminals, truncations, masks, final, infos
+        outcomes = self.vec.outcomes if self.vec.game_seats else None
+        return obs, rewards, terminals, truncations, masks, final, outcomes, infos
 
     def reset(self, seed: int | None) -> BlockResult:
         """Reset the block (its env i with `seed + offset + i`); return its first result."""
@@ -413,7 +414,7 @@ class ObjectStoreActors(Ray):
 
     def _store(self, w: int, result: BlockResult) -> list[Info]:
         """Copy actor w's block into the driver's buffers; return its infos."""
-        obs, rewards, terminals, truncations, masks, final, infos = result
+        obs, rewards, terminals, truncations, masks, final, outcomes, infos = result
         rows = slice(w * self._rows_per_worker, (w + 1) * self._rows_per_worker)
         buf = self.buffers
         buf.observations[rows] = obs
@@ -424,6 +425,9 @@ class ObjectStoreActors(Ray):
         if final is not None:
             assert buf.final_observations is not None  # Buffers.allocate made it
             buf.final_observations[rows] = final
+        if outcomes is not None:
+            assert buf.outcomes is not None  # Buffers.allocate made it
+            buf.outcomes[rows] = outcomes
         return infos
 
     # ---- the async API ------------------------------------------------------------

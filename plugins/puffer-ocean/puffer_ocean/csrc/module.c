@@ -28,9 +28,9 @@ OCEAN_ENVS(OCEAN_DECLARE)
 #define OCEAN_ENTRY(name) &ocean_def_##name,
 static const OceanEnvDef* const OCEAN_DEFS[] = {OCEAN_ENVS(OCEAN_ENTRY) NULL};
 
-enum { B_OBS, B_ACT, B_REW, B_TERM, B_TRUNC, B_FINAL, B_COUNT };
+enum { B_OBS, B_ACT, B_REW, B_TERM, B_TRUNC, B_FINAL, B_OUT, B_MASK, B_COUNT };
 static const char* const BUF_NAMES[B_COUNT] = {"observations", "actions", "rewards", "terminals", "truncations",
-                                               "final_observations"};
+                                               "final_observations", "outcomes", "masks"};
 
 typedef struct {
     PyObject_HEAD
@@ -145,6 +145,11 @@ static int Vec_init(Vec* v, PyObject* args, PyObject* kw) {
         PyErr_Format(PyExc_ValueError, "ocean-%s: %s", name, err);
         goto fail_tmpl;
     }
+    if (v->sp.game_seats < 0 || (v->sp.game_seats && v->sp.num_agents % v->sp.game_seats)) {
+        PyErr_Format(PyExc_ValueError, "ocean-%s: game_seats %d does not divide the %d agents of a copy", name,
+                     v->sp.game_seats, v->sp.num_agents);
+        goto fail_tmpl;
+    }
     v->action_values = (long)num_envs * v->sp.num_agents * v->sp.act_dims;
     for (int i = 0; i < num_envs; i++) {
         void* env = env_at(v, i);
@@ -204,7 +209,8 @@ static PyObject* Vec_spaces(Vec* v, PyObject* unused) {
     for (int i = 0; i < s->obs_ndim; i++) PyTuple_SET_ITEM(shape, i, PyLong_FromLong(s->obs_shape[i]));
     PyObject* nvec = PyList_New(s->act_kind == 'B' ? 0 : s->act_dims);
     for (int i = 0; s->act_kind != 'B' && i < s->act_dims; i++) PyList_SET_ITEM(nvec, i, PyLong_FromLong(s->act_n[i]));
-    return Py_BuildValue("{s:i,s:N,s:C,s:d,s:d,s:C,s:i,s:N,s:d,s:d,s:i,s:i,s:O}", "num_agents", s->num_agents,
+    return Py_BuildValue("{s:i,s:i,s:N,s:C,s:d,s:d,s:C,s:i,s:N,s:d,s:d,s:i,s:i,s:O}", "num_agents", s->num_agents,
+                         "game_seats", s->game_seats,
                          "obs_shape", shape, "obs_dtype", s->obs_dtype, "obs_low", s->obs_low, "obs_high",
                          s->obs_high, "act_kind", s->act_kind, "act_dims", s->act_dims, "act_n", nvec,
                          "act_low", s->act_low, "act_high", s->act_high, "render_width", s->render_width,
@@ -212,21 +218,22 @@ static PyObject* Vec_spaces(Vec* v, PyObject* unused) {
                          v->def->writes_final ? Py_True : Py_False);
 }
 
-/* bind(observations, actions, rewards, terminals, truncations, final_observations): adopt the
- * PufferEnv arrays. */
+/* bind(observations, actions, rewards, terminals, truncations, final_observations, outcomes, masks):
+ * adopt the PufferEnv arrays. */
 static PyObject* Vec_bind(Vec* v, PyObject* args) {
     if (check_ready(v, 0) < 0) return NULL;
     PyObject* arrays[B_COUNT];
-    if (!PyArg_ParseTuple(args, "OOOOOO", &arrays[0], &arrays[1], &arrays[2], &arrays[3], &arrays[4], &arrays[5]))
+    if (!PyArg_ParseTuple(args, "OOOOOOOO", &arrays[0], &arrays[1], &arrays[2], &arrays[3], &arrays[4], &arrays[5],
+                          &arrays[6], &arrays[7]))
         return NULL;
     OceanSpaces* s = &v->sp;
     long rows = (long)v->num_envs * s->num_agents;
     long obs_size = 1;
     for (int i = 0; i < s->obs_ndim; i++) obs_size *= s->obs_shape[i];
     char act_fmt = s->act_kind == 'B' ? 'f' : 'i';
-    const char formats[B_COUNT] = {s->obs_dtype, act_fmt, 'f', '?', '?', s->obs_dtype};
-    const long counts[B_COUNT] = {rows * obs_size, rows * s->act_dims, rows, rows, rows, rows * obs_size};
-    const int itemsizes[B_COUNT] = {s->obs_dtype == 'f' ? 4 : 1, 4, 4, 1, 1, s->obs_dtype == 'f' ? 4 : 1};
+    const char formats[B_COUNT] = {s->obs_dtype, act_fmt, 'f', '?', '?', s->obs_dtype, 'f', '?'};
+    const long counts[B_COUNT] = {rows * obs_size, rows * s->act_dims, rows, rows, rows, rows * obs_size, rows, rows};
+    const int itemsizes[B_COUNT] = {s->obs_dtype == 'f' ? 4 : 1, 4, 4, 1, 1, s->obs_dtype == 'f' ? 4 : 1, 4, 1};
     Py_buffer bufs[B_COUNT];
     int got = 0;
     for (; got < B_COUNT; got++) {
@@ -261,6 +268,8 @@ static PyObject* Vec_bind(Vec* v, PyObject* args) {
         p->terminals = (uint8_t*)v->bufs[B_TERM].buf + row;
         p->truncations = (uint8_t*)v->bufs[B_TRUNC].buf + row;
         p->final_observations = (char*)v->bufs[B_FINAL].buf + row * obs_size * itemsizes[B_FINAL];
+        p->outcomes = (float*)v->bufs[B_OUT].buf + row;
+        p->masks = (uint8_t*)v->bufs[B_MASK].buf + row;
         p->obs_row_bytes = (size_t)obs_size * (size_t)itemsizes[B_OBS];
     }
     v->was_reset = 0;
@@ -465,7 +474,7 @@ static PyObject* Vec_get_num_threads(Vec* v, void* unused) {
 static PyMethodDef Vec_methods[] = {
     {"spaces", (PyCFunction)Vec_spaces, METH_NOARGS, "The spaces of one copy, as a dict."},
     {"bind", (PyCFunction)Vec_bind, METH_VARARGS,
-     "bind(observations, actions, rewards, terminals, truncations, final_observations)"},
+     "bind(observations, actions, rewards, terminals, truncations, final_observations, outcomes, masks)"},
     {"reset", (PyCFunction)Vec_reset, METH_O, "reset(seed): seed and reset every copy."},
     {"step", (PyCFunction)Vec_step, METH_O, "step(actions) -> stats dict, None, or False (convert actions)."},
     {"log", (PyCFunction)Vec_log, METH_NOARGS, "log() -> mean stats of finished episodes (then cleared) or None."},

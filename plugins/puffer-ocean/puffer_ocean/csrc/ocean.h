@@ -18,10 +18,23 @@ typedef struct {
     uint8_t* terminals;
     uint8_t* truncations;
     void* final_observations; /* rows like observations: the last one of an ended episode */
+    float* outcomes;       /* games (OceanSpaces.game_seats): a row's result where its game ends */
+    uint8_t* masks;        /* 1 (the default): the row acts this step; a turn-based game sets 0 for
+                            * the seats that wait (their actions are ignored and not trained on) */
     size_t obs_row_bytes;  /* bytes of one agent's observation row */
     uint64_t rng;          /* this copy's random state: use the rng_* helpers */
     int index;             /* index of this copy in its vector */
 } Puffer;
+
+/* Game results (pufferlib.environment's contract for envs of games). */
+#define OCEAN_WIN 1.0f
+#define OCEAN_DRAW 0.5f
+#define OCEAN_LOSS 0.0f
+
+/* Record agent `k`'s result (OCEAN_WIN, OCEAN_DRAW, OCEAN_LOSS, or NAN for a game without
+ * one) in the step where its game ends; an env of games (game_seats > 0) calls it for every
+ * row of a game that ends, in the step whose terminal or truncation ends it. */
+static inline void ocean_outcome(Puffer* p, int k, float result) { p->outcomes[k] = result; }
 
 /* Keep agent `k`'s observation row as its final observation. An env that defines
  * OCEAN_WRITES_FINAL calls it for every agent whose episode ends, after writing that
@@ -44,6 +57,7 @@ typedef struct {
 /* The spaces of one copy, filled by the env's c_spaces(). */
 typedef struct {
     int num_agents;                    /* agents per copy */
+    int game_seats;                    /* rows per game of an env of games (0: not a game) */
     int obs_ndim;
     int obs_shape[3];
     char obs_dtype;                    /* 'f' float32 or 'B' uint8 */

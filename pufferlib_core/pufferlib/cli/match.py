@@ -1,0 +1,40 @@
+"""`puffer match ENV A B`: A against B over N games of a competitive game (`pufferlib.match`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from pufferlib.errors import APIUsageError
+
+
+def match_command(argv: list[str]) -> int:
+    """Play N games of A against B on ENV, seats alternating; print A's wins, draws, losses and
+    score with its 95% interval."""
+    parser = argparse.ArgumentParser(prog="puffer match", description=match_command.__doc__, allow_abbrev=False)
+    parser.add_argument("env_id", help="an env of competitive games, e.g. ocean-connect4")
+    for name in ("a", "b"):
+        parser.add_argument(name, help="a checkpoint file, a run folder, 'latest' (the newest checkpoint of ENV) "
+                                       "or a built-in player: 'scripted', 'random'")
+    parser.add_argument("--games", type=int, default=100, help="games to count (default 100)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the envs and the sampled actions (default 0)")
+    parser.add_argument("--num-envs", type=int, default=None,
+                        help="env copies (default: one game slot per game, at most 64)")
+    parser.add_argument("--deterministic", action="store_true", help="greedy actions instead of sampled ones")
+    parser.add_argument("--data-dir", default=None, help="where 'latest' looks (default: train.data_dir)")
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    args = parser.parse_args(argv)
+    if args.games < 1:
+        raise APIUsageError(f"--games must be at least 1, got {args.games}.")
+    if args.num_envs is not None and args.num_envs < 1:
+        raise APIUsageError(f"--num-envs must be at least 1, got {args.num_envs}.")
+    from pufferlib.match import play_match
+
+    result = play_match(args.env_id, args.a, args.b, args.games, seed=args.seed, num_envs=args.num_envs,
+                        deterministic=args.deterministic, device=args.device, data_dir=args.data_dir,
+                        progress="puffer match")
+    print(json.dumps(result.as_dict()) if args.json else result.summary())
+    sys.stdout.flush()
+    return 0

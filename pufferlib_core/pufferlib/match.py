@@ -1,0 +1,241 @@
+"""Matches between two players of a game: `puffer match ENV A B --games N`, `play_match`.
+
+The env must be one of competitive games (`game_seats`, see `pufferlib.environment`).
+A player is an `Agent` (`pufferlib.load` of a checkpoint file, a run folder or "latest"), or
+the name of one of the env's built-in players, `BUILT_IN` ("scripted", "random": the env's
+`opponent` argument, as Ocean's games and turn-based PettingZoo games take it).
+
+The rule, so that the numbers mean the same on every run:
+- Two agents: the env is made with every seat an agent (`opponent="none"`). Each game slot
+  (a block of `game_seats` rows) plays games one after another; in its j-th game, A holds seat
+  `(slot + j) % seats` and B every other seat, so A plays each seat equally often. Both agents
+  act on every row (each keeps its own LSTM state per row); each row takes the action of the
+  player holding it.
+- An agent against a built-in player: the env is made with `opponent=<name>`; the agent holds
+  every row and the env plays the other side (and chooses who starts).
+- N games are split evenly over the slots, and each slot counts its first games to that
+  quota, in the order they started: short games are not favoured. Games are seeded (`seed`).
+- A's result per game is the env's outcome of A's seat (1 win, 0.5 draw, 0 loss); a game the
+  env ends without a result (NaN: cut short by a step limit) is counted apart and not scored.
+  A's score is the mean result, with a 95% Wilson interval.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from pufferlib.agent import Agent, load
+from pufferlib.errors import APIUsageError
+from pufferlib.protocols import VecEnv
+
+#: Built-in players: values of a game env's `opponent` argument.
+BUILT_IN = ("scripted", "random")
+#: Seconds between progress lines.
+PROGRESS_SECONDS = 5.0
+#: The most game slots a match plays at once (more copies than games would waste steps).
+MAX_SLOTS = 64
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """A's games against B: counts, score and its 95% interval (module docstring)."""
+
+    a: str
+    b: str
+    env_id: str
+    wins: int
+    draws: int
+    losses: int
+    no_result: int
+    games_by_seat: tuple[int, ...]
+
+    @property
+    def games(self) -> int:
+        """Games with a result (the ones scored)."""
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """A's mean result: (wins + draws / 2) / games; NaN without games."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
+
+    def interval(self, z: float = 1.96) -> tuple[float, float]:
+        """The Wilson score interval of `score` (95% for z = 1.96); (0, 1) without games."""
+        n = self.games
+        if not n:
+            return 0.0, 1.0
+        p = self.score
+        center = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return max(0.0, center - half), min(1.0, center + half)
+
+    def summary(self) -> str:
+        """One line: A against B, W/D/L, the score and its interval, and how it was measured."""
+        low, high = self.interval()
+        extra = f"; {self.no_result} without a result, not scored" if self.no_result else ""
+        seats = ", ".join(f"seat {i}: {n}" for i, n in enumerate(self.games_by_seat))
+        return (f"{self.a} vs {self.b} on {self.env_id}: {self.wins} wins, {self.draws} draws, {self.losses} losses "
+                f"in {self.games} games ({seats}{extra}); score {self.score:.3f}, 95% interval "
+                f"[{low:.3f}, {high:.3f}] (Wilson)")
+
+    def as_dict(self) -> dict[str, Any]:
+        """The counts, games, score and interval, for JSON."""
+        low, high = self.interval()
+        return {**asdict(self), "games_by_seat": list(self.games_by_seat), "games": self.games,
+                "score": self.score, "ci95": [low, high]}
+
+
+def player_name(player: Agent | str) -> str:
+    """How a player is named in results: a built-in name, or its checkpoint file."""
+    if isinstance(player, str):
+        return player
+    return Path(player.checkpoint).name if player.checkpoint else "untrained policy"
+
+
+def resolve(player: Agent | str, env_id: str, device: str = "cpu", data_dir: str | Path | None = None,
+            ) -> Agent | str:
+    """An Agent, a built-in name (kept), or the agent of a checkpoint, run folder or "latest"."""
+    if isinstance(player, Agent) or player in BUILT_IN:
+        return player
+    return load(player, env_id, device=device, data_dir=data_dir)
+
+
+def play_match(env_id: str, a: Agent | str, b: Agent | str, games: int = 100, *, seed: int = 0,
+               num_envs: int | None = None, deterministic: bool = False, device: str = "cpu",
+               data_dir: str | Path | None = None, progress: str | None = None,
+               on_step: Callable[[VecEnv], object] | None = None) -> MatchResult:
+    """Play `games` games of A against B on `env_id` (see the module docstring for the rule).
+
+    `a`, `b`: Agents, checkpoint sources (`pufferlib.load`) or `BUILT_IN` names (at most one).
+    `num_envs`: env copies (default: enough game slots for the games, at most `MAX_SLOTS`).
+    `deterministic`: greedy actions instead of sampled ones. `progress`: a label to print a
+    line to stderr every few seconds. `on_step(env)` is called after every step (recording).
+    """
+    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
+        raise APIUsageError(f"games must be an int >= 1, got {games!r}.")
+    for player in (a, b):
+        if isinstance(player, str) and not player:
+            raise APIUsageError("a player must be a checkpoint file, a run folder, 'latest' or one of "
+                                f"{list(BUILT_IN)}, got ''.")
+    if isinstance(a, str) and a in BUILT_IN and isinstance(b, str) and b in BUILT_IN:
+        raise APIUsageError(f"{a!r} against {b!r}: a match needs at least one agent (a checkpoint, a run folder "
+                            "or 'latest'); built-in players are the env's own.")
+    flipped = isinstance(a, str) and a in BUILT_IN
+    first, second = (b, a) if flipped else (a, b)
+    agent = resolve(first, env_id, device, data_dir)
+    other = resolve(second, env_id, device, data_dir)
+    assert isinstance(agent, Agent)  # only `second` may be built in
+    result = _play(env_id, agent, other, games, seed, num_envs, deterministic, progress, on_step)
+    if flipped:  # report from A's side: the built-in player's
+        result = MatchResult(player_name(a), player_name(b), env_id, result.losses, result.draws, result.wins,
+                             result.no_result, result.games_by_seat)
+    return result
+
+
+def _make_env(agent: Agent, other: Agent | str, games: int, num_envs: int | None) -> VecEnv:
+    """The env of the match: every seat an agent, or the built-in player `other` on the other side."""
+    probe = agent.make_env(1)
+    seats = getattr(probe, "game_seats", 0)
+    probe.close()
+    if not seats:
+        raise APIUsageError(f"{agent.env_id} declares no games (game_seats = 0): a match needs an env of "
+                            "competitive games (see pufferlib.environment).")
+    opponent = other if isinstance(other, str) else "none"
+    try:
+        env = agent.make_env(1, opponent=opponent)
+    except APIUsageError as exc:
+        raise APIUsageError(f"{agent.env_id} cannot be played with opponent={opponent!r}: {exc}") from None
+    seats = env.game_seats
+    if opponent == "none" and seats < 2:
+        env.close()
+        raise APIUsageError(f"{agent.env_id} with opponent='none' has {seats} seat(s) per game: two agents need "
+                            "a game of two or more seats.")
+    copies = num_envs or max(1, min(games, MAX_SLOTS) * seats // env.num_agents)  # env: one copy
+    if copies > 1:
+        env.close()
+        env = agent.make_env(copies, opponent=opponent)
+    return env
+
+
+def _play(env_id: str, agent: Agent, other: Agent | str, games: int, seed: int, num_envs: int | None,
+          deterministic: bool, progress: str | None, on_step: Callable[[VecEnv], object] | None) -> MatchResult:
+    if not isinstance(other, str) and other.spaces != agent.spaces:
+        raise APIUsageError(f"{player_name(agent)} and {player_name(other)} were trained for different spaces "
+                            f"({agent.spaces.single_observation_space} -> {agent.spaces.single_action_space} against "
+                            f"{other.spaces.single_observation_space} -> {other.spaces.single_action_space}).")
+    env = _make_env(agent, other, games, num_envs)
+    with torch.random.fork_rng(devices=[]):  # sampled actions are seeded; the caller's RNG state stays
+        torch.manual_seed(seed)
+        try:
+            return _count(env, env_id, agent, other, games, seed, deterministic, progress, on_step)
+        finally:
+            env.close()
+
+
+def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: int, seed: int,
+           deterministic: bool, progress: str | None, on_step: Callable[[VecEnv], object] | None) -> MatchResult:
+    """Step `env` until every game slot has played its quota of games; count A's results."""
+    seats = env.game_seats
+    rows = env.num_agents
+    slots = rows // seats
+    quota = np.full(slots, games // slots) + (np.arange(slots) < games % slots)
+    counted = np.zeros(slots, np.int64)
+    played = np.zeros(slots, np.int64)  # games started per slot: A's seat is (slot + played) % seats
+    totals = {"wins": 0, "draws": 0, "losses": 0, "no_result": 0}
+    by_seat = np.zeros(seats, np.int64)
+    slot_of_row, seat_of_row = np.arange(rows) // seats, np.arange(rows) % seats
+    players: list[Agent] = [agent] if isinstance(other, str) else [agent, other]
+    states: list[Any] = [None] * len(players)
+    starts = np.ones(rows, bool)
+    if env.agents_per_batch != rows:
+        raise APIUsageError(f"a match steps every row at once; this env serves {env.agents_per_batch} of {rows} rows "
+                            "per batch (vec.env_batch_size).")
+    env.async_reset(seed)
+    obs = env.recv()[0]
+    last_line = time.monotonic()
+    while (counted < quota).any():
+        a_seat = (np.arange(slots) + played) % seats
+        a_rows = seat_of_row == a_seat[slot_of_row]
+        acts = []
+        for i, player in enumerate(players):
+            act, states[i] = player.act(obs, states[i], deterministic=deterministic, episode_start=starts)
+            acts.append(np.asarray(act))
+        actions = acts[0]
+        if len(acts) == 2:  # B's actions where B holds the row
+            actions[~a_rows] = acts[1][~a_rows]
+        env.send(actions)
+        obs, _, terminals, truncations, *_ = env.recv()
+        if on_step is not None:
+            on_step(env)
+        starts = np.asarray(terminals) | np.asarray(truncations)
+        ended = np.flatnonzero(starts[seat_of_row == 0] if seats > 1 else starts)
+        for slot in ended:
+            if counted[slot] < quota[slot]:
+                seat = int(a_seat[slot])
+                outcome = float(env.outcomes[slot * seats + seat])
+                key = ("no_result" if math.isnan(outcome) else "wins" if outcome == 1.0
+                       else "draws" if outcome == 0.5 else "losses" if outcome == 0.0 else None)
+                if key is None:
+                    raise APIUsageError(f"{env_id}: outcome {outcome!r} of a game is not 1, 0.5, 0 or NaN "
+                                        "(pufferlib.environment's contract).")
+                totals[key] += 1
+                by_seat[seat] += 1
+                counted[slot] += 1
+            played[slot] += 1
+        if progress and time.monotonic() - last_line >= PROGRESS_SECONDS:
+            last_line = time.monotonic()
+            print(f"{progress}: {int(counted.sum())}/{games} games", file=sys.stderr, flush=True)
+    return MatchResult(player_name(agent), player_name(other), env_id, totals["wins"], totals["draws"],
+                       totals["losses"], totals["no_result"], tuple(int(n) for n in by_seat))
+
+
+__all__ = ["BUILT_IN", "MatchResult", "play_match", "player_name", "resolve"]

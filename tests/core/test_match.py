@@ -1,0 +1,80 @@
+"""`pufferlib.match` and `puffer match`: the counting rule, the score and its interval, seats,
+built-in players, and the errors for what cannot be a match."""
+
+import json
+
+import pytest
+
+from pufferlib import cli
+from pufferlib.agent import build
+from pufferlib.config import env_config, load_default, merge
+from pufferlib.errors import APIUsageError
+from pufferlib.match import MatchResult, play_match
+
+
+def untrained(env_id):
+    return build(env_id, merge(load_default(), env_config(env_id)[0]))
+
+
+@pytest.fixture(scope="module")
+def connect4():
+    return untrained("ocean-connect4")
+
+
+def test_an_agent_against_itself_scores_one_half_within_its_interval_on_both_seats_equally(connect4):
+    result = play_match("ocean-connect4", connect4, connect4, 200, seed=1)
+    low, high = result.interval()
+    assert result.games == 200 and result.games_by_seat == (100, 100)
+    assert low < 0.5 < high
+    assert play_match("ocean-connect4", connect4, connect4, 200, seed=1) == result  # seeded: the same games
+
+
+def test_against_a_built_in_player_the_result_is_from_a_side(connect4):
+    result = play_match("ocean-connect4", connect4, "scripted", 100, seed=2)
+    assert result.score < 0.2 and result.b == "scripted"  # the scripted player wins and blocks
+    flipped = play_match("ocean-connect4", "scripted", connect4, 100, seed=2)
+    assert (flipped.wins, flipped.losses, flipped.draws) == (result.losses, result.wins, result.draws)
+    assert flipped.a == "scripted"
+
+
+@pytest.mark.parametrize("games, num_envs", [(10, 4), (7, 3), (1, None)])
+def test_exactly_the_asked_games_are_counted_split_over_the_slots(connect4, games, num_envs):
+    result = play_match("ocean-connect4", connect4, "random", games, seed=0, num_envs=num_envs)
+    assert result.games + result.no_result == games == sum(result.games_by_seat)
+
+
+def test_the_wilson_interval_of_a_hand_computed_case():
+    result = MatchResult("a", "b", "env", wins=8, draws=0, losses=2, no_result=0, games_by_seat=(5, 5))
+    assert result.score == 0.8
+    low, high = result.interval()
+    assert low == pytest.approx(0.4902, abs=1e-4) and high == pytest.approx(0.9433, abs=1e-4)
+    drawn = MatchResult("a", "b", "env", wins=0, draws=4, losses=0, no_result=1, games_by_seat=(2, 2))
+    assert drawn.score == 0.5 and drawn.games == 4 and "1 without a result, not scored" in drawn.summary()
+
+
+def test_what_cannot_be_a_match_is_a_clear_error(connect4):
+    with pytest.raises(APIUsageError, match="at least one agent"):
+        play_match("ocean-connect4", "random", "scripted", 10)
+    with pytest.raises(APIUsageError, match="declares no games"):
+        play_match("ocean-squared", untrained("ocean-squared"), "random", 10)
+    with pytest.raises(APIUsageError, match="different spaces"):
+        play_match("ocean-connect4", connect4, untrained("ocean-squared"), 10)
+    with pytest.raises(APIUsageError, match="games must be an int >= 1"):
+        play_match("ocean-connect4", connect4, connect4, 0)
+
+
+def test_puffer_match_of_a_trained_run_against_scripted_and_itself(tmp_path, capsys):
+    data = str(tmp_path)
+    assert cli.main(["train", "ocean-connect4", "--train.total-timesteps", "2048", "--vec.num-envs", "16",
+                     "--train.batch-size", "1024", "--train.minibatch-size", "512", "--train.data-dir", data]) == 0
+    capsys.readouterr()
+    assert cli.main(["match", "ocean-connect4", "latest", "scripted", "--games", "20", "--data-dir", data]) == 0
+    line = capsys.readouterr().out
+    assert "vs scripted on ocean-connect4" in line and "in 20 games" in line and "95% interval" in line
+    (run,) = tmp_path.iterdir()
+    assert cli.main(["match", "ocean-connect4", str(run), str(next(run.glob("model_*.pt"))), "--games", "20",
+                     "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == 20 and result["games_by_seat"] == [10, 10] and result["ci95"][0] < 0.5 < result["ci95"][1]
+    assert cli.main(["match", "ocean-connect4", "random", "scripted"]) == 2
+    assert "needs at least one agent" in capsys.readouterr().err
