@@ -49,6 +49,8 @@ class Findings:
     final_ok: bool = True  # every final observation of the rollout lay within the observation space
     masks_any: bool = False  # some agent row was live in the rollout
     steps_per_second: float = float("nan")  # agent steps per second of the rollout
+    games: int = 0  # games that ended in the rollout (envs of games)
+    game_problems: list[str] = field(default_factory=list)  # how the rollout broke the game contract
 
 
 @dataclass
@@ -191,9 +193,45 @@ def _check_auto_reset(ctx: Context) -> Result:
             final_ok &= all(obs_space.contains(row) for row in vec.final_observations[done])
         if not np.isfinite(rewards).all():
             raise APIUsageError("a reward is NaN or infinite")
+        if vec.game_seats and done.any():
+            seen.games += _judge_games(vec.game_seats, done, vec.outcomes, seen.game_problems)
     seen.steps_per_second = ctx.steps * rows / max(time.perf_counter() - start, 1e-9)
     seen.ended, seen.stats, seen.final_ok, seen.masks_any = ended, stats, final_ok, masks_any
     return PASS, f"{ctx.steps} random steps, {ended} agent episodes ended"
+
+
+def _judge_games(seats: int, done: np.ndarray, outcomes: np.ndarray, problems: list[str]) -> int:
+    """Judge one step of an env of games against `pufferlib.environment`'s contract: the rows of a
+    game end together, with outcomes 1, 0.5, 0 or NaN (a two-seat game's adding up to 1).
+    Appends what is wrong to `problems` (the first few); returns the games that ended."""
+    by_game = done.reshape(-1, seats)
+    ended = by_game.all(axis=1)
+    for g in np.flatnonzero(by_game.any(axis=1) & ~ended)[:1]:
+        problems.append(f"game {g} (rows {g * seats}..{g * seats + seats - 1}): rows "
+                        f"{[g * seats + i for i in np.flatnonzero(by_game[g])]} ended without the others")
+    for g in np.flatnonzero(ended):
+        result = outcomes[g * seats:(g + 1) * seats]
+        if not all(np.isnan(o) or o in (0.0, 0.5, 1.0) for o in result):
+            problems.append(f"game {g}: outcomes {result.tolist()} are not 1, 0.5, 0 or NaN")
+        elif seats == 2 and not np.isnan(result).any() and result.sum() != 1.0:
+            problems.append(f"game {g}: outcomes {result.tolist()} of a two-seat game do not add up to 1 "
+                            "(a win and a loss, or two draws)")
+    del problems[3:]
+    return int(ended.sum())
+
+
+def _check_games(ctx: Context) -> Result:
+    """An env of games (`game_seats`) ends a game's rows together, with outcomes in the contract."""
+    seats = ctx.vec.game_seats
+    if not seats:
+        return SKIP, "not an env of games (game_seats = 0)"
+    if ctx.seen.game_problems:
+        return FAIL, "; ".join(ctx.seen.game_problems), \
+            ("end every row of a game in one step and write each row's outcomes (1 win, 0.5 draw, 0 loss, "
+             "NaN: no result) in that step; see pufferlib.environment")
+    if not ctx.seen.games:
+        return WARN, f"no game ended in {ctx.steps} steps", "run more steps (--steps) or shorten games"
+    return PASS, f"{ctx.seen.games} games of {seats} seat(s) ended with their outcomes"
 
 
 def _check_masks(ctx: Context) -> Result:
@@ -321,6 +359,7 @@ CHECKS: list[tuple[str, Callable[[Context], Result]]] = [
 ]
 AFTER_ROLLOUT: list[tuple[str, Callable[[Context], Result]]] = [
     ("masks", _check_masks), ("final observations", _check_final), ("episode stats", _check_stats),
+    ("games", _check_games),
     ("determinism", _check_determinism), ("render modes", _check_render), ("speed", _check_speed),
 ]
 STEPS = [*CHECKS, *AFTER_ROLLOUT, ("close", _check_close)]

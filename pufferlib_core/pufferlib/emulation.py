@@ -283,6 +283,9 @@ class PettingZooPufferEnv(_Emulated):
         self.render_mode = getattr(self.env, "render_mode", None)
         self._slot = {agent: i for i, agent in enumerate(self.possible_agents)}
         self._setup(obs_space, act_space, len(self.possible_agents), buf)
+        #: A parallel env of games (`pufferlib.turn_based` sets it) reports each seat's result as the
+        #: "outcome" of its final info, written to its `outcomes` row (`pufferlib.environment`).
+        self.game_seats = int(getattr(self.env, "game_seats", 0) or 0)
         self._returns = np.zeros(self.num_agents, np.float64)
         self._seen = np.zeros(self.num_agents, bool)
         self.episode_length = 0
@@ -360,6 +363,11 @@ class PettingZooPufferEnv(_Emulated):
             self.masks &= ~ended
             infos = [info for agent, done in zip(self.possible_agents, ended)
                      if done and (info := (step_infos or {}).get(agent))]  # the finishing agents' own infos
+            if self.game_seats:
+                for agent in self.possible_agents:
+                    if ended[slot[agent]]:
+                        outcome = (step_infos or {}).get(agent, {}).get("outcome")
+                        self.outcomes[slot[agent]] = np.nan if outcome is None else outcome
         if not self.env.agents:
             infos.append({"episode_return": float(self._returns[self._seen].mean()),
                           "episode_length": self.episode_length})

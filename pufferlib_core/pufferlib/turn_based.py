@@ -24,9 +24,11 @@ through when the env cannot be converted to the parallel API (its metadata says
 one-agent env: the agent `LEARNER` holds one seat, drawn at random per game, and every other seat
 is played here by uniformly random legal actions (legal: the "action_mask" of its observation or
 info, when it has one). The draws come from a generator seeded by `reset(seed)`, so a seed
-repeats the games. The learner's info dict at each game's end holds the game's outcome for its
+repeats the games. An agent's info dict at its game's end holds the game's outcome for its
 seat: `outcome` (win 1, draw 0.5, loss 0: its game return above, equal to or below the best of
 the other seats'), and `win`, `draw`, `loss` (each 1 or 0), whose means over episodes are the rates.
+`game_seats` (`pufferlib.environment`'s game contract: the seats, or 1 against an opponent) makes
+the emulation write each `outcome` to its row's `outcomes`, for `pufferlib.match` and self-play.
 """
 
 from __future__ import annotations
@@ -72,6 +74,9 @@ class TurnBasedParallelEnv(ParallelEnv):
         self.render_mode = getattr(env, "render_mode", None)
         self.seats: list[Hashable] = list(env.possible_agents)
         self.possible_agents = [LEARNER] if self._versus else list(self.seats)
+        #: `pufferlib.environment`'s game contract: every seat is a row of one game, or the one
+        #: learner row plays against the opponent here.
+        self.game_seats = 1 if self._versus else len(self.seats)
         self.agents: list[Hashable] = []
         # reported agent -> the seat it plays: every seat itself, or the learner's seat of this game
         self._rows: dict[Hashable, Hashable] = {} if self._versus else {seat: seat for seat in self.seats}
@@ -193,8 +198,7 @@ class TurnBasedParallelEnv(ParallelEnv):
             if seat in self._ended and seat not in self._reported:
                 self._reported.add(seat)
                 obs[agent], terms[agent], truncs[agent], infos[agent] = self._ended[seat]
-                if self._versus:
-                    infos[agent].update(self._outcome(seat))
+                infos[agent].update(self._outcome(seat))
         self._pending = dict.fromkeys(self.seats, 0.0)
         self.agents = self._turn()
         for agent in self.agents:

@@ -78,3 +78,32 @@ def test_puffer_match_of_a_trained_run_against_scripted_and_itself(tmp_path, cap
     assert result["games"] == 20 and result["games_by_seat"] == [10, 10] and result["ci95"][0] < 0.5 < result["ci95"][1]
     assert cli.main(["match", "ocean-connect4", "random", "scripted"]) == 2
     assert "needs at least one agent" in capsys.readouterr().err
+
+
+def test_turn_based_pettingzoo_games_are_games_with_their_action_masks():
+    agent = untrained("pettingzoo-tictactoe")
+    result = play_match("pettingzoo-tictactoe", agent, agent, 60, seed=1)
+    assert result.games == 60 and result.games_by_seat == (30, 30) and result.no_result == 0
+    against_random = play_match("pettingzoo-tictactoe", agent, "random", 30, seed=1)
+    assert against_random.games == 30 and against_random.games_by_seat == (30,)
+
+
+@pytest.mark.parametrize("backend, workers", [("serial", None), ("multiprocessing", 2)])
+def test_outcomes_reach_the_trainer_side_on_every_backend(backend, workers):
+    """Two-seat connect4, seat 0 stacking column 0 and seat 1 column 1: seat 0 wins every game at
+    its 4th move (step 7), in every copy, and the outcomes say so on the vector's rows."""
+    import numpy as np
+
+    import pufferlib
+
+    env = pufferlib.make("ocean-connect4", num_envs=4, num_workers=workers, backend=backend, opponent="none")
+    try:
+        assert env.game_seats == 2 and env.num_agents == 8
+        env.async_reset(1)
+        env.recv()
+        for step in range(7):
+            env.send(np.tile(np.array([0, 1], np.int32), 4))
+            _, _, terminals, _, _, ids, _ = env.recv()
+        assert terminals.all() and env.outcomes[ids].tolist() == [1.0, 0.0] * 4
+    finally:
+        env.close()

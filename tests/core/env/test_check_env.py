@@ -68,8 +68,47 @@ def test_a_good_env_passes_every_check():
     assert {c.name: c.status for c in report.checks} == {
         "isolation": PASS, "spaces": PASS, "return values": PASS, "observations": PASS, "buffers": PASS,
         "action bounds": PASS, "auto-reset": PASS, "masks": PASS, "final observations": PASS,
-        "episode stats": PASS, "determinism": PASS, "render modes": PASS, "speed": PASS, "close": PASS}
-    assert report.steps_per_second > 0 and "OK: 14/14" in str(report)
+        "episode stats": PASS, "games": SKIP, "determinism": PASS, "render modes": PASS, "speed": PASS,
+        "close": PASS}
+    assert report.steps_per_second > 0 and "OK: 15/15" in str(report)
+
+
+class Game(pufferlib.PufferEnv):
+    """Two seats of one game of 3 steps: seat 0 wins. `flaw`: "apart" ends seat 0 a step before seat 1,
+    "both_win" gives both seats a win, "score" writes a score (3.0) instead of an outcome."""
+
+    game_seats = 2
+
+    def __init__(self, buf=None, flaw=None):
+        self.single_observation_space = spaces.Box(0, 1, (1,), np.float32)
+        self.single_action_space = spaces.Discrete(2)
+        self.num_agents, self.flaw, self.tick = 2, flaw, 0
+        super().__init__(buf)
+
+    def reset(self, seed=None):
+        self.tick = 0
+        return self.observations, []
+
+    def step(self, actions):
+        self.tick += 1
+        self.terminals[:] = [self.tick >= (2 if self.flaw == "apart" else 3), self.tick >= 3]
+        if self.terminals[1]:
+            self.outcomes[:] = {"both_win": [1, 1], "score": [3, 0]}.get(self.flaw, [1, 0])
+            self.tick = 0
+        infos = [{"episode_return": 0.0, "episode_length": 3}] if self.terminals[1] else []
+        return self.observations, self.rewards, self.terminals, self.truncations, infos
+
+
+@pytest.mark.parametrize("flaw, problem", [(None, None), ("apart", "ended without the others"),
+                                           ("both_win", "do not add up to 1"),
+                                           ("score", "are not 1, 0.5, 0 or NaN")])
+def test_an_env_of_games_is_checked_against_the_game_contract(flaw, problem):
+    report = pufferlib.check_env(functools.partial(Game, flaw=flaw), steps=16)
+    if problem is None:
+        assert report["games"].status == PASS and "games of 2 seat(s)" in report["games"].detail
+    else:
+        assert report["games"].status == FAIL and problem in report["games"].detail, str(report)
+        assert "pufferlib.environment" in report["games"].hint
 
 
 @pytest.mark.parametrize("flaw, check, hint", [

@@ -61,7 +61,10 @@ def test_the_seat_that_did_not_move_gets_its_loss():
     _, rewards, terminals, _, infos = play(env, 2)  # player_1 completes 0-1-2
     np.testing.assert_array_equal(rewards, [1, -1])  # player_2 loses on player_1's move
     np.testing.assert_array_equal(terminals, [True, True])
-    assert infos == [{"episode_return": 0.0, "episode_length": 5}]  # the mean over seats, as for parallel envs
+    assert infos == [{"outcome": 1.0, "win": 1.0, "draw": 0.0, "loss": 0.0},  # each seat's result
+                     {"outcome": 0.0, "win": 0.0, "draw": 0.0, "loss": 1.0},
+                     {"episode_return": 0.0, "episode_length": 5}]  # the mean over seats, as for parallel envs
+    assert env.game_seats == 2 and env.outcomes.tolist() == [1.0, 0.0]  # the game contract's rows
 
 
 def test_a_game_end_ends_every_seat_and_the_next_game_starts():
