@@ -36,7 +36,7 @@ from pufferlib.cpu.cores import usable_cores
 from pufferlib.cpu.threads import OtherLoad, ThreadTuner, candidate_counts, set_torch_threads, torch_threads
 from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
 from pufferlib.protocols import VecEnv
-from pufferlib.train import checkpoint, normalize, ppo
+from pufferlib.train import checkpoint, normalize, ppo, selfplay
 from pufferlib.train.dashboard import Dashboard
 from pufferlib.train.eval_during_training import BEST_NAME, TrainingEval
 from pufferlib.train.eval_during_training import enabled as eval_enabled
@@ -44,6 +44,7 @@ from pufferlib.train.gradient import Gradient, microbatch_count
 from pufferlib.train.log_steps import LogSteps, all_reduce_mean
 from pufferlib.train.metrics import MetricsFile
 from pufferlib.train.rollout import Rollout
+from pufferlib.train.selfplay import SelfPlay
 from pufferlib.train.storage import RolloutStorage
 
 #: A minibatch as `PuffeRL._minibatches` hands it out: (segment indices, importance weights or
@@ -123,6 +124,8 @@ class PuffeRL:
             set_torch_threads(cfg["cpu_threads"])
         elif device.type == "cpu":
             self.thread_tuner = ThreadTuner(candidate_counts(usable_cores()), others=OtherLoad())
+        if self.config["selfplay"]["enabled"]:
+            selfplay.check(env, self.config["selfplay"], int(os.environ.get("WORLD_SIZE", "1")))
         seed_everything(cfg)
         policy = self._trainable_policy(policy, set(given.get("policy", {})), env, cfg)
         microbatches = self._check_batch_sizes(cfg, default["train"], env, policy, device)
@@ -140,6 +143,11 @@ class PuffeRL:
                                  self.rollout.nvec, self.loss_config, self._params, self._autocast, microbatches,
                                  threads)
         self._init_run_state(run_dir, dashboard, cfg)
+        self.selfplay: SelfPlay | None = None
+        if self.config["selfplay"]["enabled"]:
+            self.selfplay = SelfPlay(env, self.policy, self.config["selfplay"], self.run_dir, self._claim_run_dir,
+                                     self.device, {"config": self.config, "env_id": self.env_id}, cfg["seed"])
+            self.rollout.selfplay = self.selfplay
         self._hook("pufferlib_train_start", trainer=self)
 
     # -- construction helpers ------------------------------------------------------------
@@ -320,6 +328,8 @@ class PuffeRL:
         with torch_threads(1) if self.gradient.workers is not None else nullcontext():
             self._train_batch(cfg, data)
         self.epoch += 1
+        if self.selfplay is not None:
+            self.selfplay.maybe_snapshot(self.global_step)
         if self.thread_tuner is not None:
             self.thread_tuner.step(data.batch_size)
         if cfg["checkpoint_interval"] > 0 and self.epoch % cfg["checkpoint_interval"] == 0:
@@ -510,6 +520,8 @@ class PuffeRL:
         metrics.update({f"losses/{k}": v for k, v in self.losses.items()})
         metrics.update(self._eval_metrics)
         self._eval_metrics = {}
+        if self.selfplay is not None:
+            metrics.update(self.selfplay.stats())
         accounted = sum(self.profile.values())
         for key in ("env", "forward", "learn", "copy", *(("eval",) if "eval" in self.profile else ())):
             metrics[f"performance/{key}"] = self.profile[key] / elapsed
@@ -621,6 +633,8 @@ class PuffeRL:
         if self.rank == 0:
             self.log_steps.write(self.global_step)
         self.log_steps.close()
+        if self.selfplay is not None:
+            self.selfplay.close()
         if self._run_lock is not None:
             self._run_lock.close()
             self._run_lock = None

@@ -101,7 +101,7 @@ def test_outcomes_reach_the_trainer_side_on_every_backend(backend, workers):
         assert env.game_seats == 2 and env.num_agents == 8
         env.async_reset(1)
         env.recv()
-        for step in range(7):
+        for _ in range(7):
             env.send(np.tile(np.array([0, 1], np.int32), 4))
             _, _, terminals, _, _, ids, _ = env.recv()
         assert terminals.all() and env.outcomes[ids].tolist() == [1.0, 0.0] * 4

@@ -42,6 +42,7 @@ from gymnasium import spaces
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import Batch, VecEnv
 from pufferlib.train.acting import ALL_ROWS, Actor, LSTMState, RowIndex
+from pufferlib.train.selfplay import SelfPlay
 from pufferlib.train.storage import RolloutStorage
 from pufferlib.train.writers import ColumnWriter, RowWriter
 
@@ -130,6 +131,9 @@ class Rollout:
         else:
             self._writer = self._row_writer = RowWriter(self.storage, self.actor.box)
         self.held: Rows | None = None  # the observations that end a batch begin the next
+        #: Self-play (`pufferlib.train.selfplay`): snapshots act on the rows they hold, which are
+        #: masked out of training; set by the trainer before the first collect().
+        self.selfplay: SelfPlay | None = None
         self.infos: dict[str, list[float]] = defaultdict(list)
         self._grad_mode: Callable[[], AbstractContextManager[None]] = torch.inference_mode  # see collect()
         env.async_reset()
@@ -267,12 +271,17 @@ class Rollout:
                 self.held = (obs.copy(), None, np.array(masks, copy=True), starts)  # rows: all, in order
                 break
             send = actor.to_env(action)
+            if self.selfplay is not None:
+                self.selfplay.act_opponents(obs, None, send)
             keep((obs_dev, action, logprob, value))
             if recurrent:
                 assert state is not None  # a recurrent actor has a state
                 storage.store_segment_state(ALL_ROWS, t, ALL_ROWS, state)
                 actor.keep_state(ALL_ROWS, new_state)
             obs, rewards, terminals, truncations, _, _, masks = self._send_recv(timer, send)
+            if self.selfplay is not None:
+                self.selfplay.observe(None, terminals, truncations)
+                masks = self.selfplay.train_masks(masks, None)
             # returns how many rows truncated: rarely any, and then their final values are due
             if columns.close_step(t, obs, masks, rewards, terminals, truncations) and self._writes_final:
                 self._final_values(self._all_rows, t, terminals, truncations)
@@ -283,6 +292,8 @@ class Rollout:
     def _first_rows(self, timer: PhaseTimer) -> Rows:
         """The reset's observations, masks and starts (its recv() closes no step)."""
         obs, _, terminals, truncations, _, _, masks = self._send_recv(timer, None)
+        if self.selfplay is not None:
+            masks = self.selfplay.train_masks(masks, None)
         return obs, None, masks, terminals | truncations
 
     # -- the general loop: recv() returns groups of rows --------------------------------------
@@ -301,6 +312,8 @@ class Rollout:
             obs_dev = torch.from_numpy(obs).to(dev)
             (action, logprob, value, new_state), state = self._act(timer, obs_dev, starts, index)
             send = actor.to_env(action)
+            if self.selfplay is not None:
+                self.selfplay.act_opponents(obs, ids, send)
             if room is not None:
                 writer.write(ids, t, room, obs, obs_dev, action, send, logprob, value, starts, masks, state)
             if writer.bootstrap(ids, t, value):  # the batch is complete; these observations start the next
@@ -319,6 +332,9 @@ class Rollout:
         assert writer is not None  # made for the general case
         obs, rewards, terminals, truncations, _, ids, masks = self._send_recv(timer, send)
         ids = np.asarray(ids)
+        if self.selfplay is not None:
+            self.selfplay.observe(ids, terminals, truncations)
+            masks = self.selfplay.train_masks(masks, ids)
         closed = writer.close(ids, rewards, terminals, truncations)
         if closed is not None and self._writes_final and np.count_nonzero(truncations):
             rows, t, sel = closed

@@ -1,0 +1,351 @@
+"""Self-play: the learner plays frozen snapshots of itself in a share of the games (`[selfplay]`).
+
+Contract:
+- The env is one of competitive games of two or more seats (`game_seats`, see
+  `pufferlib.environment`): every seat an agent (e.g. `--env.opponent none`).
+- Each game slot (a block of `game_seats` rows), at each game's start, plays either a mirror
+  game (the learner on every seat; every row trained) or, with probability `opponent_share`
+  once the pool holds a snapshot, a game against one snapshot: the learner holds one seat
+  drawn at random, the snapshot every other seat. The snapshot's rows take its actions (no
+  gradients, its own LSTM state per row) and are masked out of training (weight 0).
+- The pool: snapshots of the learner's weights in RUN_DIR/pool (checkpoint files, weights only,
+  which `puffer match` and `pufferlib.load` read too, and `pool.json`). The first is taken after the first
+  epoch; then one every `snapshot_interval` agent steps, and one as soon as the learner's score
+  against the pool since the last snapshot, over at least `min_games` games, passes
+  `win_threshold`. At most `pool_size` snapshots: the oldest and the newest always stay, and a
+  new one evicts the snapshot whose neighbours are closest in steps (the pool stays spread).
+- Opponents are drawn by `sampler`: "recency" (weight 0.7 ** k for the k-th newest) or "pfsp"
+  (prioritized fictitious self-play: weight (1 - s) ** 2, s the learner's score against it,
+  (wins + draws / 2 + 1) / (games + 2)): harder opponents more often.
+- Ratings: an online Elo (K = `elo_k`) of the learner and of each snapshot, updated after every
+  game against it; a new snapshot starts at the learner's rating.
+- Logged (`stats`): selfplay/score, win_rate, draw_rate, loss_rate against the pool since the
+  last log (games without a result are left out), selfplay/games, pool_size and elo.
+- `pool.json` holds the pool, the per-snapshot counts and the ratings: `--resume` (the same run
+  folder) continues with them. An unreadable pool.json or snapshot file is skipped with a warning.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from pufferlib.errors import APIUsageError, CheckpointError
+from pufferlib.protocols import VecEnv
+from pufferlib.train import checkpoint
+from pufferlib.train.acting import Actor
+
+POOL_DIR = "pool"
+POOL_FILE = "pool.json"
+SAMPLERS = ("recency", "pfsp")
+#: Weight ratio between consecutive snapshots under the "recency" sampler.
+RECENCY_DECAY = 0.7
+START_ELO = 1000.0
+
+
+class Counts:
+    """Wins, draws and losses (of the learner), with the games and the score they make."""
+
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        """(wins + draws / 2) / games; NaN without games."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
+
+    def add(self, outcome: float) -> None:
+        """Count one game of result `outcome` (1, 0.5 or 0)."""
+        if outcome == 1.0:
+            self.wins += 1
+        elif outcome == 0.5:
+            self.draws += 1
+        else:
+            self.losses += 1
+
+
+@dataclass
+class Snapshot(Counts):
+    """One frozen policy of the pool: its file, the step it was taken at, the learner's games
+    against it and its rating."""
+
+    file: str
+    step: int
+    elo: float = START_ELO
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    def learner_score(self) -> float:
+        """The learner's score against this snapshot, with one win and one loss as a prior."""
+        return (self.wins + 0.5 * self.draws + 1) / (self.games + 2)
+
+
+@dataclass
+class Tally(Counts):
+    """The learner's games against the pool (since the last log or snapshot)."""
+
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+
+@dataclass
+class PoolState:
+    """What pool.json holds."""
+
+    snapshots: list[Snapshot] = field(default_factory=list)
+    learner_elo: float = START_ELO
+    last_snapshot_step: int = 0
+    since_snapshot: Tally = field(default_factory=Tally)
+
+
+def elo_update(learner: float, opponent: float, score: float, k: float) -> tuple[float, float]:
+    """Both ratings after one game in which the learner scored `score` (1, 0.5 or 0)."""
+    expected = 1.0 / (1.0 + 10.0 ** ((opponent - learner) / 400.0))
+    delta = k * (score - expected)
+    return learner + delta, opponent - delta
+
+
+def sampling_weights(snapshots: list[Snapshot], sampler: str) -> np.ndarray:
+    """The probability of drawing each snapshot (oldest first) under `sampler` (module docstring)."""
+    if sampler == "recency":
+        weights = RECENCY_DECAY ** np.arange(len(snapshots) - 1, -1, -1, dtype=np.float64)
+    else:
+        weights = np.array([(1.0 - s.learner_score()) ** 2 for s in snapshots], np.float64)
+    return weights / weights.sum()
+
+
+def eviction_index(steps: list[int]) -> int:
+    """Which snapshot to drop from a pool of `steps` (oldest first, at least 3): never the oldest or
+    the newest; the one whose neighbours are closest in steps (the earlier one on ties)."""
+    gaps = [steps[i + 1] - steps[i - 1] for i in range(1, len(steps) - 1)]
+    return 1 + int(np.argmin(gaps))
+
+
+def check(env: VecEnv, config: Mapping[str, Any], world_size: int = 1) -> int:
+    """The env's seats per game; APIUsageError when self-play cannot run on it (before a trainer
+    acquires anything)."""
+    seats = int(getattr(env, "game_seats", 0) or 0)
+    if seats < 2:
+        raise APIUsageError(
+            f"[selfplay] needs an env of games whose seats are all agents (game_seats >= 2), but this env has "
+            f"game_seats = {seats}" + (": pass --env.opponent none" if seats == 1 else
+                                       " (see pufferlib.environment's game contract)") + ".")
+    if config["sampler"] not in SAMPLERS:
+        raise APIUsageError(f"selfplay.sampler = {config['sampler']!r} must be one of {list(SAMPLERS)}.")
+    if world_size > 1:
+        raise APIUsageError("[selfplay] under torchrun is not supported yet: the pool belongs to one process. "
+                            "Train self-play on one rank.")
+    return seats
+
+
+class SelfPlay:
+    """The pool, the opponents' actions and the game bookkeeping of one self-play run.
+
+    `env`: the vectorized env of games; `policy`: the learner (snapshots copy it); `config`: the
+    `[selfplay]` section; `run_dir`: the run folder (a resumed run's pool is read there);
+    `claim()`: the run folder, claimed for writing (made on first use); `meta`: what each snapshot
+    file holds besides the weights (the run's config and env id: a snapshot is a checkpoint that
+    `puffer match` and `pufferlib.load` read); `seed`: the draws.
+    """
+
+    def __init__(self, env: VecEnv, policy: torch.nn.Module, config: Mapping[str, Any], run_dir: Path,
+                 claim: Callable[[], Path], device: torch.device, meta: Mapping[str, Any],
+                 seed: int | None = None):
+        seats = check(env, config)
+        self.env, self.policy, self.config, self.device = env, policy, dict(config), device
+        self._run_dir, self._claim, self._meta = run_dir, claim, dict(meta)
+        self.seats, self.rows = seats, env.num_agents
+        self.slots = self.rows // seats
+        self.rng = np.random.default_rng(seed)
+        self.state = PoolState()
+        self._loaded: dict[str, tuple[torch.nn.Module, Actor]] = {}
+        self.opponent = np.full(self.slots, -1, np.int64)  # per slot: -1 mirror, else index into the pool
+        self.learner_seat = np.zeros(self.slots, np.int64)
+        self.learner_rows = np.ones(self.rows, bool)  # rows the learner holds (trained)
+        self.starts = np.ones(self.rows, bool)  # rows whose game starts at the next action
+        self.logged = Tally()
+        self._seat_of_row = np.arange(self.rows) % seats
+        self._slot_of_row = np.arange(self.rows) // seats
+        self._restore()
+        self._start_games(np.arange(self.slots))
+
+    # -- the pool ------------------------------------------------------------------------
+    @property
+    def pool_dir(self) -> Path:
+        """RUN_DIR/pool, where the snapshots and pool.json are (reading it claims no folder)."""
+        return self._run_dir / POOL_DIR
+
+    def _restore(self) -> None:
+        """Read pool.json of the run folder when it has one (a resumed run)."""
+        path = self.pool_dir / POOL_FILE
+        if not path.exists():
+            return
+        try:
+            raw = json.loads(path.read_text())
+            self.state = PoolState([Snapshot(**s) for s in raw["snapshots"]], float(raw["learner_elo"]),
+                                   int(raw["last_snapshot_step"]), Tally(**raw["since_snapshot"]))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            warnings.warn(f"{path}: not a readable self-play pool ({type(exc).__name__}: {exc}); starting a new "
+                          "pool", stacklevel=3)
+            self.state = PoolState()
+            return
+        kept = []
+        for snap in self.state.snapshots:
+            if self._policy_of(snap) is not None:
+                kept.append(snap)
+        self.state.snapshots = kept
+
+    def _save_state(self) -> None:
+        self._claim()
+        self.pool_dir.mkdir(parents=True, exist_ok=True)
+        raw = {"snapshots": [asdict(s) for s in self.state.snapshots], "learner_elo": self.state.learner_elo,
+               "last_snapshot_step": self.state.last_snapshot_step,
+               "since_snapshot": asdict(self.state.since_snapshot)}
+        tmp = self.pool_dir / (POOL_FILE + ".tmp")
+        tmp.write_text(json.dumps(raw, indent=1))
+        tmp.replace(self.pool_dir / POOL_FILE)
+
+    def snapshot(self, step: int) -> Snapshot:
+        """Add the learner's current weights to the pool (evicting one past `pool_size`)."""
+        self._claim()
+        self.pool_dir.mkdir(parents=True, exist_ok=True)
+        snap = Snapshot(f"snapshot_{step:012d}.pt", step, elo=self.state.learner_elo)
+        weights = {k: v.detach().cpu().clone() for k, v in self.policy.state_dict().items()}
+        checkpoint.save(self.pool_dir / snap.file, {"policy": checkpoint.policy_state(weights), "optimizers": [],
+                                                    "global_step": step, "epoch": 0, **self._meta})
+        snaps = self.state.snapshots
+        snaps.append(snap)
+        while len(snaps) > max(2, int(self.config["pool_size"])):
+            dropped = snaps.pop(eviction_index([s.step for s in snaps]))
+            self._loaded.pop(dropped.file, None)
+            (self.pool_dir / dropped.file).unlink(missing_ok=True)
+        self.state.last_snapshot_step, self.state.since_snapshot = step, Tally()
+        self.opponent[self.opponent >= len(snaps)] = -1  # indices shift: redraw at those games' ends
+        self._save_state()
+        return snap
+
+    def maybe_snapshot(self, step: int) -> Snapshot | None:
+        """Take a snapshot when one is due at agent step `step` (module docstring); else None."""
+        since = self.state.since_snapshot
+        if not self.state.snapshots:
+            return self.snapshot(step)
+        interval = int(self.config["snapshot_interval"])
+        if interval > 0 and step - self.state.last_snapshot_step >= interval:
+            return self.snapshot(step)
+        if since.games >= int(self.config["min_games"]) and since.score > float(self.config["win_threshold"]):
+            return self.snapshot(step)
+        return None
+
+    def _policy_of(self, snap: Snapshot) -> tuple[torch.nn.Module, Actor] | None:
+        """The frozen policy of `snap` and its actor (loaded once); None when its file is unreadable."""
+        if snap.file not in self._loaded:
+            path = self.pool_dir / snap.file
+            try:
+                frozen = copy.deepcopy(self.policy)
+                checkpoint.load_policy(frozen, checkpoint.load(path, map_location=self.device))
+            except (CheckpointError, APIUsageError, OSError) as exc:
+                warnings.warn(f"{path}: not a snapshot of this policy ({type(exc).__name__}: {exc}); skipped",
+                              stacklevel=3)
+                return None
+            frozen.eval().requires_grad_(False)
+            self._loaded[snap.file] = (frozen, Actor(self.env, frozen, self.device))
+        return self._loaded[snap.file]
+
+    # -- games ---------------------------------------------------------------------------
+    def _start_games(self, slots: np.ndarray) -> None:
+        """Draw who plays the next game of each of `slots`: a mirror game or a snapshot, and seats."""
+        snaps = self.state.snapshots
+        if not len(slots):
+            return
+        versus = (self.rng.random(len(slots)) < float(self.config["opponent_share"])) & bool(snaps)
+        opponents = np.full(len(slots), -1, np.int64)
+        if versus.any():
+            opponents[versus] = self.rng.choice(len(snaps), int(versus.sum()),
+                                                p=sampling_weights(snaps, self.config["sampler"]))
+        self.opponent[slots] = opponents
+        self.learner_seat[slots] = self.rng.integers(0, self.seats, len(slots))
+        rows = (slots[:, None] * self.seats + np.arange(self.seats)).ravel()
+        slot_of = self._slot_of_row[rows]
+        self.learner_rows[rows] = (self.opponent[slot_of] < 0) | (self._seat_of_row[rows] == self.learner_seat[slot_of])
+
+    def observe(self, ids: np.ndarray | None, terminals: np.ndarray, truncations: np.ndarray) -> None:
+        """After a recv() of rows `ids` (None: all, in order): count the games that ended against a
+        snapshot (outcome of the learner's seat) and draw the next games of their slots."""
+        done = np.asarray(terminals) | np.asarray(truncations)
+        rows = np.arange(self.rows) if ids is None else np.asarray(ids)
+        self.starts[rows] = done
+        if not done.any():
+            return
+        ended_rows = rows[done & (self._seat_of_row[rows] == 0)]
+        slots = self._slot_of_row[ended_rows]
+        outcomes = self.env.outcomes
+        for slot in slots[self.opponent[slots] >= 0]:
+            result = float(outcomes[slot * self.seats + self.learner_seat[slot]])
+            if math.isnan(result):
+                continue
+            snap = self.state.snapshots[self.opponent[slot]]
+            snap.add(result)
+            self.logged.add(result)
+            self.state.since_snapshot.add(result)
+            self.state.learner_elo, snap.elo = elo_update(self.state.learner_elo, snap.elo, result,
+                                                          float(self.config["elo_k"]))
+        self._start_games(slots)
+
+    def act_opponents(self, obs: np.ndarray, ids: np.ndarray | None, send: np.ndarray) -> None:
+        """Write the snapshots' actions into `send` for the rows of `obs` (rows `ids`, None: all)
+        that snapshots hold."""
+        rows = np.arange(self.rows) if ids is None else np.asarray(ids)
+        held = ~self.learner_rows[rows]
+        if not held.any():
+            return
+        positions = np.flatnonzero(held)
+        opponents = self.opponent[self._slot_of_row[rows[positions]]]
+        for index in np.unique(opponents):
+            loaded = self._policy_of(self.state.snapshots[index])
+            if loaded is None:
+                continue
+            _, actor = loaded
+            pos = positions[opponents == index]
+            global_rows = torch.from_numpy(rows[pos]).to(self.device)
+            with torch.inference_mode():
+                state = actor.state(global_rows, torch.from_numpy(self.starts[rows[pos]]).to(self.device))
+                action, _, _, new_state = actor.act(torch.from_numpy(obs[pos]).to(self.device), state, global_rows)
+                if actor.recurrent:
+                    actor.keep_state(global_rows, new_state)
+            send[pos] = actor.to_env(action)
+
+    def train_masks(self, masks: np.ndarray, ids: np.ndarray | None) -> np.ndarray:
+        """`masks` with the rows that snapshots hold masked out (not trained on)."""
+        return masks & (self.learner_rows if ids is None else self.learner_rows[np.asarray(ids)])
+
+    def stats(self) -> dict[str, float]:
+        """selfplay/* metrics since the last call (module docstring); the counts start over."""
+        tally, self.logged = self.logged, Tally()
+        out = {"selfplay/games": float(tally.games), "selfplay/pool_size": float(len(self.state.snapshots)),
+               "selfplay/elo": self.state.learner_elo}
+        if tally.games:
+            out.update({"selfplay/score": tally.score, "selfplay/win_rate": tally.wins / tally.games,
+                        "selfplay/draw_rate": tally.draws / tally.games,
+                        "selfplay/loss_rate": tally.losses / tally.games})
+        return out
+
+    def close(self) -> None:
+        """Write pool.json (the counts and ratings since the last snapshot)."""
+        if self.state.snapshots:
+            self._save_state()
