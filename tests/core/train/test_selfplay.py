@@ -1,0 +1,181 @@
+"""Self-play (`pufferlib.train.selfplay`): the pool (growth, eviction, files), sampling, Elo, seats
+and masks, resume, bad input, and a trainer run that logs selfplay/* and leaves its pool."""
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+import pufferlib
+from pufferlib import PuffeRL
+from pufferlib.agent import build
+from pufferlib.config import env_config, load_default, merge
+from pufferlib.errors import APIUsageError
+from pufferlib.train import selfplay
+from pufferlib.train.dashboard import Dashboard
+from pufferlib.train.selfplay import SelfPlay, Snapshot, elo_update, eviction_index, sampling_weights
+
+CONFIG = dict(load_default()["selfplay"], enabled=True)
+
+
+def connect4(num_envs=8):
+    return pufferlib.make("ocean-connect4", num_envs=num_envs, opponent="none", seed=1)
+
+
+def learner():
+    return build("ocean-connect4", merge(load_default(), env_config("ocean-connect4")[0])).policy
+
+
+def make_selfplay(tmp_path, env, policy=None, **config):
+    return SelfPlay(env, policy or learner(), {**CONFIG, **config}, tmp_path, lambda: tmp_path, torch.device("cpu"),
+                    {"config": {}, "env_id": "ocean-connect4"}, seed=0)
+
+
+def test_the_elo_update_of_hand_computed_games():
+    assert elo_update(1000, 1000, 1.0, 16) == (1008, 992)
+    learner, opponent = elo_update(1200, 1000, 0.5, 32)  # the favourite draws: it loses points
+    expected = 1 / (1 + 10 ** (-200 / 400))
+    assert learner == pytest.approx(1200 + 32 * (0.5 - expected)) and learner + opponent == pytest.approx(2200)
+
+
+def test_sampling_weights_favour_the_newest_or_the_hardest():
+    snaps = [Snapshot(f"s{i}.pt", i) for i in range(3)]
+    recency = sampling_weights(snaps, "recency")
+    assert recency.sum() == pytest.approx(1) and recency[2] / recency[1] == pytest.approx(1 / 0.7)
+    snaps[0].wins, snaps[1].losses = 20, 20  # the learner beats snapshot 0 and loses to snapshot 1
+    pfsp = sampling_weights(snaps, "pfsp")
+    assert pfsp[1] > pfsp[2] > pfsp[0]
+
+
+def test_eviction_keeps_the_oldest_and_the_newest_and_spreads_the_rest():
+    assert eviction_index([0, 10, 12, 40]) == 1  # dropping 10 leaves the gap 0..12, the smallest
+    assert eviction_index([0, 30, 31, 40]) == 2
+    assert eviction_index([0, 5, 10]) == 1
+
+
+def test_the_pool_grows_evicts_and_holds_checkpoint_files(tmp_path):
+    env = connect4()
+    try:
+        play = make_selfplay(tmp_path, env, pool_size=3)
+        for step in (100, 200, 210, 400):
+            play.snapshot(step)
+        steps = [s.step for s in play.state.snapshots]
+        assert steps == [100, 210, 400]  # 200 went: its neighbours 100 and 210 were the closest
+        files = sorted(p.name for p in (tmp_path / "pool").glob("*.pt"))
+        assert files == [s.file for s in play.state.snapshots]
+        agent = pufferlib.load(tmp_path / "pool" / files[-1], "ocean-connect4")  # a snapshot is a checkpoint
+        assert agent.env_id == "ocean-connect4"
+    finally:
+        env.close()
+
+
+def test_seats_and_opponents_are_drawn_per_game_and_snapshot_rows_are_masked(tmp_path):
+    env = connect4(num_envs=512)
+    try:
+        play = make_selfplay(tmp_path, env, opponent_share=0.5)
+        assert (play.opponent == -1).all() and play.learner_rows.all()  # no snapshot yet: mirror games
+        play.snapshot(0)
+        play._start_games(np.arange(play.slots))
+        versus = play.opponent >= 0
+        assert 0.4 < versus.mean() < 0.6
+        seats = play.learner_seat[versus]
+        assert 0.4 < seats.mean() < 0.6  # seat 0 or 1 at random
+        rows = play.learner_rows.reshape(-1, 2)
+        assert rows[~versus].all()  # mirror games: both seats trained
+        assert (rows[versus].sum(1) == 1).all() and (rows[versus][np.arange(versus.sum()), seats]).all()
+        masks = play.train_masks(np.ones(env.num_agents, bool), None)
+        assert masks.sum() == env.num_agents - versus.sum()
+        # The snapshot's actions replace the learner's only on the rows it holds.
+        obs = np.zeros((env.num_agents, 42), np.float32)
+        send = np.full(env.num_agents, -1, np.int64)  # as the rollout sends a Discrete action
+        play.act_opponents(obs, None, send)
+        assert (send[~play.learner_rows] >= 0).all() and (send[play.learner_rows] == -1).all()
+    finally:
+        env.close()
+
+
+def test_games_against_snapshots_are_counted_rated_and_restored_on_resume(tmp_path):
+    env = connect4(num_envs=4)
+    try:
+        play = make_selfplay(tmp_path, env, opponent_share=1.0)
+        play.snapshot(0)
+        play._start_games(np.arange(play.slots))
+        done = np.ones(env.num_agents, bool)
+        env.outcomes[:] = np.tile([1.0, 0.0], 4)  # seat 0 won every game
+        results = (play.learner_seat == 0).astype(float)  # the learner won where it held seat 0
+        play.observe(None, done, np.zeros_like(done))
+        stats = play.stats()
+        assert stats["selfplay/games"] == 4 and stats["selfplay/win_rate"] == results.mean()
+        learner, opponent = 1000.0, 1000.0
+        for result in results:  # the slots' games, in order, against the one snapshot
+            learner, opponent = elo_update(learner, opponent, result, CONFIG["elo_k"])
+        assert play.state.learner_elo == pytest.approx(learner)
+        play.close()
+        again = make_selfplay(tmp_path, env)
+        snap = again.state.snapshots[0]
+        assert (snap.wins, snap.losses) == (int(results.sum()), 4 - int(results.sum()))
+        assert again.state.learner_elo == pytest.approx(learner) and snap.elo == pytest.approx(opponent)
+    finally:
+        env.close()
+
+
+def test_a_corrupt_pool_is_skipped_with_a_warning(tmp_path):
+    env = connect4()
+    try:
+        play = make_selfplay(tmp_path, env)
+        play.snapshot(0)
+        play.snapshot(100)
+        (tmp_path / "pool" / play.state.snapshots[0].file).write_bytes(b"not a checkpoint")
+        with pytest.warns(UserWarning, match="not a snapshot of this policy"):
+            again = make_selfplay(tmp_path, env)
+        assert [s.step for s in again.state.snapshots] == [100]
+        (tmp_path / "pool" / "pool.json").write_text("{not json")
+        with pytest.warns(UserWarning, match="not a readable self-play pool"):
+            assert make_selfplay(tmp_path, env).state.snapshots == []
+    finally:
+        env.close()
+
+
+def test_selfplay_needs_every_seat_an_agent_and_one_process():
+    env = pufferlib.make("ocean-connect4", num_envs=2)  # the scripted opponent plays one side
+    try:
+        with pytest.raises(APIUsageError, match="pass --env.opponent none"):
+            selfplay.check(env, CONFIG)
+    finally:
+        env.close()
+    env = pufferlib.make("ocean-squared", num_envs=2)
+    try:
+        with pytest.raises(APIUsageError, match="game_seats = 0"):
+            PuffeRL({"selfplay": {"enabled": True}}, env=env, device="cpu")
+    finally:
+        env.close()
+    env = connect4()
+    try:
+        with pytest.raises(APIUsageError, match="under torchrun is not supported yet"):
+            selfplay.check(env, CONFIG, world_size=2)
+    finally:
+        env.close()
+
+
+def test_a_selfplay_run_logs_its_games_and_leaves_its_pool(tmp_path):
+    env = connect4(num_envs=64)
+    trainer = PuffeRL({"selfplay": {"enabled": True, "snapshot_interval": 8192}}, env=env, device="cpu", seed=1,
+                      total_timesteps=8192 * 4, batch_size=8192, minibatch_size=4096, checkpoint_interval=0,
+                      run_dir=tmp_path / "run", dashboard=Dashboard(interval=1e9, rich=False))
+    logged = []
+    while not trainer.done_training():
+        trainer.evaluate()
+        trainer.train()
+        logged.append(trainer.mean_and_log())
+    trainer.close()
+    assert logged[-1]["selfplay/pool_size"] == 4 and logged[-1]["selfplay/games"] > 0
+    assert 0 <= logged[-1]["selfplay/win_rate"] <= 1 and math.isfinite(logged[-1]["selfplay/elo"])
+    pool = json.loads((tmp_path / "run" / "pool" / "pool.json").read_text())
+    assert [s["step"] for s in pool["snapshots"]] == [8192, 16384, 24576, 32768]
+    assert sum(s["wins"] + s["draws"] + s["losses"] for s in pool["snapshots"]) > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert pufferlib.load(tmp_path / "run" / "pool" / pool["snapshots"][0]["file"], "ocean-connect4")
