@@ -83,6 +83,7 @@ CONSTRAINTS: dict[str, str | tuple[str, ...]] = {
     "selfplay.win_threshold": "[0, 1]",
     "selfplay.min_games": "[1, inf)",
     "selfplay.pool_size": "[2, inf)",
+    "selfplay.opponents_per_batch": "[1, inf)",
     "selfplay.sampler": ("recency", "pfsp"),
     "selfplay.elo_k": "(0, inf)",
     "eval.interval": "[0, inf)",

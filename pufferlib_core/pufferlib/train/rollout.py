@@ -168,6 +168,8 @@ class Rollout:
         copied back into normal tensors, a warning says so, and later batches collect under
         `no_grad`.
         """
+        if self.selfplay is not None:
+            self.selfplay.begin_batch()
         with self._grad_mode():
             self._writer.begin()  # resets the storage where needed: not charged to a phase
             timer = PhaseTimer()

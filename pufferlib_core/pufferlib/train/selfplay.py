@@ -16,7 +16,10 @@ Contract:
   new one evicts the snapshot whose neighbours are closest in steps (the pool stays spread).
 - Opponents are drawn by `sampler`: "recency" (weight 0.7 ** k for the k-th newest) or "pfsp"
   (prioritized fictitious self-play: weight (1 - s) ** 2, s the learner's score against it,
-  (wins + draws / 2 + 1) / (games + 2)): harder opponents more often.
+  (wins + draws / 2 + 1) / (games + 2)): harder opponents more often. Each batch draws its
+  `opponents_per_batch` opponents first (without replacement, by those weights) and the
+  games starting in it draw among them: every snapshot acting is one more forward pass per
+  step, so the set is kept small (a game started in an earlier batch finishes against its own).
 - Ratings: an online Elo (K = `elo_k`) of the learner and of each snapshot, updated after every
   game against it; a new snapshot starts at the learner's rating.
 - Logged (`stats`): selfplay/score, win_rate, draw_rate, loss_rate against the pool since the
@@ -169,20 +172,28 @@ class SelfPlay:
                  seed: int | None = None):
         seats = check(env, config)
         self.env, self.policy, self.config, self.device = env, policy, dict(config), device
+        self._share = float(config["opponent_share"])
         self._run_dir, self._claim, self._meta = run_dir, claim, dict(meta)
         self.seats, self.rows = seats, env.num_agents
         self.slots = self.rows // seats
         self.rng = np.random.default_rng(seed)
         self.state = PoolState()
-        self._loaded: dict[str, tuple[torch.nn.Module, Actor]] = {}
-        self.opponent = np.full(self.slots, -1, np.int64)  # per slot: -1 mirror, else index into the pool
+        self._loaded: dict[str, tuple[torch.nn.Module, Actor]] = {}  # snapshot file -> policy, actor
+        # Opponents are named by a number that stays theirs (an eviction shifts the pool's indices
+        # while games against the evicted snapshot are still in flight): `files[number]`.
+        self.files: list[str] = []
+        self.opponent = np.full(self.slots, -1, np.int64)  # per slot: -1 mirror, else its opponent's number
         self.learner_seat = np.zeros(self.slots, np.int64)
         self.learner_rows = np.ones(self.rows, bool)  # rows the learner holds (trained)
         self.starts = np.ones(self.rows, bool)  # rows whose game starts at the next action
         self.logged = Tally()
+        self.active = np.zeros(0, np.int64)  # the opponents' numbers that this batch's new games draw from
+        self._held: tuple[np.ndarray, np.ndarray] | None = None  # see `held`
+        self._active_cdf = np.ones(1)  # cumulative draw weights of `active`
         self._seat_of_row = np.arange(self.rows) % seats
         self._slot_of_row = np.arange(self.rows) // seats
         self._restore()
+        self.begin_batch()
         self._start_games(np.arange(self.slots))
 
     # -- the pool ------------------------------------------------------------------------
@@ -207,7 +218,7 @@ class SelfPlay:
             return
         kept = []
         for snap in self.state.snapshots:
-            if self._policy_of(snap) is not None:
+            if self._policy_of(snap.file) is not None:
                 kept.append(snap)
         self.state.snapshots = kept
 
@@ -233,10 +244,8 @@ class SelfPlay:
         snaps.append(snap)
         while len(snaps) > max(2, int(self.config["pool_size"])):
             dropped = snaps.pop(eviction_index([s.step for s in snaps]))
-            self._loaded.pop(dropped.file, None)
-            (self.pool_dir / dropped.file).unlink(missing_ok=True)
+            (self.pool_dir / dropped.file).unlink(missing_ok=True)  # games in flight keep its loaded policy
         self.state.last_snapshot_step, self.state.since_snapshot = step, Tally()
-        self.opponent[self.opponent >= len(snaps)] = -1  # indices shift: redraw at those games' ends
         self._save_state()
         return snap
 
@@ -252,10 +261,10 @@ class SelfPlay:
             return self.snapshot(step)
         return None
 
-    def _policy_of(self, snap: Snapshot) -> tuple[torch.nn.Module, Actor] | None:
-        """The frozen policy of `snap` and its actor (loaded once); None when its file is unreadable."""
-        if snap.file not in self._loaded:
-            path = self.pool_dir / snap.file
+    def _policy_of(self, file: str) -> tuple[torch.nn.Module, Actor] | None:
+        """The frozen policy of snapshot `file` and its actor (loaded once); None when it is unreadable."""
+        if file not in self._loaded:
+            path = self.pool_dir / file
             try:
                 frozen = copy.deepcopy(self.policy)
                 checkpoint.load_policy(frozen, checkpoint.load(path, map_location=self.device))
@@ -264,25 +273,53 @@ class SelfPlay:
                               stacklevel=3)
                 return None
             frozen.eval().requires_grad_(False)
-            self._loaded[snap.file] = (frozen, Actor(self.env, frozen, self.device))
-        return self._loaded[snap.file]
+            self._loaded[file] = (frozen, Actor(self.env, frozen, self.device))
+        return self._loaded[file]
 
     # -- games ---------------------------------------------------------------------------
+    def _number(self, snap: Snapshot) -> int:
+        """The number that names `snap` as an opponent (see `files`)."""
+        if snap.file not in self.files:
+            self.files.append(snap.file)
+        return self.files.index(snap.file)
+
+    def begin_batch(self) -> None:
+        """Draw the opponents of the games that start in the next batch (module docstring), and
+        drop the loaded policies that neither the pool nor a game in flight needs any more."""
+        snaps = self.state.snapshots
+        count = min(len(snaps), int(self.config["opponents_per_batch"]))
+        if count:
+            picked = self.rng.choice(len(snaps), count, replace=False, p=sampling_weights(snaps, self.config["sampler"]))
+            self.active = np.array([self._number(snaps[i]) for i in picked], np.int64)
+            self._active_cdf = np.cumsum(sampling_weights([snaps[i] for i in picked], self.config["sampler"]))
+        needed = {self.files[n] for n in (*self.active, *self.opponent[self.opponent >= 0])}
+        for file in [f for f in self._loaded if f not in needed]:
+            del self._loaded[file]
+
     def _start_games(self, slots: np.ndarray) -> None:
         """Draw who plays the next game of each of `slots`: a mirror game or a snapshot, and seats."""
-        snaps = self.state.snapshots
         if not len(slots):
             return
-        versus = (self.rng.random(len(slots)) < float(self.config["opponent_share"])) & bool(snaps)
+        draws = self.rng.random((2, len(slots)))
+        versus = (draws[0] < self._share) & bool(len(self.active))
         opponents = np.full(len(slots), -1, np.int64)
         if versus.any():
-            opponents[versus] = self.rng.choice(len(snaps), int(versus.sum()),
-                                                p=sampling_weights(snaps, self.config["sampler"]))
+            picks = np.minimum(np.searchsorted(self._active_cdf, draws[1][versus] * self._active_cdf[-1], "right"),
+                               len(self.active) - 1)
+            opponents[versus] = self.active[picks]
         self.opponent[slots] = opponents
         self.learner_seat[slots] = self.rng.integers(0, self.seats, len(slots))
         rows = (slots[:, None] * self.seats + np.arange(self.seats)).ravel()
         slot_of = self._slot_of_row[rows]
         self.learner_rows[rows] = (self.opponent[slot_of] < 0) | (self._seat_of_row[rows] == self.learner_seat[slot_of])
+        self._held = None  # who holds which row changed: `held` recomputes it
+
+    def held(self) -> tuple[np.ndarray, np.ndarray]:
+        """(rows that snapshots hold, the opponent number of each), recomputed after games start."""
+        if self._held is None:
+            rows = np.flatnonzero(~self.learner_rows)
+            self._held = rows, self.opponent[self._slot_of_row[rows]]
+        return self._held
 
     def observe(self, ids: np.ndarray | None, terminals: np.ndarray, truncations: np.ndarray) -> None:
         """After a recv() of rows `ids` (None: all, in order): count the games that ended against a
@@ -292,42 +329,51 @@ class SelfPlay:
         self.starts[rows] = done
         if not done.any():
             return
-        ended_rows = rows[done & (self._seat_of_row[rows] == 0)]
-        slots = self._slot_of_row[ended_rows]
-        outcomes = self.env.outcomes
-        for slot in slots[self.opponent[slots] >= 0]:
-            result = float(outcomes[slot * self.seats + self.learner_seat[slot]])
+        slots = self._slot_of_row[rows[done & (self._seat_of_row[rows] == 0)]]
+        versus = slots[self.opponent[slots] >= 0]
+        if len(versus):
+            self._count(self.opponent[versus], self.env.outcomes[versus * self.seats + self.learner_seat[versus]])
+        self._start_games(slots)
+
+    def _count(self, numbers: np.ndarray, results: np.ndarray) -> None:
+        """Count the learner's `results` (NaN: no result, skipped) against opponents `numbers`."""
+        pool = {snap.file: snap for snap in self.state.snapshots}
+        for number, result in zip(numbers.tolist(), results.tolist()):
             if math.isnan(result):
                 continue
-            snap = self.state.snapshots[self.opponent[slot]]
-            snap.add(result)
             self.logged.add(result)
             self.state.since_snapshot.add(result)
-            self.state.learner_elo, snap.elo = elo_update(self.state.learner_elo, snap.elo, result,
-                                                          float(self.config["elo_k"]))
-        self._start_games(slots)
+            snap = pool.get(self.files[number])
+            if snap is not None:  # not evicted while the game went on
+                snap.add(result)
+                self.state.learner_elo, snap.elo = elo_update(self.state.learner_elo, snap.elo, result,
+                                                              float(self.config["elo_k"]))
 
     def act_opponents(self, obs: np.ndarray, ids: np.ndarray | None, send: np.ndarray) -> None:
         """Write the snapshots' actions into `send` for the rows of `obs` (rows `ids`, None: all)
-        that snapshots hold."""
-        rows = np.arange(self.rows) if ids is None else np.asarray(ids)
-        held = ~self.learner_rows[rows]
-        if not held.any():
+        that snapshots hold. Runs inside the rollout's inference mode."""
+        held_rows, numbers = self.held()
+        if not len(held_rows):
             return
-        positions = np.flatnonzero(held)
-        opponents = self.opponent[self._slot_of_row[rows[positions]]]
-        for index in np.unique(opponents):
-            loaded = self._policy_of(self.state.snapshots[index])
+        if ids is None:  # every row, in order: positions are rows
+            positions = held_rows
+        else:
+            in_batch = ~self.learner_rows[ids]
+            positions = np.flatnonzero(in_batch)
+            numbers = self.opponent[self._slot_of_row[np.asarray(ids)[positions]]]
+            held_rows = np.asarray(ids)[positions]
+        for number in (numbers[:1] if (numbers == numbers[0]).all() else np.unique(numbers)):
+            loaded = self._policy_of(self.files[number])
             if loaded is None:
                 continue
-            _, actor = loaded
-            pos = positions[opponents == index]
-            global_rows = torch.from_numpy(rows[pos]).to(self.device)
-            with torch.inference_mode():
-                state = actor.state(global_rows, torch.from_numpy(self.starts[rows[pos]]).to(self.device))
-                action, _, _, new_state = actor.act(torch.from_numpy(obs[pos]).to(self.device), state, global_rows)
-                if actor.recurrent:
-                    actor.keep_state(global_rows, new_state)
+            actor = loaded[1]
+            pick = numbers == number
+            pos, rows = positions[pick], held_rows[pick]
+            index = torch.from_numpy(rows).to(self.device)
+            state = actor.state(index, torch.from_numpy(self.starts[rows]).to(self.device)) if actor.recurrent else None
+            action, _, _, new_state = actor.act(torch.from_numpy(obs[pos]).to(self.device), state, index)
+            if actor.recurrent:
+                actor.keep_state(index, new_state)
             send[pos] = actor.to_env(action)
 
     def train_masks(self, masks: np.ndarray, ids: np.ndarray | None) -> np.ndarray:

@@ -78,6 +78,7 @@ def test_seats_and_opponents_are_drawn_per_game_and_snapshot_rows_are_masked(tmp
         play = make_selfplay(tmp_path, env, opponent_share=0.5)
         assert (play.opponent == -1).all() and play.learner_rows.all()  # no snapshot yet: mirror games
         play.snapshot(0)
+        play.begin_batch()
         play._start_games(np.arange(play.slots))
         versus = play.opponent >= 0
         assert 0.4 < versus.mean() < 0.6
@@ -102,6 +103,7 @@ def test_games_against_snapshots_are_counted_rated_and_restored_on_resume(tmp_pa
     try:
         play = make_selfplay(tmp_path, env, opponent_share=1.0)
         play.snapshot(0)
+        play.begin_batch()
         play._start_games(np.arange(play.slots))
         done = np.ones(env.num_agents, bool)
         env.outcomes[:] = np.tile([1.0, 0.0], 4)  # seat 0 won every game
