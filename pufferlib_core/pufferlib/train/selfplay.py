@@ -289,7 +289,8 @@ class SelfPlay:
         snaps = self.state.snapshots
         count = min(len(snaps), int(self.config["opponents_per_batch"]))
         if count:
-            picked = self.rng.choice(len(snaps), count, replace=False, p=sampling_weights(snaps, self.config["sampler"]))
+            weights = sampling_weights(snaps, self.config["sampler"])
+            picked = self.rng.choice(len(snaps), count, replace=False, p=weights)
             self.active = np.array([self._number(snaps[i]) for i in picked], np.int64)
             self._active_cdf = np.cumsum(sampling_weights([snaps[i] for i in picked], self.config["sampler"]))
         needed = {self.files[n] for n in (*self.active, *self.opponent[self.opponent >= 0])}
