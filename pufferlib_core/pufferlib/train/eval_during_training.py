@@ -6,7 +6,9 @@ config, `eval.num_envs` copies), by the one rule of `pufferlib.train.evaluation`
 the run's `vec.seed` so that evaluations differ only by the policy. The figures are logged as
 `eval/<key>` (`EvalResult.as_dict`); the trainer keeps the checkpoint of the best mean return
 as RUN_DIR/best.pt (`BEST_NAME`). With `eval.video`, env 0 of each evaluation is recorded to
-RUN_DIR/eval_<epoch>.gif.
+RUN_DIR/eval_<epoch>.gif. With `eval.opponent` (a built-in player of an env of games,
+"scripted" or "random"), the evaluation env is made with `opponent=<it>`: a self-play run
+then logs its score and win/draw/loss rates against that anchor (`eval/score`, ...).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 
 import torch
 
+from pufferlib.config import merge
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
 from pufferlib.train.evaluation import EvalResult, eval_env_config, evaluate
@@ -59,8 +62,10 @@ class TrainingEval:
         video = bool(self.settings["video"])
         if self._env is None:
             copies = self.settings["num_envs"] or None
-            self._env = make_render_env(self.env_id, eval_env_config(self.config, copies),
-                                        "rgb_array" if video else None)
+            config = eval_env_config(self.config, copies)
+            if self.settings["opponent"]:
+                config = merge(config, {"env": {"opponent": self.settings["opponent"]}})
+            self._env = make_render_env(self.env_id, config, "rgb_array" if video else None)
         recorder = Recorder(self._env, "rgb_array" if video else None)
         result = evaluate(self._env, policy, self.settings["episodes"], deterministic=self.settings["deterministic"],
                           seed=self.config["vec"]["seed"], on_step=recorder, device=device)

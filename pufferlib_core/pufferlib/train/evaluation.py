@@ -15,6 +15,9 @@ evaluation during training (`[eval]`). Its rule, the literature's:
   seeded with it: the same policy gives the same numbers on every run. `deterministic`
   takes the greedy action (the most likely choice, or the mean of a continuous action).
 - The 95% interval is Student's t interval of the mean over the N returns.
+- An env of games (`game_seats`, see `pufferlib.environment`) also gives each counted
+  episode's outcome (1 win, 0.5 draw, 0 loss): the result adds the score and the win, draw
+  and loss rates over the episodes that have one (e.g. against `--env.opponent scripted`).
 
 The env must step all its rows at once (`batch_size == num_envs`, the synchronous case).
 """
@@ -73,6 +76,12 @@ class EvalResult:
     steps: int = 0
     seconds: float = 0.0
     env_stats: dict[str, float] = field(default_factory=dict)
+    outcomes: list[float] = field(default_factory=list)  # games only: each counted episode's (NaN: none)
+
+    @property
+    def games(self) -> list[float]:
+        """The outcomes of the counted episodes that have one (games only)."""
+        return [o for o in self.outcomes if not math.isnan(o)]
 
     @property
     def episodes(self) -> int:
@@ -102,13 +111,20 @@ class EvalResult:
         interval = f" ± {self.ci95:.2f} (95% t interval)" if self.episodes > 1 else ""
         how = "greedy actions" if self.deterministic else "sampled actions"
         seed = f", seed {self.seed}" if self.seed is not None else ", unseeded"
+        games = self.games
+        record = (f"; score {np.mean(games):.3f} ({games.count(1.0)} wins, {games.count(0.5)} draws, "
+                  f"{games.count(0.0)} losses)" if games else "")
         return (f"mean return {self.mean:.2f}{interval}, std {self.std:.2f}, over {self.episodes} episodes "
-                f"(the first {self.episodes} to start; {how}{seed}); mean length {self.mean_length:.1f}")
+                f"(the first {self.episodes} to start; {how}{seed}); mean length {self.mean_length:.1f}{record}")
 
     def as_dict(self) -> dict[str, float]:
         """The figures as flat numbers (what eval during training logs as `eval/<key>`)."""
         out = {"episode_return": self.mean, "episode_return_std": self.std, "episode_return_ci95": self.ci95,
                "episodes": float(self.episodes), "episode_length": self.mean_length}
+        games = self.games
+        if games:
+            out.update({"score": float(np.mean(games)), "win_rate": games.count(1.0) / len(games),
+                        "draw_rate": games.count(0.5) / len(games), "loss_rate": games.count(0.0) / len(games)})
         out.update({f"env/{k}": v for k, v in self.env_stats.items()})
         return out
 
@@ -124,17 +140,20 @@ class EpisodeBook:
         self.start = np.full(rows, -1, dtype=np.int64)  # step the running episode started; -1: none
         self.ret = np.zeros(rows, dtype=np.float64)
         self.length = np.zeros(rows, dtype=np.int64)
-        self.ended: list[tuple[int, int, float, int]] = []  # (start step, row, return, length)
+        self.ended: list[tuple[int, int, float, int, float]] = []  # (start step, row, return, length, outcome)
 
-    def record(self, t: int, rewards: np.ndarray, done: np.ndarray, active: np.ndarray) -> None:
-        """Account for the results of step `t`: rewards and done flags per row, and which rows
-        are active for the next action (where a new episode can start)."""
+    def record(self, t: int, rewards: np.ndarray, done: np.ndarray, active: np.ndarray,
+               outcomes: np.ndarray | None = None) -> None:
+        """Account for the results of step `t`: rewards and done flags per row, which rows are
+        active for the next action (where a new episode can start), and for an env of games the
+        rows' `outcomes` (read where an episode ends)."""
         running = self.start >= 0
         self.ret[running] += rewards[running]
         self.length[running] += 1
         finished = np.flatnonzero(running & done)
         for row in finished:
-            self.ended.append((int(self.start[row]), int(row), float(self.ret[row]), int(self.length[row])))
+            outcome = math.nan if outcomes is None else float(outcomes[row])
+            self.ended.append((int(self.start[row]), int(row), float(self.ret[row]), int(self.length[row]), outcome))
         self.start[finished] = -1
         starting = (self.start < 0) & active
         self.start[starting] = t
@@ -152,10 +171,10 @@ class EpisodeBook:
         first_running = min(zip(self.start[running].tolist(), running.tolist()))
         return first_running > last
 
-    def counted(self) -> tuple[list[float], list[int]]:
-        """(returns, lengths) of the first `episodes` episodes to start, in that order."""
+    def counted(self) -> tuple[list[float], list[int], list[float]]:
+        """(returns, lengths, outcomes) of the first `episodes` episodes to start, in that order."""
         chosen = sorted(self.ended)[:self.episodes]
-        return [e[2] for e in chosen], [e[3] for e in chosen]
+        return [e[2] for e in chosen], [e[3] for e in chosen], [e[4] for e in chosen]
 
 
 def eval_env_config(config: Mapping[str, Any], num_envs: int | None = None) -> dict[str, Any]:
@@ -201,11 +220,12 @@ def _play(env: VecEnv, actor: Actor, book: EpisodeBook, deterministic: bool, see
                                 "agent rows: make the env without an async batch size (vec.env_batch_size 0).")
         infos.extend(i for i in step_infos if isinstance(i, dict))
         done = np.asarray(terminals) | np.asarray(truncations)
-        book.record(t, np.asarray(rewards, dtype=np.float64), done, np.asarray(masks, dtype=bool))
+        book.record(t, np.asarray(rewards, dtype=np.float64), done, np.asarray(masks, dtype=bool),
+                    env.outcomes if getattr(env, "game_seats", 0) else None)
         if book.complete():
-            returns, lengths = book.counted()
+            returns, lengths, outcomes = book.counted()
             return EvalResult(returns, lengths, deterministic, seed, t, time.perf_counter() - started,
-                              _env_stats(infos))
+                              _env_stats(infos), outcomes if getattr(env, "game_seats", 0) else [])
         starts = torch.from_numpy(done).to(actor.device)
         action, state = actor.choose(torch.from_numpy(np.asarray(obs)).to(actor.device),
                                      actor.state(slice(None), starts), deterministic)

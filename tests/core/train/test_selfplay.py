@@ -164,9 +164,11 @@ def test_selfplay_needs_every_seat_an_agent_and_one_process():
 
 def test_a_selfplay_run_logs_its_games_and_leaves_its_pool(tmp_path):
     env = connect4(num_envs=64)
-    trainer = PuffeRL({"selfplay": {"enabled": True, "snapshot_interval": 8192}}, env=env, device="cpu", seed=1,
-                      total_timesteps=8192 * 4, batch_size=8192, minibatch_size=4096, checkpoint_interval=0,
-                      run_dir=tmp_path / "run", dashboard=Dashboard(interval=1e9, rich=False))
+    config = {"selfplay": {"enabled": True, "snapshot_interval": 8192},
+              "eval": {"interval": 2, "opponent": "scripted", "episodes": 20}, "env": {"opponent": "none"}}
+    trainer = PuffeRL(config, env=env, env_id="ocean-connect4", device="cpu", seed=1, total_timesteps=8192 * 4,
+                      batch_size=8192, minibatch_size=4096, checkpoint_interval=0, run_dir=tmp_path / "run",
+                      dashboard=Dashboard(interval=1e9, rich=False))
     logged = []
     while not trainer.done_training():
         trainer.evaluate()
@@ -175,6 +177,10 @@ def test_a_selfplay_run_logs_its_games_and_leaves_its_pool(tmp_path):
     trainer.close()
     assert logged[-1]["selfplay/pool_size"] == 4 and logged[-1]["selfplay/games"] > 0
     assert 0 <= logged[-1]["selfplay/win_rate"] <= 1 and math.isfinite(logged[-1]["selfplay/elo"])
+    against_scripted = [m for m in logged if "eval/score" in m]  # the anchor, every 2 epochs
+    assert len(against_scripted) == 2 and all(0 <= m["eval/score"] <= 1 for m in against_scripted)
+    assert all(m["eval/win_rate"] + m["eval/draw_rate"] + m["eval/loss_rate"] == pytest.approx(1)
+               for m in against_scripted)
     pool = json.loads((tmp_path / "run" / "pool" / "pool.json").read_text())
     assert [s["step"] for s in pool["snapshots"]] == [8192, 16384, 24576, 32768]
     assert sum(s["wins"] + s["draws"] + s["losses"] for s in pool["snapshots"]) > 0
