@@ -2,6 +2,7 @@
 seeded runs repeat; greedy and sampled play; mean, std, 95% interval and N."""
 
 import math
+
 import gymnasium as gym
 import numpy as np
 import pytest
