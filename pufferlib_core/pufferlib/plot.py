@@ -139,3 +139,22 @@ def plot_sweep(sweep_dir: str | Path, output: str | Path) -> Path:
         sub.set_xlabel(key)
         sub.grid(alpha=0.3)
     return _save(plt, fig, output, dpi=90)
+
+
+def plot_ratings(snapshots: list[tuple[int, float, float]], anchors: dict[str, float], output: str | Path,
+                 title: str) -> Path:
+    """Draw league ratings against training step: (step, rating, 95% half-interval) per snapshot,
+    and each anchor's rating as a horizontal line; returns the PNG path."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    points = sorted(snapshots)
+    ax.errorbar([s for s, _, _ in points], [r for _, r, _ in points], yerr=[c for _, _, c in points], fmt="o-",
+                capsize=3, label="snapshots")
+    for i, (name, rating) in enumerate(sorted(anchors.items())):
+        ax.axhline(rating, linestyle="--", color=f"C{i + 1}", label=name)
+    ax.set_xlabel("agent steps")
+    ax.set_ylabel("rating (Elo scale)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize="small")
+    return _save(plt, fig, output, dpi=100)

@@ -33,6 +33,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("pufferlib.cli.eval:eval_command", "run a trained policy: episode stats, rendering, video"),
     "match": ("pufferlib.cli.match:match_command",
               "play two players of a game against each other: wins, draws, losses, score with its interval"),
+    "league": ("pufferlib.cli.league:league_command",
+               "rate a run's snapshots and anchors: a round robin, Bradley-Terry ratings, league.db"),
     "sweep": ("pufferlib.cli.sweep:sweep_command", "search hyperparameters (Protein or random) over trials"),
     "plot": ("pufferlib.cli.plot:plot_command", "draw learning curves of run directories to a PNG"),
     "bench": ("pufferlib.cli.bench:bench_command", "time vectorization settings for an env, print the best"),

@@ -1,0 +1,59 @@
+"""`puffer league RUN_DIR`: a round robin among a run's snapshots and anchors, rated (`pufferlib.league`)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from pufferlib.errors import APIUsageError
+
+
+def league_command(argv: list[str]) -> int:
+    """Play N games for every pair of a run's snapshots (and anchors), add them to RUN_DIR/league.db,
+    and print Bradley-Terry ratings (Elo scale, 95% intervals) from every game played so far."""
+    parser = argparse.ArgumentParser(prog="puffer league", description=league_command.__doc__, allow_abbrev=False)
+    parser.add_argument("run_dir", help="a run folder (its self-play pool, else its checkpoints)")
+    parser.add_argument("--games", type=int, default=20, help="games per pair this round (default 20; 0: none, "
+                                                              "only the table of the games played so far)")
+    parser.add_argument("--anchors", default="scripted,random",
+                        help="built-in players to rate beside the snapshots, comma-separated ('' for none)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--plot", help="draw rating against training step to this PNG")
+    args = parser.parse_args(argv)
+    run_dir = Path(args.run_dir)
+    if not run_dir.is_dir():
+        raise APIUsageError(f"{run_dir} is not a run folder.")
+    if args.games < 0:
+        raise APIUsageError(f"--games must be at least 0, got {args.games}.")
+    from pufferlib import league
+    from pufferlib.train import checkpoint
+
+    env_id = checkpoint.run_env_id(run_dir)
+    if env_id is None:
+        raise APIUsageError(f"{run_dir}: its metrics.jsonl names no env id; is it a run folder of `puffer train`?")
+    anchors = [a for a in args.anchors.split(",") if a]
+    players = league.players_of(run_dir, anchors)
+    if args.games:
+        league.play_round(run_dir, env_id, args.games, anchors, args.seed,
+                          progress=lambda line: print(f"puffer league: {line}", file=sys.stderr, flush=True))
+    ratings = league.fit(league.results(run_dir))
+    steps = {p.name: p.step for p in players}
+    print(f"{env_id}: Bradley-Terry ratings (Elo scale, mean 1000, 95% intervals) from every game in "
+          f"{run_dir / league.DB_NAME}")
+    print(f"{'player':>16}  {'step':>12}  {'rating':>14}  {'games':>6}  {'score':>6}")
+    for r in ratings:
+        step = steps.get(r.player)
+        print(f"{r.player:>16}  {'' if step is None else f'{step:,}':>12}  {r.elo:7.0f} ± {r.ci95:4.0f}  "
+              f"{r.games:6d}  {r.score:6.3f}")
+    stepped = [(float(step), r.elo) for r in ratings if (step := steps.get(r.player)) is not None]
+    rho = league.rank_correlation([s for s, _ in stepped], [e for _, e in stepped])
+    print(f"rank correlation of snapshot step and rating (Spearman): {rho:.2f} over {len(stepped)} snapshots")
+    if args.plot:
+        from pufferlib.plot import plot_ratings
+
+        plot_ratings([(s, r.elo, r.ci95) for r in ratings if (s := steps.get(r.player)) is not None],
+                     {r.player: r.elo for r in ratings if steps.get(r.player) is None}, args.plot,
+                     f"{env_id}: league ratings")
+        print(f"wrote {args.plot}")
+    return 0

@@ -1,0 +1,224 @@
+"""Leagues: a round robin among a run's snapshots and anchors, rated by Bradley-Terry (`puffer league`).
+
+Contract:
+- Players: the snapshots of a self-play run (RUN_DIR/pool, `pufferlib.train.selfplay`), or,
+  without a pool, its checkpoints (model_*.pt); and anchors, the env's built-in players
+  ("scripted", "random"), which play every agent but not each other. A file that cannot be
+  read as a checkpoint of the run's env is skipped with a warning.
+- `play_round` plays `games` games (`pufferlib.match.play_match`: seats alternating, seeded by
+  `seed` and the pair) for every pair of players, and appends each match's counts to
+  RUN_DIR/league.db (SQLite): running it again adds games, and the ratings use all of them.
+- `fit` gives Bradley-Terry ratings on the Elo scale (a 400-point gap: 10 to 1 odds; a draw
+  counts half a win to each side) from every game in the database, by Newton's method on the
+  log-likelihood with a weak Gaussian prior (precision 1e-6 per player, only so that a player
+  who won or lost every game keeps a finite rating), and 95% intervals from the inverse
+  Hessian. Ratings are relative: their mean is 1000, and the intervals are those of each
+  rating minus the mean.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from pufferlib.agent import Agent, load
+from pufferlib.errors import APIUsageError, CheckpointError
+from pufferlib.match import BUILT_IN, play_match
+from pufferlib.train import checkpoint
+
+DB_NAME = "league.db"
+#: Precision of the prior on each rating (on the natural scale): weak; see the module docstring.
+PRIOR = 1e-6
+ELO = 400.0 / math.log(10.0)
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS matches (
+    a TEXT NOT NULL, b TEXT NOT NULL, wins INTEGER NOT NULL, draws INTEGER NOT NULL,
+    losses INTEGER NOT NULL, seed INTEGER NOT NULL, created REAL NOT NULL
+);
+"""
+
+
+@dataclass(frozen=True)
+class Player:
+    """A league player: its name in the table, the file it loads from (None: an anchor) and
+    the training step it was taken at (None: an anchor)."""
+
+    name: str
+    path: Path | None
+    step: int | None
+
+
+@dataclass(frozen=True)
+class Rating:
+    """One player's rating (Elo scale, mean 1000), its 95% half-interval, games and score."""
+
+    player: str
+    elo: float
+    ci95: float
+    games: int
+    score: float
+
+
+def players_of(run_dir: Path, anchors: Sequence[str] = ()) -> list[Player]:
+    """The snapshots of `run_dir` (its pool, else its checkpoints), oldest first, then `anchors`."""
+    import json
+
+    from pufferlib.train.selfplay import POOL_DIR, POOL_FILE
+
+    pool = run_dir / POOL_DIR / POOL_FILE
+    found: list[Player] = []
+    if pool.is_file():
+        try:
+            for snap in json.loads(pool.read_text())["snapshots"]:
+                step = int(snap["step"])
+                found.append(Player(f"step {step:,}", run_dir / POOL_DIR / snap["file"], step))
+        except (ValueError, KeyError, TypeError) as exc:
+            warnings.warn(f"{pool}: not a readable pool ({exc}); using the run's checkpoints", stacklevel=2)
+            found = []
+    if not found:
+        for file in sorted(run_dir.glob("model_*.pt")):
+            try:
+                step = int(checkpoint.load(file)["global_step"])
+            except (CheckpointError, APIUsageError) as exc:
+                warnings.warn(f"{file}: skipped ({exc})", stacklevel=2)
+                continue
+            found.append(Player(f"step {step:,}", file, step))
+    for name in anchors:
+        if name not in BUILT_IN:
+            raise APIUsageError(f"anchor {name!r} is not a built-in player: {list(BUILT_IN)}.")
+        found.append(Player(name, None, None))
+    return found
+
+
+def _agents(players: list[Player], env_id: str) -> dict[str, Agent | str]:
+    """Each player's Agent (or anchor name); unreadable files are skipped with a warning."""
+    out: dict[str, Agent | str] = {}
+    for player in players:
+        if player.path is None:
+            out[player.name] = player.name
+            continue
+        try:
+            out[player.name] = load(player.path, env_id)
+        except (CheckpointError, APIUsageError) as exc:
+            warnings.warn(f"{player.path}: skipped ({exc})", stacklevel=3)
+    return out
+
+
+def play_round(run_dir: Path, env_id: str, games: int, anchors: Sequence[str] = (), seed: int = 0,
+               progress: Callable[[str], object] | None = None) -> int:
+    """Play `games` games for every pair of the run's players (anchors do not play each other)
+    and add them to RUN_DIR/league.db; returns the matches played."""
+    players = players_of(run_dir, anchors)
+    agents = _agents(players, env_id)
+    if sum(1 for a in agents.values() if not isinstance(a, str)) < 1 or len(agents) < 2:
+        raise APIUsageError(f"{run_dir}: a league needs two players, one of them an agent (a snapshot or a "
+                            f"checkpoint), and has {len(agents)}: {list(agents)}. Train longer (self-play takes "
+                            "snapshots in RUN_DIR/pool) or add anchors (--anchors scripted,random).")
+    names = list(agents)
+    played = 0
+    with _open(run_dir) as db:
+        rounds = db.execute("SELECT COUNT(DISTINCT seed) FROM matches").fetchone()[0]
+        for i, a in enumerate(names):
+            for j in range(i + 1, len(names)):
+                b = names[j]
+                if isinstance(agents[a], str) and isinstance(agents[b], str):
+                    continue  # two built-in players: the env plays neither against the other
+                result = play_match(env_id, agents[a], agents[b], games, seed=seed + rounds * 7919 + played)
+                db.execute("INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           (a, b, result.wins, result.draws, result.losses, seed + rounds, time.time()))
+                db.commit()
+                played += 1
+                if progress is not None:
+                    progress(f"{a} vs {b}: {result.wins}-{result.draws}-{result.losses}")
+    return played
+
+
+class _open:
+    """league.db of a run folder, created with its schema; a context manager that closes it."""
+
+    def __init__(self, run_dir: Path):
+        self.db = sqlite3.connect(run_dir / DB_NAME)
+        self.db.executescript(SCHEMA)
+
+    def __enter__(self) -> sqlite3.Connection:
+        return self.db
+
+    def __exit__(self, *exc: object) -> None:
+        self.db.close()
+
+
+def results(run_dir: Path) -> list[tuple[str, str, int, int, int]]:
+    """Every match of RUN_DIR/league.db: (a, b, wins, draws, losses) of A."""
+    if not (run_dir / DB_NAME).is_file():
+        return []
+    with _open(run_dir) as db:
+        return [tuple(row) for row in db.execute("SELECT a, b, wins, draws, losses FROM matches")]
+
+
+def fit(matches: Sequence[tuple[str, str, int, int, int]], iterations: int = 50) -> list[Rating]:
+    """Bradley-Terry ratings of the players of `matches` (module docstring), best first."""
+    names = sorted({m[0] for m in matches} | {m[1] for m in matches})
+    index = {name: i for i, name in enumerate(names)}
+    n = len(names)
+    if n < 2:
+        raise APIUsageError(f"ratings need games between two players or more; the league has {n}.")
+    wins = np.zeros((n, n))  # wins[i, j]: i's wins over j, draws counted half
+    for a, b, w, d, loss in matches:
+        i, j = index[a], index[b]
+        wins[i, j] += w + 0.5 * d
+        wins[j, i] += loss + 0.5 * d
+    games = wins + wins.T
+    theta = np.zeros(n)
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
+        grad = (wins - games * p).sum(axis=1) - PRIOR * theta
+        w = games * p * (1.0 - p)
+        hessian = w - np.diag(w.sum(axis=1)) - PRIOR * np.eye(n)
+        step = np.linalg.solve(hessian, grad)
+        theta = theta - step
+        if np.abs(step).max() < 1e-10:
+            break
+    p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
+    w = games * p * (1.0 - p)
+    covariance = np.linalg.inv(np.diag(w.sum(axis=1)) - w + PRIOR * np.eye(n))
+    centre = np.eye(n) - np.ones((n, n)) / n  # each rating minus the mean
+    relative = centre @ covariance @ centre.T
+    elo = (theta - theta.mean()) * ELO + 1000.0
+    half = 1.96 * np.sqrt(np.clip(np.diag(relative), 0.0, None)) * ELO
+    played = games.sum(axis=1)
+    scores = wins.sum(axis=1) / np.maximum(played, 1)
+    ratings = [Rating(names[i], float(elo[i]), float(half[i]), int(round(played[i])), float(scores[i]))
+               for i in range(n)]
+    return sorted(ratings, key=lambda r: -r.elo)
+
+
+def rank_correlation(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rank correlation of two sequences (average ranks for ties); NaN under 2 points."""
+    if len(x) < 2:
+        return math.nan
+
+    def ranks(values: Sequence[float]) -> np.ndarray:
+        array = np.asarray(values, dtype=np.float64)
+        order = array.argsort(kind="stable")
+        out = np.empty(len(array))
+        out[order] = np.arange(len(array), dtype=np.float64)
+        for value in np.unique(array):  # ties share their mean rank
+            tied = array == value
+            out[tied] = out[tied].mean()
+        return out
+
+    rx, ry = ranks(x), ranks(y)
+    if rx.std() == 0 or ry.std() == 0:
+        return math.nan
+    return float(np.corrcoef(rx, ry)[0, 1])
+
+
+__all__ = ["Player", "Rating", "fit", "play_round", "players_of", "rank_correlation", "results"]

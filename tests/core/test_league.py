@@ -1,0 +1,97 @@
+"""`pufferlib.league` and `puffer league`: Bradley-Terry against hand-computed win matrices, the rank
+correlation, the round robin into league.db (resumable), and its errors."""
+
+import math
+import sqlite3
+
+import pytest
+import torch
+
+from pufferlib import cli, league
+from pufferlib.agent import build
+from pufferlib.config import env_config, load_default, merge
+from pufferlib.errors import APIUsageError
+from pufferlib.train import selfplay
+
+
+def test_two_players_rate_by_the_log_odds_of_their_score():
+    ratings = {r.player: r for r in league.fit([("a", "b", 3, 0, 1)])}
+    gap = ratings["a"].elo - ratings["b"].elo
+    assert gap == pytest.approx(400 * math.log10(3), abs=0.5)  # 3 wins in 4: odds 3 to 1
+    assert ratings["a"].elo + ratings["b"].elo == pytest.approx(2000)  # mean 1000
+    assert ratings["a"].games == 4 and ratings["a"].score == 0.75 and ratings["b"].score == 0.25
+    # 95% interval of a - mean = (a - b) / 2: 1.96 * sqrt(1 / (n p (1 - p))) / 2 on the natural scale
+    half = 1.96 * math.sqrt(1 / (4 * 0.75 * 0.25)) / 2 * 400 / math.log(10)
+    assert ratings["a"].ci95 == pytest.approx(half, rel=1e-3)
+
+
+def test_draws_count_half_and_a_consistent_matrix_is_recovered():
+    assert {r.player: r.elo for r in league.fit([("a", "b", 0, 10, 0)])} == pytest.approx({"a": 1000, "b": 1000})
+    # True ratings 0, 200, 400 (Elo): games in proportion to the model's expected scores.
+    true = {"x": 0.0, "y": 200.0, "z": 400.0}
+    matches = []
+    for a, b in (("x", "y"), ("x", "z"), ("y", "z")):
+        p = 1 / (1 + 10 ** ((true[b] - true[a]) / 400))
+        matches.append((a, b, round(10000 * p), 0, 10000 - round(10000 * p)))
+    ratings = {r.player: r.elo for r in league.fit(matches)}
+    assert ratings["y"] - ratings["x"] == pytest.approx(200, abs=2)
+    assert ratings["z"] - ratings["y"] == pytest.approx(200, abs=2)
+    assert [r.player for r in league.fit(matches)] == ["z", "y", "x"]  # best first
+
+
+def test_rank_correlation():
+    assert league.rank_correlation([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1)
+    assert league.rank_correlation([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1)
+    assert math.isnan(league.rank_correlation([1], [2]))
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    """A run folder with a self-play pool of three snapshots of an untrained connect4 policy."""
+    import pufferlib
+
+    folder = tmp_path_factory.mktemp("run")
+    (folder / "metrics.jsonl").write_text('{"env_id": "ocean-connect4"}\n')
+    config = merge(load_default(), env_config("ocean-connect4")[0])
+    policy = build("ocean-connect4", config).policy
+    env = pufferlib.make("ocean-connect4", num_envs=2, opponent="none")
+    play = selfplay.SelfPlay(env, policy, dict(config["selfplay"], enabled=True), folder, lambda: folder,
+                             torch.device("cpu"), {"config": config, "env_id": "ocean-connect4"})
+    for step in (1000, 2000, 3000):
+        play.snapshot(step)
+    env.close()
+    return folder
+
+
+def test_a_round_robin_fills_league_db_and_another_round_adds_games(run_dir, capsys):
+    assert cli.main(["league", str(run_dir), "--games", "4", "--anchors", "random"]) == 0
+    out = capsys.readouterr().out
+    assert "Bradley-Terry ratings" in out and "step 3,000" in out and "random" in out and "rank correlation" in out
+    db = sqlite3.connect(run_dir / league.DB_NAME)
+    assert db.execute("SELECT COUNT(*), SUM(wins + draws + losses) FROM matches").fetchone() == (6, 24)  # 4 players
+    db.close()
+    assert league.play_round(run_dir, "ocean-connect4", 2, ["random"], seed=1) == 6
+    assert sum(r.games for r in league.fit(league.results(run_dir))) == 2 * (24 + 12)  # each game counts for two
+    assert cli.main(["league", str(run_dir), "--games", "0", "--anchors", ""]) == 0  # the table alone
+    assert "step 1,000" in capsys.readouterr().out
+
+
+def test_a_league_of_one_player_and_bad_anchors_are_refused(tmp_path, run_dir):
+    (tmp_path / "metrics.jsonl").write_text('{"env_id": "ocean-connect4"}\n')
+    with pytest.raises(APIUsageError, match="a league needs two players"):
+        league.play_round(tmp_path, "ocean-connect4", 2, [])
+    with pytest.raises(APIUsageError, match="not a built-in player"):
+        league.players_of(run_dir, ["greedy"])
+    with pytest.raises(APIUsageError, match="ratings need games between two players"):
+        league.fit([])
+
+
+def test_an_unreadable_snapshot_is_skipped_with_a_warning(tmp_path, run_dir):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    (copy / league.DB_NAME).unlink(missing_ok=True)
+    next((copy / "pool").glob("snapshot_*.pt")).write_bytes(b"not a checkpoint")
+    with pytest.warns(UserWarning, match="skipped"):
+        assert league.play_round(copy, "ocean-connect4", 2, []) == 1  # the two readable snapshots
