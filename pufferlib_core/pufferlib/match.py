@@ -106,6 +106,9 @@ def resolve(player: Agent | str, env_id: str, device: str = "cpu", data_dir: str
     """An Agent, a built-in name (kept), or the agent of a checkpoint, run folder or "latest"."""
     if isinstance(player, Agent) or player in BUILT_IN:
         return player
+    if player != "latest" and not Path(player).exists():
+        raise APIUsageError(f"player {player!r} is neither a checkpoint file, a run folder, 'latest' nor a built-in "
+                            f"player ({', '.join(BUILT_IN)}).")
     return load(player, env_id, device=device, data_dir=data_dir)
 
 
