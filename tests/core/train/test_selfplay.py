@@ -187,3 +187,20 @@ def test_a_selfplay_run_logs_its_games_and_leaves_its_pool(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert pufferlib.load(tmp_path / "run" / "pool" / pool["snapshots"][0]["file"], "ocean-connect4")
+
+
+def test_selfplay_runs_on_the_multiprocessing_backend(tmp_path):
+    """The pool, the snapshots' actions and the outcomes live on the trainer's side: envs stepped in
+    worker processes play the same games."""
+    env = pufferlib.make("ocean-connect4", num_envs=32, num_workers=2, backend="multiprocessing", opponent="none",
+                         seed=1)
+    trainer = PuffeRL({"selfplay": {"enabled": True, "snapshot_interval": 4096, "opponent_share": 1.0}}, env=env,
+                      device="cpu", seed=1, total_timesteps=4096 * 3, batch_size=4096, minibatch_size=4096,
+                      checkpoint_interval=0, run_dir=tmp_path, dashboard=Dashboard(interval=1e9, rich=False))
+    games = 0
+    while not trainer.done_training():
+        trainer.evaluate()
+        trainer.train()
+        games += trainer.mean_and_log()["selfplay/games"]
+    trainer.close()
+    assert games > 50  # after the first snapshot every game is against one
