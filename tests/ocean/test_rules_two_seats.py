@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 import pufferlib
+from puffer_ocean import envs
 from pufferlib.agent import build
 from pufferlib.checker import PASS
 from pufferlib.config import env_config, load_default, merge
 from pufferlib.match import play_match
-from puffer_ocean import envs
 from tests.ocean.test_rules_board import go_area, go_groups, go_play
 
 # ---- go ----
@@ -234,7 +234,9 @@ def tt_captures(owners, values, mine, card, cell):
     for side, (dr, dc) in STEPS.items():
         rr, cc = r + dr, c + dc
         other = rr * 3 + cc
-        if 0 <= rr < 3 and 0 <= cc < 3 and owners[other] not in (0, mine) and values[other][OPPOSITE[side]] < card[side]:
+        if not (0 <= rr < 3 and 0 <= cc < 3):
+            continue
+        if owners[other] not in (0, mine) and values[other][OPPOSITE[side]] < card[side]:
             out.append(other)
     return out
 

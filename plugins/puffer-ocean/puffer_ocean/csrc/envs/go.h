@@ -32,6 +32,9 @@
  * 1 its stones, 2 the other colour's), the board before its own last move, the current area
  * score from its side ((black - white - komi) for black, its negation for white) /
  * grid_size^2, its legal moves made / (2 * grid_size^2).
+ *
+ * Log, per row and game: score, the area score from the row's side (with two seats the
+ * two rows' scores cancel: read win_rate or the outcomes), win_rate, its captures.
  */
 #define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(win_rate) X(captures)

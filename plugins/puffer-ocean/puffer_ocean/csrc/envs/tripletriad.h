@@ -32,6 +32,9 @@
  * values / 10 of the card on each cell x 36 (0 if empty); values / 10 of its hand, then the
  * other's x 40; cell (1-9) / 9 where each card of its hand, then the other's, lies x 10
  * (0 in hand).
+ *
+ * Log, per row and game: score, the cards the row's player owns at the end (with two seats
+ * the two rows' scores add up to 10: read win_rate or the outcomes), win_rate, draw_rate.
  */
 #define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(win_rate) X(draw_rate)
