@@ -1,48 +1,77 @@
-/* go: Go on a grid_size x grid_size board against a greedy opponent (PufferLib's Ocean "go").
+/* go: Go on a grid_size x grid_size board, for two seats or against a built-in opponent
+ * (PufferLib's Ocean "go", which plays a greedy opponent).
  *
- * The agent plays black (1) and moves first; the opponent, white (2), answers every pass
- * and every legal agent move. Actions (grid_size^2 + 1): 0 pass, 1 + row * grid_size + col
- * a stone. A stone is legal on an empty point unless, after removing the opponent groups
- * it leaves without liberties, its own group has none (suicide) or the board repeats the
- * one before the opponent's last move (ko). An illegal move costs `reward_move_invalid`
- * and changes nothing; a pass costs `reward_move_pass`; a legal move earns
- * `reward_move_valid`, and each capture move earns `reward_player_capture` (the
- * opponent's captures `reward_opponent_capture`). The opponent captures a group in atari
- * or saves its own, else plays on a liberty of the agent's weakest group (2-4
- * liberties), else a random legal point. The game ends (terminal) after 2 * grid_size^2
- * legal agent moves or when the opponent has no legal point, scored by area
- * (Tromp-Taylor: stones plus empty regions touching one colour only) with `komi` for
- * white: +1 win, -1 loss, 0 draw. It is truncated after `max_steps`. Observation
- * (2 * grid_size^2 + 2 floats): the board (0 empty, 1 agent, 2 opponent), the board before
- * the agent's last move, the current area score (black - white - komi) / grid_size^2,
- * legal agent moves made / (2 * grid_size^2).
+ * Actions (grid_size^2 + 1): 0 pass, 1 + row * grid_size + col a stone. A stone is legal on
+ * an empty point unless, after removing the other colour's groups it leaves without
+ * liberties, its own group has none (suicide) or the board repeats the one before the last
+ * move (simple ko). An illegal move costs `reward_move_invalid`, changes nothing and keeps
+ * the turn; a pass costs `reward_move_pass`; a legal move earns `reward_move_valid`, and a
+ * move that captures earns `reward_player_capture` (the player whose stones it takes gets
+ * `reward_opponent_capture`). Scoring is by area (Tromp-Taylor: stones plus empty regions
+ * touching one colour only) with `komi` for white; at the end of a game each player gets
+ * +1 for a win, -1 for a loss, 0 for a draw, and its outcome (pufferlib's game contract)
+ * 1, 0.5 or 0. A game cut short by `max_steps` steps is truncated, without a result (NaN).
+ *
+ * `opponent` (pufferlib's names: 0 "none", 1 "scripted", the default, 2 "random"):
+ * - "none": both colours are agents, a game of two rows (game_seats 2): seat 0 plays black
+ *   and moves first, seat 1 white (komi for white); the seat that waits is masked (its
+ *   action is ignored). An illegal move leaves the turn with the mover. The game ends
+ *   (terminal) after two consecutive passes or when a colour has made 2 * grid_size^2
+ *   legal moves. The shaped rewards go to the mover (and reward_opponent_capture to the
+ *   player captured from, in the same step); the final +1/-1/0 to both rows.
+ *   `max_steps` counts the steps of both seats.
+ * - "scripted": one agent row (game_seats 1) plays black and moves first; the built-in
+ *   white answers every pass and every legal agent move: it captures a group in atari or
+ *   saves its own, else plays on a liberty of the agent's weakest group (2-4 liberties),
+ *   else a random legal point. The game ends after 2 * grid_size^2 legal agent moves or
+ *   when white has no legal point (it never passes).
+ * - "random": as "scripted", but white plays a uniformly random choice among its legal
+ *   points and a pass; the game also ends after two consecutive passes.
+ *
+ * Observation (2 * grid_size^2 + 2 floats) of a row, from its own side: the board (0 empty,
+ * 1 its stones, 2 the other colour's), the board before its own last move, the current area
+ * score from its side ((black - white - komi) for black, its negation for white) /
+ * grid_size^2, its legal moves made / (2 * grid_size^2).
+ *
+ * Log, per row and game: score, the area score from the row's side (with two seats the
+ * two rows' scores cancel: read win_rate or the outcomes), win_rate, its captures.
  */
 #define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(win_rate) X(captures)
 #define PARAMS(P) P(int, grid_size, 7, 3, 19) P(float, komi, 7.5, -100, 100) P(int, max_steps, 1000, 1, 10000000) \
     P(float, reward_move_pass, -0.25, -10, 10) P(float, reward_move_invalid, -0.1, -10, 10) \
     P(float, reward_move_valid, 0.1, -10, 10) P(float, reward_player_capture, 0.25, -10, 10) \
-    P(float, reward_opponent_capture, -0.25, -10, 10)
-#define FIELDS(F) F(int, moves_made) F(int, tick) F(int, last_opponent_move) F(float, area_score)
+    P(float, reward_opponent_capture, -0.25, -10, 10) P(int, opponent, 1, 0, 2)
+#define FIELDS(F) F(int, moves_made) F(int, moves_white) F(int, tick) F(int, last_opponent_move) F(float, area_score) \
+    F(int, to_move) F(int, passes)
 #include "../puffer.h"
 
 #define GO_MAX 19
 #define GO_CELLS (GO_MAX * GO_MAX)
+#define GO_NONE 0
+#define GO_SCRIPTED 1
 
 typedef struct {
     Puffer p;
     Log log;
     PUFFER_PARAMS
-    int moves_made, tick, last_opponent_move, captures, over;
-    float area_score, ret;
+    int moves_made, moves_white;               /* legal moves of black (the agent against a built-in) and white */
+    int tick, last_opponent_move;              /* last_opponent_move: white's last stone, -1 none */
+    int to_move, passes;                       /* the colour to move (0 black, 1 white); consecutive passes */
+    int captures[2];                           /* stones captured by black, white */
+    float area_score, ret[2];                  /* area_score: black - white - komi */
     int stamp;                                 /* visit marks: seen[i] == stamp */
-    uint8_t board[GO_CELLS], ko[GO_CELLS], tmp[GO_CELLS], before[GO_CELLS];
+    uint8_t board[GO_CELLS], ko[GO_CELLS], tmp[GO_CELLS];
+    uint8_t before[2][GO_CELLS];               /* the board before black's, white's last move */
     int seen[GO_CELLS], queue[GO_CELLS];
 } Env;
 
+static inline int go_rows(const Env* env) { return env->opponent == GO_NONE ? 2 : 1; }
+
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
     int n = env->grid_size * env->grid_size;
-    s->num_agents = 1;
+    s->num_agents = go_rows(env);
+    s->game_seats = go_rows(env);
     s->obs_ndim = 1;
     s->obs_shape[0] = 2 * n + 2;
     s->obs_dtype = 'f';
@@ -92,8 +121,8 @@ static int go_group(Env* env, const uint8_t* b, int start, int* size) {
     return libs;
 }
 
-/* Play `player` at `pos`: -1 if illegal (board unchanged), else the stones captured. */
-static int go_play(Env* env, int pos, int player) {
+/* The board after `player` plays `pos`, in env->tmp: -1 if illegal, else the stones captured. */
+static int go_try(Env* env, int pos, int player) {
     int N = env->grid_size, n = N * N, captured = 0, size;
     if (env->board[pos]) return -1;
     memcpy(env->tmp, env->board, (size_t)n);
@@ -110,6 +139,13 @@ static int go_play(Env* env, int pos, int player) {
     }
     if (go_group(env, env->tmp, pos, &size) == 0) return -1;             /* suicide */
     if (captured && memcmp(env->tmp, env->ko, (size_t)n) == 0) return -1; /* ko */
+    return captured;
+}
+
+/* Play `player` at `pos`: -1 if illegal (board unchanged), else the stones captured. */
+static int go_play(Env* env, int pos, int player) {
+    int n = env->grid_size * env->grid_size, captured = go_try(env, pos, player);
+    if (captured < 0) return -1;
     memcpy(env->ko, env->board, (size_t)n);
     memcpy(env->board, env->tmp, (size_t)n);
     return captured;
@@ -197,72 +233,165 @@ static int go_opponent(Env* env) {
     return -1;
 }
 
+/* The random white player: a uniform choice among its legal points and a pass. Returns the
+ * stones captured, or -1 for a pass. */
+static int go_random(Env* env) {
+    int n = env->grid_size * env->grid_size, legal[GO_CELLS], m = 0;
+    for (int i = 0; i < n; i++)
+        if (!env->board[i] && go_try(env, i, 2) >= 0) legal[m++] = i;
+    int pick = rng_int(&env->p.rng, m + 1);
+    if (pick == m) return -1;
+    env->last_opponent_move = legal[pick];
+    return go_play(env, legal[pick], 2);
+}
+
+/* The colour (1 black, 2 white) whose view agent row k sees. */
+static inline int go_colour_of(const Env* env, int k) { return env->opponent == GO_NONE ? k + 1 : 1; }
+
 static void go_observe(Env* env) {
     int n = env->grid_size * env->grid_size;
-    float* o = (float*)env->p.observations;
-    for (int i = 0; i < n; i++) o[i] = env->board[i];
-    for (int i = 0; i < n; i++) o[n + i] = env->before[i];
-    o[2 * n] = env->area_score / n;
-    o[2 * n + 1] = env->moves_made / (2.0f * n);
+    for (int k = 0; k < go_rows(env); k++) {
+        float* o = (float*)env->p.observations + (size_t)k * (2 * n + 2);
+        int colour = go_colour_of(env, k);
+        const uint8_t* before = env->before[colour - 1];
+        for (int i = 0; i < n; i++) o[i] = env->board[i] == 0 ? 0.0f : env->board[i] == colour ? 1.0f : 2.0f;
+        for (int i = 0; i < n; i++) o[n + i] = before[i] == 0 ? 0.0f : before[i] == colour ? 1.0f : 2.0f;
+        o[2 * n] = (colour == 1 ? env->area_score : -env->area_score) / n;
+        o[2 * n + 1] = (colour == 1 ? env->moves_made : env->moves_white) / (2.0f * n);
+    }
+}
+
+static void go_set_masks(Env* env) {
+    for (int k = 0; k < go_rows(env); k++) env->p.masks[k] = go_rows(env) == 1 || k == env->to_move;
 }
 
 static void c_reset(Env* env) {
     int n = env->grid_size * env->grid_size;
     memset(env->board, 0, (size_t)n);
     memset(env->ko, 0, (size_t)n);
-    memset(env->before, 0, (size_t)n);
-    env->moves_made = env->tick = env->captures = env->over = 0;
+    memset(env->before, 0, sizeof(env->before));
+    env->moves_made = env->moves_white = env->tick = env->to_move = env->passes = 0;
+    env->captures[0] = env->captures[1] = 0;
     env->last_opponent_move = -1;
-    env->ret = 0;
+    env->ret[0] = env->ret[1] = 0;
     env->area_score = -env->komi;
     go_observe(env);
+    go_set_masks(env);
 }
 
-static void c_step(Env* env) {
+/* The step's end for every row: the final +1/-1/0 and outcomes of a game that ended
+ * (`terminal`), or none of a truncated one; logs, final observations and a new game. */
+static void go_finish(Env* env, int terminal) {
+    int rows = go_rows(env);
+    int truncated = !terminal && env->tick >= env->max_steps;
+    float black = env->area_score > 0 ? 1.0f : env->area_score < 0 ? -1.0f : 0.0f;
+    for (int k = 0; k < rows; k++) {
+        float result = go_colour_of(env, k) == 1 ? black : -black;
+        if (terminal) env->p.rewards[k] += result;
+        env->ret[k] += env->p.rewards[k];
+        env->p.terminals[k] = (uint8_t)terminal;
+        env->p.truncations[k] = (uint8_t)truncated;
+    }
+    go_observe(env);
+    if (!terminal && !truncated) {
+        go_set_masks(env);
+        return;
+    }
+    for (int k = 0; k < rows; k++) {
+        int colour = go_colour_of(env, k);
+        float result = colour == 1 ? black : -black;
+        ocean_outcome(&env->p, k, !terminal ? NAN : result > 0 ? OCEAN_WIN : result < 0 ? OCEAN_LOSS : OCEAN_DRAW);
+        env->log.score += colour == 1 ? env->area_score : -env->area_score;
+        env->log.episode_return += env->ret[k];
+        env->log.episode_length += (float)env->tick;
+        env->log.win_rate += terminal && result > 0;
+        env->log.captures += (float)env->captures[colour - 1];
+        env->log.n += 1;
+        ocean_keep_final(&env->p, k);
+    }
+    c_reset(env);
+}
+
+/* Against a built-in white: the agent's move (black), then white's answer. */
+static void go_step_builtin(Env* env) {
     int a = env->p.actions[0], n = env->grid_size * env->grid_size;
     float reward = 0;
     int opponent_moves = 0;
-    env->tick++;
     if (a == 0) {
         reward += env->reward_move_pass;
+        env->passes++;
         opponent_moves = 1;
     } else {
-        memcpy(env->before, env->board, (size_t)n);
+        memcpy(env->before[0], env->board, (size_t)n);
         int got = go_play(env, a - 1, 1);
         if (got < 0) {
             reward += env->reward_move_invalid;
         } else {
             env->moves_made++;
+            env->passes = 0;
             reward += env->reward_move_valid + (got ? env->reward_player_capture : 0);
-            env->captures += got;
+            env->captures[0] += got;
             opponent_moves = 1;
         }
     }
     int terminal = 0;
-    if (opponent_moves) {
-        int got = go_opponent(env);
-        if (got < 0) terminal = 1;
-        else if (got > 0) reward += env->reward_opponent_capture;
+    if (opponent_moves && env->passes >= 2) {
+        terminal = 1;  /* the random white passed, then black: the game is over */
+    } else if (opponent_moves) {
+        int got = env->opponent == GO_SCRIPTED ? go_opponent(env) : go_random(env);
+        if (got < 0 && env->opponent == GO_SCRIPTED) {
+            terminal = 1;  /* the greedy white has no legal point */
+        } else if (got < 0) {
+            if (++env->passes >= 2) terminal = 1;
+        } else {
+            env->passes = 0;
+            env->moves_white++;
+            env->captures[1] += got;
+            if (got > 0) reward += env->reward_opponent_capture;
+        }
     }
     if (env->moves_made >= 2 * n) terminal = 1;
     env->area_score = go_area(env);
-    if (terminal) reward += env->area_score > 0 ? 1.0f : env->area_score < 0 ? -1.0f : 0.0f;
-    env->ret += reward;
-    int truncated = !terminal && env->tick >= env->max_steps;
     env->p.rewards[0] = reward;
-    env->p.terminals[0] = (uint8_t)terminal;
-    env->p.truncations[0] = (uint8_t)truncated;
-    go_observe(env);
-    if (terminal || truncated) {
-        env->log.score += env->area_score;
-        env->log.episode_return += env->ret;
-        env->log.episode_length += (float)env->tick;
-        env->log.win_rate += terminal && env->area_score > 0;
-        env->log.captures += (float)env->captures;
-        env->log.n += 1;
-        ocean_keep_final(&env->p, 0);
-        c_reset(env);
+    go_finish(env, terminal);
+}
+
+/* Two seats: the move of the seat to move; the other's action is ignored. */
+static void go_step_seats(Env* env) {
+    int n = env->grid_size * env->grid_size, mover = env->to_move, colour = mover + 1;
+    int a = env->p.actions[mover], passed_turn = 1;
+    env->p.rewards[0] = env->p.rewards[1] = 0;
+    if (a == 0) {
+        env->p.rewards[mover] += env->reward_move_pass;
+        env->passes++;
+    } else {
+        memcpy(env->before[mover], env->board, (size_t)n);
+        int got = go_play(env, a - 1, colour);
+        if (got < 0) {
+            env->p.rewards[mover] += env->reward_move_invalid;
+            passed_turn = 0;
+        } else {
+            env->passes = 0;
+            if (colour == 1) env->moves_made++;
+            else {
+                env->moves_white++;
+                env->last_opponent_move = a - 1;
+            }
+            env->p.rewards[mover] += env->reward_move_valid + (got ? env->reward_player_capture : 0);
+            if (got) env->p.rewards[1 - mover] += env->reward_opponent_capture;
+            env->captures[mover] += got;
+        }
     }
+    int terminal = env->passes >= 2 || env->moves_made >= 2 * n || env->moves_white >= 2 * n;
+    if (passed_turn) env->to_move = 1 - mover;
+    env->area_score = go_area(env);
+    go_finish(env, terminal);
+}
+
+static void c_step(Env* env) {
+    env->tick++;
+    if (env->opponent == GO_NONE) go_step_seats(env);
+    else go_step_builtin(env);
 }
 
 static int c_render_ansi(Env* env, char* buf, int cap) {
