@@ -206,8 +206,10 @@ def test_compiled_policy_trains(tmp_path):
     """train.compile: rollouts and updates run through torch.compile graphs."""
     script = tmp_path / "compiled.py"
     script.write_text(COMPILE_SCRIPT)
-    # Inductor keeps its caches and headers under the temp dir: keep them in tmp_path.
-    env = {**os.environ, "TMPDIR": str(tmp_path), "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor")}
+    # Inductor keeps its caches and headers under the temp dir: keep them in tmp_path. It compiles
+    # in this process (no pool of compile workers to start: 25 s instead of 31 s on 2 cores).
+    env = {**os.environ, "TMPDIR": str(tmp_path), "TORCHINDUCTOR_CACHE_DIR": str(tmp_path / "inductor"),
+           "TORCHINDUCTOR_COMPILE_THREADS": "1"}
     proc = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
                           timeout=240)
     assert proc.returncode == 0, proc.stdout + proc.stderr
