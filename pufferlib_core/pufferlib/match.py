@@ -36,6 +36,7 @@ import torch
 from pufferlib.agent import Agent, load
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
+from pufferlib.train.selfplay import Counts
 
 #: Built-in players: values of a game env's `opponent` argument.
 BUILT_IN = ("scripted", "random")
@@ -46,8 +47,9 @@ MAX_SLOTS = 64
 
 
 @dataclass(frozen=True)
-class MatchResult:
-    """A's games against B: counts, score and its 95% interval (module docstring)."""
+class MatchResult(Counts):
+    """A's games against B: counts, `games` (those with a result), `score` and its 95% interval
+    (module docstring)."""
 
     a: str
     b: str
@@ -57,16 +59,6 @@ class MatchResult:
     losses: int
     no_result: int
     games_by_seat: tuple[int, ...]
-
-    @property
-    def games(self) -> int:
-        """Games with a result (the ones scored)."""
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        """A's mean result: (wins + draws / 2) / games; NaN without games."""
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
 
     def interval(self, z: float = 1.96) -> tuple[float, float]:
         """The Wilson score interval of `score` (95% for z = 1.96); (0, 1) without games."""

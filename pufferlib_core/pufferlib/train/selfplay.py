@@ -56,7 +56,8 @@ START_ELO = 1000.0
 
 
 class Counts:
-    """Wins, draws and losses (of the learner), with the games and the score they make."""
+    """Wins, draws and losses (of the learner, or of A in a match), with the games they make (those
+    with a result) and the score: (wins + draws / 2) / games."""
 
     wins: int
     draws: int
