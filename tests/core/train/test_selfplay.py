@@ -204,3 +204,23 @@ def test_selfplay_runs_on_the_multiprocessing_backend(tmp_path):
         games += trainer.mean_and_log()["selfplay/games"]
     trainer.close()
     assert games > 50  # after the first snapshot every game is against one
+
+
+def test_puffer_train_resume_continues_with_the_pool_and_its_ratings(tmp_path, capsys):
+    from pufferlib import cli
+
+    flags = ["--env.opponent", "none", "--selfplay.enabled", "true", "--selfplay.snapshot-interval", "4096",
+             "--vec.num-envs", "32", "--train.batch-size", "4096", "--train.minibatch-size", "4096",
+             "--train.checkpoint-interval", "1", "--train.data-dir", str(tmp_path)]
+    assert cli.main(["train", "ocean-connect4", "--train.total-timesteps", "8192", *flags]) == 0
+    (run,) = tmp_path.iterdir()
+    before = json.loads((run / "pool" / "pool.json").read_text())
+    assert [s["step"] for s in before["snapshots"]] == [4096, 8192]
+    assert cli.main(["train", "ocean-connect4", "--resume", str(run), "--train.total-timesteps", "16384"]) == 0
+    after = json.loads((run / "pool" / "pool.json").read_text())
+    assert [s["step"] for s in after["snapshots"]] == [4096, 8192, 12288, 16384]  # the same pool, grown
+    def games(pool):  # the learner's games against the first two snapshots
+        return sum(s["wins"] + s["draws"] + s["losses"] for s in pool["snapshots"][:2])
+
+    assert games(after) > games(before)  # the old snapshots' counts carried on
+    capsys.readouterr()
