@@ -48,6 +48,8 @@ CASES = {
     "drone": (envs.Drone, {"num_envs": 64}, 7.6e6),                        # 64 copies
     "enduro": (envs.Enduro, {"num_envs": 1024}, 1.6e6),
     "tower_climb": (envs.TowerClimb, {"num_envs": 4096}, 1.4e6),          # 4,096 copies
+    # Third wave.
+    "chain_mdp": (envs.ChainMdp, {"num_envs": 1024}, None),
 }
 
 

@@ -175,3 +175,57 @@ def test_spaces_exposes_a_dict_layout_and_scores_both_parts():
         assert np.allclose(rew, 0.5)
     finally:
         env.close()
+
+
+def test_chain_mdp_walking_right_reaches_the_far_reward_and_left_at_the_start_takes_the_small_one():
+    env = envs.ChainMdp(num_envs=1, length=4, small_reward=0.25, max_steps=20)
+    try:
+        obs, _ = env.reset(seed=0)
+        assert obs[0].tolist() == [1, 0, 0, 0]
+        for position in (1, 2, 3):  # right, right, right: one state each, no reward
+            obs, rew, term, _, _ = env.step(np.array([1], np.int32))
+            assert obs[0].argmax() == position and rew[0] == 0 and not term[0]
+        _, rew, term, trunc, _ = env.step(np.array([1], np.int32))  # right at the far end
+        assert rew[0] == 1 and term[0] and not trunc[0] and env.field("position") == 0  # a new episode
+        _, rew, term, _, _ = env.step(np.array([0], np.int32))  # left at the start: the small reward
+        assert rew[0] == 0.25 and term[0]
+        assert env.log() == {"score": 0.5, "episode_return": 0.625, "episode_length": 2.5, "n": 2}
+    finally:
+        env.close()
+
+
+def test_chain_mdp_left_walks_back_and_the_step_limit_truncates_with_the_final_observation():
+    env = envs.ChainMdp(num_envs=1, length=5, max_steps=4, render_mode="ansi")
+    try:
+        env.reset(seed=0)
+        for action, position in ((1, 1), (1, 2), (0, 1)):
+            obs, rew, term, _, _ = env.step(np.array([action], np.int32))
+            assert obs[0].argmax() == position and rew[0] == 0 and not term[0]
+        _, rew, term, trunc, _ = env.step(np.array([1], np.int32))
+        assert trunc[0] and not term[0] and rew[0] == 0
+        assert env.final_observations[0].argmax() == 2  # where the truncated episode stood
+        assert env.render() == "A...G\n"  # a new episode at the start, the goal at the far end
+    finally:
+        env.close()
+
+
+def test_chain_mdp_slips_with_its_probability():
+    env = envs.ChainMdp(num_envs=4000, length=3, slip=0.25)
+    try:
+        env.reset(seed=1)
+        env.step(np.ones(4000, np.int32))  # right from the start: slipping means left, the small reward
+        assert 0.22 < env.terminals.mean() < 0.28 and (env.rewards[env.terminals] == 0.1).all()
+    finally:
+        env.close()
+
+
+def test_chain_mdp_draws_the_agent_where_it_stands():
+    env = envs.ChainMdp(num_envs=1, length=3, render_mode="rgb_array")
+    try:
+        env.reset(seed=0)
+        start = env.render().copy()
+        env.step(np.array([1], np.int32))
+        moved = env.render()
+        assert start.shape == moved.shape == (32, 96, 3) and (start[:, :32] != moved[:, :32]).any()
+    finally:
+        env.close()
