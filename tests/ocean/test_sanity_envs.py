@@ -229,3 +229,16 @@ def test_chain_mdp_draws_the_agent_where_it_stands():
         assert start.shape == moved.shape == (32, 96, 3) and (start[:, :32] != moved[:, :32]).any()
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("action, step", [((0.9, 0.2), (1, 0)), ((-0.5, 0.3), (-1, 0)), ((0.1, 0.6), (0, 1)),
+                                          ((0.3, -0.7), (0, -1)), ((0.2, -0.2), (0, 0))])
+def test_squared_continuous_steps_along_the_larger_component(action, step):
+    env = envs.SquaredContinuous(num_envs=1)
+    try:
+        env.reset(seed=0)
+        x, y = env.field("x"), env.field("y")
+        env.step(np.array([action], np.float32))
+        assert (env.field("x") - x, env.field("y") - y) == step
+    finally:
+        env.close()

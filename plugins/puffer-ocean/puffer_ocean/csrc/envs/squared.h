@@ -4,18 +4,23 @@
  * border cell. Observation: the whole grid (uint8: 0 empty, 1 agent, 2 target).
  * Actions: 0 stay, 1 down, 2 up, 3 left, 4 right. Reward 1 on reaching the target
  * (terminal); the episode is truncated after 3 * size steps with reward 0.
+ *
+ * squared_continuous.h defines SQ_CONTINUOUS and includes this file: the same env with a
+ * Box action (dx, dy) in [-1, 1]^2, the step taken along the axis of the larger magnitude
+ * in its direction, or no step when both are below 0.25 (see sq_action).
  */
 #define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length)
 #define SQ_MAX_SIZE 63
 #define PARAMS(P) P(int, size, 11, 3, SQ_MAX_SIZE)
+#define FIELDS(F) F(int, x) F(int, y) F(int, tx) F(int, ty) F(int, tick)
 #include "../puffer.h"
 
 typedef struct {
     Puffer p;
     Log log;
     PUFFER_PARAMS
-    int x, y, tx, ty, tick;
+    PUFFER_FIELDS
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
@@ -29,9 +34,16 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
     s->obs_dtype = 'B';
     s->obs_low = 0;
     s->obs_high = 2;
+#ifdef SQ_CONTINUOUS
+    s->act_kind = 'B';
+    s->act_dims = 2;
+    s->act_low = -1;
+    s->act_high = 1;
+#else
     s->act_kind = 'D';
     s->act_dims = 1;
     s->act_n[0] = 5;
+#endif
     s->render_width = s->render_height = 32 * env->size;
     return 0;
 }
@@ -55,11 +67,24 @@ static void c_reset(Env* env) {
     obs[env->y * n + env->x] = 1;
 }
 
+/* The move of this step: 0 stay, 1 down, 2 up, 3 left, 4 right (a Box action: the larger
+ * component's axis and sign; no move when both are below 0.25 in magnitude). */
+static inline int sq_action(Env* env) {
+#ifdef SQ_CONTINUOUS
+    float dx = env->p.cont_actions[0], dy = env->p.cont_actions[1];
+    if (fabsf(dx) < 0.25f && fabsf(dy) < 0.25f) return 0;
+    if (fabsf(dx) >= fabsf(dy)) return dx > 0 ? 4 : 3;
+    return dy > 0 ? 1 : 2;
+#else
+    return env->p.actions[0];
+#endif
+}
+
 static void c_step(Env* env) {
     static const int DX[5] = {0, 0, 0, -1, 1}, DY[5] = {0, 1, -1, 0, 0};
     int n = env->size;
     uint8_t* obs = (uint8_t*)env->p.observations;
-    int a = env->p.actions[0];
+    int a = sq_action(env);
     int x = env->x + DX[a], y = env->y + DY[a];
     if (x < 0) x = 0; else if (x >= n) x = n - 1;
     if (y < 0) y = 0; else if (y >= n) y = n - 1;
