@@ -50,6 +50,7 @@ CASES = {
     "tower_climb": (envs.TowerClimb, {"num_envs": 4096}, 1.4e6),          # 4,096 copies
     # Third wave.
     "chain_mdp": (envs.ChainMdp, {"num_envs": 1024}, None),
+    "tmaze": (envs.Tmaze, {"num_envs": 1024}, None),
     "squared_continuous": (envs.SquaredContinuous, {"num_envs": 4096}, None),
 }
 

@@ -242,3 +242,37 @@ def test_squared_continuous_steps_along_the_larger_component(action, step):
         assert (env.field("x") - x, env.field("y") - y) == step
     finally:
         env.close()
+
+
+def test_tmaze_shows_the_cue_only_at_the_start_and_pays_the_cued_turn():
+    env = envs.Tmaze(num_envs=1, length=3)
+    try:
+        for seed in range(6):
+            obs, _ = env.reset(seed=seed)
+            cue = env.field("cue")
+            assert obs[0].tolist() == [cue == 0, cue == 1, 0, 0]
+            obs, rew, term, _, _ = env.step(np.array([1 - cue], np.int32))  # a turn in the corridor: nothing
+            assert env.field("position") == 0 and rew[0] == 0 and not term[0]
+            for _ in range(3):
+                obs, rew, term, _, _ = env.step(np.array([2], np.int32))
+            assert obs[0].tolist() == [0, 0, 0, 1] and env.field("position") == 3  # the junction, no cue
+            _, rew, term, _, _ = env.step(np.array([cue if seed % 2 else 1 - cue], np.int32))
+            assert term[0] and rew[0] == (1 if seed % 2 else -1)
+            assert env.log()["score"] == seed % 2  # score: the cued turn (each reset starts the stats over)
+    finally:
+        env.close()
+
+
+def test_tmaze_truncates_with_the_final_observation_and_draws_itself():
+    env = envs.Tmaze(num_envs=1, length=2, max_steps=3, render_mode="ansi")
+    try:
+        env.reset(seed=0)
+        cue = env.field("cue")
+        assert env.render().splitlines() == ["*+-" if cue == 0 else "-+*", " | ", " A "]
+        for _ in range(2):
+            env.step(np.array([2], np.int32))
+        _, rew, term, trunc, _ = env.step(np.array([2], np.int32))  # forward at the junction: nothing
+        assert trunc[0] and not term[0] and rew[0] == 0
+        assert env.final_observations[0].tolist() == [0, 0, 0, 1]
+    finally:
+        env.close()

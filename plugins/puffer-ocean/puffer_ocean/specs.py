@@ -81,6 +81,8 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
               _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
     "enduro": ("the Atari Enduro race: overtake 200 cars before the day ends", {"frameskip": 4},
                _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.01)),
+    "tmaze": ("the T-maze: a cue at the start says which way to turn at the end of a corridor: memory", {},
+              _config(64, 200_000, 2048, 1024, rnn=True, bptt_horizon=16, learning_rate=0.01)),
     "squared_continuous": ("ocean-squared with a Box action (dx, dy): continuous control of a discrete walk", {},
                            _config(256, 3_000_000, 8192, 2048, learning_rate=0.01, gamma=0.95)),
     "chain_mdp": ("walk a chain of 10 states past a small sure reward to a large one: deep exploration", {},
