@@ -51,6 +51,8 @@ CASES = {
     # Third wave.
     "chain_mdp": (envs.ChainMdp, {"num_envs": 1024}, None),
     "tmaze": (envs.Tmaze, {"num_envs": 1024}, None),
+    "g2048": (envs.G2048, {"num_envs": 1024}, None),
+    "flappy": (envs.Flappy, {"num_envs": 1024}, None),
     "squared_continuous": (envs.SquaredContinuous, {"num_envs": 4096}, None),
 }
 
