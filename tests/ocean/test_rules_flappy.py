@@ -31,11 +31,11 @@ def test_the_bird_falls_and_a_flap_sends_it_up(env):
 
 
 def test_falling_to_the_ground_ends_the_episode_with_minus_one(env):
-    for t in range(200):
+    steps, term = 0, [False]
+    while not term[0] and steps < 200:
         _, rew, term, _, _ = step(env, NOTHING)
-        if term[0]:
-            break
-    assert term[0] and rew[0] == -1 and t < 40 and env.field("y") == 0.5  # a new episode
+        steps += 1
+    assert term[0] and rew[0] == -1 and steps < 40 and env.field("y") == 0.5  # a new episode
 
 
 def test_passing_a_pipe_pays_one_and_touching_one_ends(env):
