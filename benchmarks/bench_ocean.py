@@ -53,6 +53,7 @@ CASES = {
     "tmaze": (envs.Tmaze, {"num_envs": 1024}, None),
     "g2048": (envs.G2048, {"num_envs": 1024}, None),
     "flappy": (envs.Flappy, {"num_envs": 1024}, None),
+    "hex": (envs.Hex, {"num_envs": 1024}, None),
     "squared_continuous": (envs.SquaredContinuous, {"num_envs": 4096}, None),
 }
 
