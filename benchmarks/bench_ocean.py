@@ -54,6 +54,7 @@ CASES = {
     "g2048": (envs.G2048, {"num_envs": 1024}, None),
     "flappy": (envs.Flappy, {"num_envs": 1024}, None),
     "hex": (envs.Hex, {"num_envs": 1024}, None),
+    "tron": (envs.Tron, {"num_envs": 1024}, None),
     "squared_continuous": (envs.SquaredContinuous, {"num_envs": 4096}, None),
 }
 

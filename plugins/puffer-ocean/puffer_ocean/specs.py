@@ -81,6 +81,8 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
               _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
     "enduro": ("the Atari Enduro race: overtake 200 cars before the day ends", {"frameskip": 4},
                _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.01)),
+    "tron": ("light cycles on a 12 x 12 arena against a scripted rider: the first to crash loses", {},
+             _config(256, 3_000_000, 16384, 4096, learning_rate=0.003)),
     "hex": ("7 x 7 Hex against a scripted player that wins and blocks in one move: connection strategy", {},
             _config(256, 3_000_000, 16384, 4096, learning_rate=0.003)),
     "g2048": ("the 2048 sliding-tile game: long-horizon planning with a random spawn", {},
