@@ -18,6 +18,7 @@ Contract:
 
 from __future__ import annotations
 
+import json
 import math
 import sqlite3
 import time
@@ -32,6 +33,7 @@ from pufferlib.agent import Agent, load
 from pufferlib.errors import APIUsageError, CheckpointError
 from pufferlib.match import BUILT_IN, play_match
 from pufferlib.train import checkpoint
+from pufferlib.train.selfplay import POOL_DIR, POOL_FILE
 
 DB_NAME = "league.db"
 #: Precision of the prior on each rating (on the natural scale): weak; see the module docstring.
@@ -69,10 +71,6 @@ class Rating:
 
 def players_of(run_dir: Path, anchors: Sequence[str] = ()) -> list[Player]:
     """The snapshots of `run_dir` (its pool, else its checkpoints), oldest first, then `anchors`."""
-    import json
-
-    from pufferlib.train.selfplay import POOL_DIR, POOL_FILE
-
     pool = run_dir / POOL_DIR / POOL_FILE
     found: list[Player] = []
     if pool.is_file():
