@@ -15,6 +15,9 @@ The rule, so that the numbers mean the same on every run:
   every row and the env plays the other side (and chooses who starts).
 - N games are split evenly over the slots, and each slot counts its first games to that
   quota, in the order they started: short games are not favoured. Games are seeded (`seed`).
+- `video_path`: env copy 0's first game (slot 0's, seats as above) is recorded to that GIF or
+  video file (the env renders `rgb_array` frames; an env starts a new game in the step that
+  ends one, so the last frame is the position before the deciding move).
 - A's result per game is the env's outcome of A's seat (1 win, 0.5 draw, 0 loss); a game the
   env ends without a result (NaN: cut short by a step limit) is counted apart and not scored.
   A's score is the mean result, with a 95% Wilson interval.
@@ -25,7 +28,6 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,8 @@ import torch
 from pufferlib.agent import Agent, load
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
+from pufferlib.train import checkpoint
+from pufferlib.train.playback import write_video
 from pufferlib.train.selfplay import Counts
 
 #: Built-in players: values of a game env's `opponent` argument.
@@ -107,13 +111,14 @@ def resolve(player: Agent | str, env_id: str, device: str = "cpu", data_dir: str
 def play_match(env_id: str, a: Agent | str, b: Agent | str, games: int = 100, *, seed: int = 0,
                num_envs: int | None = None, deterministic: bool = False, device: str = "cpu",
                data_dir: str | Path | None = None, progress: str | None = None,
-               on_step: Callable[[VecEnv], object] | None = None) -> MatchResult:
+               video_path: str | None = None, fps: int = 4) -> MatchResult:
     """Play `games` games of A against B on `env_id` (see the module docstring for the rule).
 
     `a`, `b`: Agents, checkpoint sources (`pufferlib.load`) or `BUILT_IN` names (at most one).
     `num_envs`: env copies (default: enough game slots for the games, at most `MAX_SLOTS`).
     `deterministic`: greedy actions instead of sampled ones. `progress`: a label to print a
-    line to stderr every few seconds. `on_step(env)` is called after every step (recording).
+    line to stderr every few seconds. `video_path`: record the first game of env copy 0 there
+    (`fps` frames per second).
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise APIUsageError(f"games must be an int >= 1, got {games!r}.")
@@ -129,15 +134,16 @@ def play_match(env_id: str, a: Agent | str, b: Agent | str, games: int = 100, *,
     agent = resolve(first, env_id, device, data_dir)
     other = resolve(second, env_id, device, data_dir)
     assert isinstance(agent, Agent)  # only `second` may be built in
-    result = _play(env_id, agent, other, games, seed, num_envs, deterministic, progress, on_step)
+    result = _play(env_id, agent, other, games, seed, num_envs, deterministic, progress, video_path, fps)
     if flipped:  # report from A's side: the built-in player's
         result = MatchResult(player_name(a), player_name(b), env_id, result.losses, result.draws, result.wins,
                              result.no_result, result.games_by_seat)
     return result
 
 
-def _make_env(agent: Agent, other: Agent | str, games: int, num_envs: int | None) -> VecEnv:
-    """The env of the match: every seat an agent, or the built-in player `other` on the other side."""
+def _make_env(agent: Agent, other: Agent | str, games: int, num_envs: int | None, render: bool) -> VecEnv:
+    """The env of the match: every seat an agent, or the built-in player `other` on the other side
+    (rendering `rgb_array` frames when `render`)."""
     probe = agent.make_env(1)
     seats = getattr(probe, "game_seats", 0)
     probe.close()
@@ -145,8 +151,9 @@ def _make_env(agent: Agent, other: Agent | str, games: int, num_envs: int | None
         raise APIUsageError(f"{agent.env_id} declares no games (game_seats = 0): a match needs an env of "
                             "competitive games (see pufferlib.environment).")
     opponent = other if isinstance(other, str) else "none"
+    overrides: dict[str, Any] = {"opponent": opponent, **({"render_mode": "rgb_array"} if render else {})}
     try:
-        env = agent.make_env(1, opponent=opponent)
+        env = agent.make_env(1, **overrides)
     except APIUsageError as exc:
         raise APIUsageError(f"{agent.env_id} cannot be played with opponent={opponent!r}: {exc}") from None
     seats = env.game_seats
@@ -157,28 +164,35 @@ def _make_env(agent: Agent, other: Agent | str, games: int, num_envs: int | None
     copies = num_envs or max(1, min(games, MAX_SLOTS) * seats // env.num_agents)  # env: one copy
     if copies > 1:
         env.close()
-        env = agent.make_env(copies, opponent=opponent)
+        env = agent.make_env(copies, **overrides)
     return env
 
 
 def _play(env_id: str, agent: Agent, other: Agent | str, games: int, seed: int, num_envs: int | None,
-          deterministic: bool, progress: str | None, on_step: Callable[[VecEnv], object] | None) -> MatchResult:
+          deterministic: bool, progress: str | None, video_path: str | None, fps: int) -> MatchResult:
     if not isinstance(other, str) and other.spaces != agent.spaces:
         raise APIUsageError(f"{player_name(agent)} and {player_name(other)} were trained for different spaces "
                             f"({agent.spaces.single_observation_space} -> {agent.spaces.single_action_space} against "
                             f"{other.spaces.single_observation_space} -> {other.spaces.single_action_space}).")
-    env = _make_env(agent, other, games, num_envs)
+    if video_path:
+        checkpoint.check_writable(video_path, "the video")
+    env = _make_env(agent, other, games, num_envs, bool(video_path))
+    frames: list[np.ndarray] | None = [] if video_path else None
     with torch.random.fork_rng(devices=[]):  # sampled actions are seeded; the caller's RNG state stays
         torch.manual_seed(seed)
         try:
-            return _count(env, env_id, agent, other, games, seed, deterministic, progress, on_step)
+            result = _count(env, env_id, agent, other, games, seed, deterministic, progress, frames)
         finally:
             env.close()
+    if video_path and frames is not None:
+        write_video(frames, video_path, fps)
+    return result
 
 
 def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: int, seed: int,
-           deterministic: bool, progress: str | None, on_step: Callable[[VecEnv], object] | None) -> MatchResult:
-    """Step `env` until every game slot has played its quota of games; count A's results."""
+           deterministic: bool, progress: str | None, frames: list[np.ndarray] | None) -> MatchResult:
+    """Step `env` until every game slot has played its quota of games; count A's results. With
+    `frames`, env copy 0's frames of its first game are appended to it."""
     seats = env.game_seats
     rows = env.num_agents
     slots = rows // seats
@@ -196,6 +210,8 @@ def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: in
                             "per batch (vec.env_batch_size).")
     env.async_reset(seed)
     obs = env.recv()[0]
+    if frames is not None:
+        frames.append(np.asarray(env.render()))  # type: ignore[attr-defined]  # made with render_mode
     last_line = time.monotonic()
     while (counted < quota).any():
         a_seat = (np.arange(slots) + played) % seats
@@ -209,8 +225,6 @@ def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: in
             actions[~a_rows] = acts[1][~a_rows]
         env.send(actions)
         obs, _, terminals, truncations, *_ = env.recv()
-        if on_step is not None:
-            on_step(env)
         starts = np.asarray(terminals) | np.asarray(truncations)
         ended = np.flatnonzero(starts[seat_of_row == 0] if seats > 1 else starts)
         for slot in ended:
@@ -226,6 +240,8 @@ def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: in
                 by_seat[seat] += 1
                 counted[slot] += 1
             played[slot] += 1
+        if frames is not None and played[0] == 0:  # slot 0's first game: the position after each move
+            frames.append(np.asarray(env.render()))  # type: ignore[attr-defined]  # made with render_mode
         if progress and time.monotonic() - last_line >= PROGRESS_SECONDS:
             last_line = time.monotonic()
             print(f"{progress}: {int(counted.sum())}/{games} games", file=sys.stderr, flush=True)

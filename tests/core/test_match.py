@@ -110,3 +110,15 @@ def test_outcomes_reach_the_trainer_side_on_every_backend(backend, workers):
         assert terminals.all() and env.outcomes[ids].tolist() == [1.0, 0.0] * 4
     finally:
         env.close()
+
+
+def test_puffer_match_records_the_first_game_of_copy_0(tmp_path, connect4, capsys):
+    import imageio.v3 as iio
+
+    video = tmp_path / "game.gif"
+    result = play_match("ocean-connect4", connect4, "scripted", 4, seed=0, video_path=str(video))
+    frames = iio.imread(video)
+    assert result.games == 4 and frames.shape[1:] == (384, 448, 3) and 2 <= len(frames) <= 43
+    assert (frames[0] != frames[-1]).any()  # stones were played
+    assert cli.main(["match", "ocean-connect4", "random", "scripted", "--video-path", str(tmp_path / "x.txt")]) == 2
+    assert "write a .gif" in capsys.readouterr().err

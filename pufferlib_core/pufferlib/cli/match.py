@@ -25,7 +25,15 @@ def match_command(argv: list[str]) -> int:
     parser.add_argument("--data-dir", default=None, help="where 'latest' looks (default: train.data_dir)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    parser.add_argument("--video-path", help="record env copy 0's first game to this .gif/.mp4")
+    parser.add_argument("--fps", type=int, default=4, help="frames per second of the video (default 4: a move each)")
     args = parser.parse_args(argv)
+    from pufferlib.cli.eval import VIDEO_SUFFIXES
+
+    if args.video_path and not args.video_path.lower().endswith(VIDEO_SUFFIXES):
+        raise APIUsageError(f"--video-path {args.video_path!r}: write a {' or '.join(VIDEO_SUFFIXES)} file.")
+    if args.fps < 1:
+        raise APIUsageError(f"--fps must be at least 1, got {args.fps}.")
     if args.games < 1:
         raise APIUsageError(f"--games must be at least 1, got {args.games}.")
     if args.num_envs is not None and args.num_envs < 1:
@@ -34,7 +42,9 @@ def match_command(argv: list[str]) -> int:
 
     result = play_match(args.env_id, args.a, args.b, args.games, seed=args.seed, num_envs=args.num_envs,
                         deterministic=args.deterministic, device=args.device, data_dir=args.data_dir,
-                        progress="puffer match")
+                        progress="puffer match", video_path=args.video_path, fps=args.fps)
     print(json.dumps(result.as_dict()) if args.json else result.summary())
+    if args.video_path:
+        print(f"wrote {args.video_path}", file=sys.stderr)
     sys.stdout.flush()
     return 0
