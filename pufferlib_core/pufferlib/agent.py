@@ -5,9 +5,10 @@
     actions, state = agent.act(batch, state, deterministic=False)   # a batch, sampled
     print(agent.evaluate(episodes=100).summary())      # the rule of pufferlib.train.evaluation
 
-`source`: a checkpoint file, a run folder (its newest intact checkpoint) or "latest" (the
-newest checkpoint of `env`'s id under `data_dir`). Checkpoints are read weights-only
-(`pufferlib.train.checkpoint`). The policy is rebuilt from the checkpoint's config (policy
+`source`: a checkpoint file, a run folder (its newest intact checkpoint), "latest" (the
+newest checkpoint of `env`'s id under `data_dir`), or a published agent: `hf://ORG/NAME[@REV]`
+or its folder (`pufferlib.train.published`: safetensors weights and a TOML config). Checkpoints
+are read weights-only (`pufferlib.train.checkpoint`). The policy is rebuilt from the checkpoint's config (policy
 class and keywords, LSTM, observation normalisation, whose statistics the checkpoint holds).
 
 `act` takes what an env gives: one observation of a Gymnasium env (a Dict/Tuple one too,
@@ -166,20 +167,24 @@ def build(env_id: str | None, config: Mapping[str, Any], payload: Mapping[str, A
 
 
 def load(source: str | Path, env: str | VecEnv | None = None, *, device: str | torch.device = "cpu",
-         data_dir: str | Path | None = None, allow_env_mismatch: bool = False) -> Agent:
-    """The agent of a checkpoint file, a run folder or "latest"; see the module docstring.
+         data_dir: str | Path | None = None, allow_env_mismatch: bool = False,
+         hub_dir: str | Path | None = None) -> Agent:
+    """The agent of a checkpoint file, a run folder, "latest" or an `hf://` address; see the
+    module docstring.
 
     `env`: an env id (the checkpoint must be of that env, unless `allow_env_mismatch`; with
     "latest", the env whose newest checkpoint is loaded) or a vectorized env to act in
     (its spaces must fit the checkpoint's). `data_dir`: where "latest" looks (default: the
-    config's `train.data_dir`, "experiments").
+    config's `train.data_dir`, "experiments"). `hub_dir`: the local hub that `hf://` addresses
+    are read from (default: $PUFFER_HUB_DIR, else the Hugging Face Hub).
     """
     env_id = env if isinstance(env, str) else (env.spec.id if env is not None and env.spec is not None else None)
     if str(source) == "latest" and env_id is None:
         raise APIUsageError("pufferlib.load('latest') needs env= (an env id): 'latest' is the newest checkpoint "
                             "of that env.")
     data_dir = data_dir if data_dir is not None else load_default()["train"]["data_dir"]
-    payload = checkpoint.load(source, data_dir, env_id=env_id, allow_env_mismatch=allow_env_mismatch)
+    payload = checkpoint.load(source, data_dir, env_id=env_id, allow_env_mismatch=allow_env_mismatch,
+                              hub_dir=hub_dir)
     config = merge(load_default(), payload["config"])  # sections added since it was saved get defaults
     vec_env = None if isinstance(env, str) else env
     return build(env_id or payload.get("env_id"), config, payload, vec_env, device)

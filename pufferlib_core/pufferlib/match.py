@@ -38,7 +38,7 @@ import torch
 from pufferlib.agent import Agent, load
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
-from pufferlib.train import checkpoint
+from pufferlib.train import checkpoint, published
 from pufferlib.train.playback import write_video
 from pufferlib.train.selfplay import Counts
 
@@ -98,41 +98,42 @@ def player_name(player: Agent | str) -> str:
 
 
 def resolve(player: Agent | str, env_id: str, device: str = "cpu", data_dir: str | Path | None = None,
-            ) -> Agent | str:
-    """An Agent, a built-in name (kept), or the agent of a checkpoint, run folder or "latest"."""
+            hub_dir: str | Path | None = None) -> Agent | str:
+    """An Agent, a built-in name (kept), or the agent of a checkpoint, run folder, "latest" or
+    `hf://` address (`hub_dir`: a local hub)."""
     if isinstance(player, Agent) or player in BUILT_IN:
         return player
-    if player != "latest" and not Path(player).exists():
-        raise APIUsageError(f"player {player!r} is neither a checkpoint file, a run folder, 'latest' nor a built-in "
-                            f"player ({', '.join(BUILT_IN)}).")
-    return load(player, env_id, device=device, data_dir=data_dir)
+    if player != "latest" and not published.is_address(player) and not Path(player).exists():
+        raise APIUsageError(f"player {player!r} is neither a checkpoint file, a run folder, 'latest', an hf:// "
+                            f"address nor a built-in player ({', '.join(BUILT_IN)}).")
+    return load(player, env_id, device=device, data_dir=data_dir, hub_dir=hub_dir)
 
 
 def play_match(env_id: str, a: Agent | str, b: Agent | str, games: int = 100, *, seed: int = 0,
                num_envs: int | None = None, deterministic: bool = False, device: str = "cpu",
                data_dir: str | Path | None = None, progress: str | None = None,
-               video_path: str | None = None, fps: int = 4) -> MatchResult:
+               video_path: str | None = None, fps: int = 4, hub_dir: str | Path | None = None) -> MatchResult:
     """Play `games` games of A against B on `env_id` (see the module docstring for the rule).
 
     `a`, `b`: Agents, checkpoint sources (`pufferlib.load`) or `BUILT_IN` names (at most one).
     `num_envs`: env copies (default: enough game slots for the games, at most `MAX_SLOTS`).
     `deterministic`: greedy actions instead of sampled ones. `progress`: a label to print a
     line to stderr every few seconds. `video_path`: record the first game of env copy 0 there
-    (`fps` frames per second).
+    (`fps` frames per second). `hub_dir`: the local hub of `hf://` players.
     """
     if isinstance(games, bool) or not isinstance(games, int) or games < 1:
         raise APIUsageError(f"games must be an int >= 1, got {games!r}.")
     for player in (a, b):
         if isinstance(player, str) and not player:
-            raise APIUsageError("a player must be a checkpoint file, a run folder, 'latest' or one of "
-                                f"{list(BUILT_IN)}, got ''.")
+            raise APIUsageError("a player must be a checkpoint file, a run folder, 'latest', an hf:// address or "
+                                f"one of {list(BUILT_IN)}, got ''.")
     if isinstance(a, str) and a in BUILT_IN and isinstance(b, str) and b in BUILT_IN:
         raise APIUsageError(f"{a!r} against {b!r}: a match needs at least one agent (a checkpoint, a run folder "
                             "or 'latest'); built-in players are the env's own.")
     flipped = isinstance(a, str) and a in BUILT_IN
     first, second = (b, a) if flipped else (a, b)
-    agent = resolve(first, env_id, device, data_dir)
-    other = resolve(second, env_id, device, data_dir)
+    agent = resolve(first, env_id, device, data_dir, hub_dir)
+    other = resolve(second, env_id, device, data_dir, hub_dir)
     assert isinstance(agent, Agent)  # only `second` may be built in
     result = _play(env_id, agent, other, games, seed, num_envs, deterministic, progress, video_path, fps)
     if flipped:  # report from A's side: the built-in player's

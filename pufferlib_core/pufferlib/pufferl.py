@@ -100,12 +100,15 @@ class PuffeRL:
     checkpoints. `train()` writes a checkpoint every `checkpoint_interval` epochs (0: never)
     to `run_dir` (default: `data_dir/<env_id>_<time>_<id>`, created on first write);
     `save_checkpoint()` writes one on demand. Under torchrun each rank trains on its own env, gradients are averaged
-    across ranks, and rank 0 logs and saves.
+    across ranks, and rank 0 logs and saves. `train.init_from` (a checkpoint, run folder, "latest"
+    or `hf://` address) gives the policy its starting weights (`initialized_from` says which);
+    `allow_env_mismatch` lets them come from another env's checkpoint.
     """
 
     def __init__(self, config: Mapping | None = None, env: VecEnv | None = None,
                  policy: torch.nn.Module | None = None, *, env_id: str | None = None,
-                 run_dir: str | Path | None = None, dashboard: Dashboard | None = None, **train_overrides: object):
+                 run_dir: str | Path | None = None, dashboard: Dashboard | None = None,
+                 allow_env_mismatch: bool = False, **train_overrides: object):
         if env is None:
             raise APIUsageError("PuffeRL needs a vectorized env: PuffeRL(env=pufferlib.make('gym-CartPole-v1'), ...)")
         default = load_default()
@@ -126,12 +129,18 @@ class PuffeRL:
             self.thread_tuner = ThreadTuner(candidate_counts(usable_cores()), others=OtherLoad())
         if self.config["selfplay"]["enabled"]:
             selfplay.check(env, self.config["selfplay"], int(os.environ.get("WORLD_SIZE", "1")))
+        initial = (checkpoint.load(cfg["init_from"], cfg["data_dir"], env_id=self.env_id,
+                                   allow_env_mismatch=allow_env_mismatch, hub_dir=self.config["hub"]["dir"])
+                   if cfg["init_from"] else None)
         seed_everything(cfg)
         policy = self._trainable_policy(policy, set(given.get("policy", {})), env, cfg)
         microbatches = self._check_batch_sizes(cfg, default["train"], env, policy, device)
 
         self.rank, self.world_size, self.device, self._owns_group = _init_distributed(device)
         self._place_policy(policy, cfg)
+        if initial is not None:
+            checkpoint.load_policy(self.policy, initial)
+        self.initialized_from = checkpoint.describe(initial) if initial is not None else None
         # The env keeps the seed it was made with (`puffer train` offsets it per rank).
         self.rollout = Rollout(env, self.forward_policy, self.device, cfg["batch_size"], self.segment,
                                self.recurrent)
@@ -589,7 +598,8 @@ class PuffeRL:
         "latest" is the newest checkpoint of this trainer's env; a checkpoint of another env
         is refused unless `allow_env_mismatch` (fine-tuning; never when resuming)."""
         payload = checkpoint.load(path, self.config["train"]["data_dir"], map_location=self.device,
-                                  env_id=None if resume else self.env_id, allow_env_mismatch=allow_env_mismatch)
+                                  env_id=None if resume else self.env_id, allow_env_mismatch=allow_env_mismatch,
+                                  hub_dir=self.config["hub"]["dir"])
         if resume and payload.get("env_id") and self.env_id and payload["env_id"] != self.env_id:
             raise APIUsageError(f"{payload['path']} is a run of {payload['env_id']!r}, not {self.env_id!r}; resume "
                                 "it with that env, or start a new run with --load-model-path to fine-tune.")

@@ -45,7 +45,7 @@ def eval_command(argv: list[str]) -> int:
     payload = None
     if args.load_model_path:
         payload = checkpoint.load(args.load_model_path, config["train"]["data_dir"], env_id=args.env_id,
-                                  allow_env_mismatch=args.allow_env_mismatch)
+                                  allow_env_mismatch=args.allow_env_mismatch, hub_dir=config["hub"]["dir"])
         print(f"puffer eval: loaded {checkpoint.describe(payload)}", file=sys.stderr)
     if config["train"]["cpu_threads"] > 0:
         set_torch_threads(config["train"]["cpu_threads"])

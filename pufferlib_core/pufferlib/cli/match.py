@@ -15,14 +15,16 @@ def match_command(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="puffer match", description=match_command.__doc__, allow_abbrev=False)
     parser.add_argument("env_id", help="an env of competitive games, e.g. ocean-connect4")
     for name in ("a", "b"):
-        parser.add_argument(name, help="a checkpoint file, a run folder, 'latest' (the newest checkpoint of ENV) "
-                                       "or a built-in player: 'scripted', 'random'")
+        parser.add_argument(name, help="a checkpoint file, a run folder, 'latest' (the newest checkpoint of ENV), "
+                                       "an hf://ORG/NAME[@REV] address or a built-in player: 'scripted', 'random'")
     parser.add_argument("--games", type=int, default=100, help="games to count (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the envs and the sampled actions (default 0)")
     parser.add_argument("--num-envs", type=int, default=None,
                         help="env copies (default: one game slot per game, at most 64)")
     parser.add_argument("--deterministic", action="store_true", help="greedy actions instead of sampled ones")
     parser.add_argument("--data-dir", default=None, help="where 'latest' looks (default: train.data_dir)")
+    parser.add_argument("--hub.dir", dest="hub_dir", default=None,
+                        help="a local hub folder for hf:// players (default: $PUFFER_HUB_DIR, else the Hub)")
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--json", action="store_true", help="print the result as one JSON object")
     parser.add_argument("--video-path", help="record env copy 0's first game to this .gif/.mp4")
@@ -42,7 +44,7 @@ def match_command(argv: list[str]) -> int:
 
     result = play_match(args.env_id, args.a, args.b, args.games, seed=args.seed, num_envs=args.num_envs,
                         deterministic=args.deterministic, device=args.device, data_dir=args.data_dir,
-                        progress="puffer match", video_path=args.video_path, fps=args.fps)
+                        progress="puffer match", video_path=args.video_path, fps=args.fps, hub_dir=args.hub_dir)
     print(json.dumps(result.as_dict()) if args.json else result.summary())
     if args.video_path:
         print(f"wrote {args.video_path}", file=sys.stderr)

@@ -3,7 +3,8 @@
 `--policy.KEY` flags for keyword arguments the tree does not list yet).
 
 Configuration layers, later wins: `pufferlib/data/default.toml`, the env's default
-config (its plugin's EnvSpec), `--config FILE.toml`, then dotted flags generated from the
+config (its plugin's EnvSpec), `--config FILE.toml` (a published agent's config.toml too: its
+`[published]` table is skipped), then dotted flags generated from the
 resulting tree (`--train.learning-rate 3e-4 --vec.num-envs 8 --env.size 11`). The merged
 config is validated up front (`pufferlib.config.validation`).
 """
@@ -21,8 +22,10 @@ def base_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog=prog, description=description, allow_abbrev=False)
     parser.add_argument("env_id", help="environment id, e.g. gym-CartPole-v1 (see `puffer list`)")
     parser.add_argument("--config", help="a TOML file overlaid on the defaults")
-    parser.add_argument("--load-model-path", help="checkpoint file, run folder, or 'latest' (the newest "
-                                                  "checkpoint of ENV under train.data_dir)")
+    parser.add_argument("--load-model-path", help="checkpoint file, run folder, 'latest' (the newest "
+                                                  "checkpoint of ENV under train.data_dir) or a published agent "
+                                                  "(hf://ORG/NAME[@REV], or its folder); for puffer train, "
+                                                  "the same as --train.init-from")
     parser.add_argument("--allow-env-mismatch", action="store_true",
                         help="load --load-model-path even when it is a checkpoint of another env (fine-tuning)")
     return parser
@@ -50,7 +53,10 @@ def parse_config(parser: argparse.ArgumentParser, argv: list[str],
         base = cfglib.merge(default, {"env": spec_kwargs}, spec_config)
     else:  # a run's saved config; sections added since then get their defaults
         base = cfglib.merge(default, base)
-    tree = cfglib.merge(base, cfglib.load_toml(pre.config) if pre.config else None)
+    layer = cfglib.load_toml(pre.config) if pre.config else None
+    if layer is not None:
+        layer.pop("published", None)  # a published agent's config.toml: what it was, not a setting
+    tree = cfglib.merge(base, layer)
     cfglib.check_keys(tree, default)
     dests = cfglib.add_config_flags(parser, tree)
     args, unknown = parser.parse_known_args(argv)

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from pufferlib.cli.options import base_parser, parse_config, pre_parse
 from pufferlib.errors import APIUsageError
 from pufferlib.registry.make import make_from_config
-from pufferlib.train import checkpoint
+from pufferlib.train import checkpoint, published
 from pufferlib.train.policy import make_policy
 
 if TYPE_CHECKING:
@@ -58,9 +58,16 @@ def train_command(argv: list[str]) -> int:
     pre = pre_parse(parser, argv)
     base, resume_payload = None, None
     if pre.resume:
+        if published.is_address(pre.resume):
+            raise APIUsageError(f"--resume {pre.resume}: a published agent holds weights only (no optimiser state "
+                                f"or progress); start a new run from it with --train.init-from {pre.resume}.")
         resume_payload = checkpoint.load(pre.resume)
         base = resume_payload["config"]
     config, args = parse_config(parser, argv, base)
+    if args.load_model_path:  # the older spelling of train.init_from
+        config["train"]["init_from"] = args.load_model_path
+    elif resume_payload is not None:  # a resumed run starts from its own checkpoint
+        config["train"]["init_from"] = ""
     # Logger names from a config file get the check that --logger names get.
     config["logger"]["names"] = _check_loggers(args.logger or config["logger"]["names"])
     return _train(args, config, resume_payload)
@@ -140,16 +147,16 @@ def _train(args: argparse.Namespace, config: dict, resume_payload: dict | None) 
         seed_everything(config["train"])  # before the policy's initial weights are drawn
         policy = make_policy(env, config, env_id=args.env_id)
         run_dir = _resumed_run_dir(resume_payload, args.resume) if resume_payload is not None else None
-        trainer = PuffeRL(config, env, policy, env_id=args.env_id, run_dir=run_dir)
+        trainer = PuffeRL(config, env, policy, env_id=args.env_id, run_dir=run_dir,
+                          allow_env_mismatch=args.allow_env_mismatch)
     except BaseException:
         env.close()
         raise
     interrupted = 0
     with _interrupts() as received:
         try:
-            if args.load_model_path:
-                loaded = trainer.load_checkpoint(args.load_model_path, allow_env_mismatch=args.allow_env_mismatch)
-                print(f"puffer train: starting from {checkpoint.describe(loaded)}", file=sys.stderr)
+            if trainer.initialized_from:
+                print(f"puffer train: starting from {trainer.initialized_from}", file=sys.stderr)
             if resume_payload is not None:
                 trainer.load_checkpoint(resume_payload["path"], resume=True)
             while not trainer.done_training():

@@ -167,8 +167,8 @@ def _candidates(path: str | Path, data_dir: str | Path, env_id: str | None) -> t
             raise APIUsageError(f"Run folder {str(path)!r} holds no {PATTERN} checkpoint.")
         return [Path(f) for f in in_run], True
     if not path.is_file():
-        raise APIUsageError(f"Checkpoint {str(path)!r} does not exist; pass a model_*.pt file, a run folder "
-                            "or 'latest'.")
+        raise APIUsageError(f"Checkpoint {str(path)!r} does not exist; pass a model_*.pt file, a run folder, "
+                            "'latest' or an hf://ORG/NAME address.")
     return [path], False
 
 
@@ -220,14 +220,23 @@ def _read(path: Path, map_location: Any) -> dict[str, Any]:
 
 
 def load(path: str | Path, data_dir: str | Path = "experiments", map_location: Any = "cpu",
-         env_id: str | None = None, allow_env_mismatch: bool = False) -> dict[str, Any]:
-    """Read a checkpoint written by `PuffeRL.save_checkpoint`: a file, a run folder or "latest".
+         env_id: str | None = None, allow_env_mismatch: bool = False,
+         hub_dir: str | Path | None = None) -> dict[str, Any]:
+    """Read a checkpoint written by `PuffeRL.save_checkpoint`: a file, a run folder or "latest";
+    or a published agent: an `hf://ORG/NAME[@REVISION]` address (`hub_dir`: a local hub) or
+    its folder (`pufferlib.train.published`, weights without optimiser state).
 
     For a run folder or "latest", an unreadable newest file is skipped with a warning and the
     newest intact one is returned. `payload["path"]` says which file was read. With `env_id`,
     "latest" means the newest checkpoint of that env, and a checkpoint of another env is an
     `APIUsageError` naming both, unless `allow_env_mismatch` (fine-tuning on another env).
     """
+    from pufferlib.train import published
+
+    if published.is_address(path) or (Path(path).is_dir() and published.is_published(path)):
+        payload = published.load(path, hub_dir, map_location)
+        _check_env_id(payload, env_id, allow_env_mismatch)
+        return payload
     candidates, fallback = _candidates(path, data_dir, env_id)
     errors: list[str] = []
     for file in candidates:
@@ -239,14 +248,9 @@ def load(path: str | Path, data_dir: str | Path = "experiments", map_location: A
             errors.append(str(exc))
             continue
         payload["path"] = str(file)
-        if env_id is not None and payload.get("env_id") not in (env_id, None):
-            if str(path) == "latest":
-                continue  # a run of another env whose metrics.jsonl did not say so
-            if not allow_env_mismatch:
-                raise APIUsageError(
-                    f"{file} is a checkpoint of {payload['env_id']!r}, not {env_id!r}: pass a checkpoint of "
-                    f"{env_id!r} (or 'latest', the newest of that env), or --allow-env-mismatch to load its "
-                    "weights anyway (fine-tuning on another env with the same spaces).")
+        if str(path) == "latest" and env_id is not None and payload.get("env_id") not in (env_id, None):
+            continue  # a run of another env whose metrics.jsonl did not say so
+        _check_env_id(payload, env_id, allow_env_mismatch)
         if errors:
             warnings.warn(f"Skipped {len(errors)} unreadable checkpoint(s) and loaded {file} instead:\n  "
                           + "\n  ".join(errors), stacklevel=2)
@@ -255,6 +259,15 @@ def load(path: str | Path, data_dir: str | Path = "experiments", map_location: A
         raise APIUsageError(f"No checkpoint of {env_id!r} under {str(data_dir)!r} for --load-model-path latest; "
                             f"train first (puffer train {env_id}) or pass a checkpoint file.")
     raise CheckpointError(f"No intact checkpoint in {str(path)!r}:\n  " + "\n  ".join(errors))
+
+
+def _check_env_id(payload: Mapping[str, Any], env_id: str | None, allow_env_mismatch: bool) -> None:
+    """APIUsageError when `payload` is a checkpoint of another env than `env_id` (unless allowed)."""
+    if env_id is not None and payload.get("env_id") not in (env_id, None) and not allow_env_mismatch:
+        raise APIUsageError(
+            f"{payload['path']} is a checkpoint of {payload['env_id']!r}, not {env_id!r}: pass a checkpoint of "
+            f"{env_id!r} (or 'latest', the newest of that env), or --allow-env-mismatch to load its "
+            "weights anyway (fine-tuning on another env with the same spaces).")
 
 
 def describe(payload: Mapping[str, Any]) -> str:
