@@ -39,6 +39,8 @@ CONTENTS = {
                        "Compatibility and performance", "Debugging integration"],
     "plugins.md": ["1. Create the package", "2. Install it and check the env",
                    "3. Train it, then evaluate with a video", "4. Run its tests and publish a wheel"],
+    "sharing.md": ["What is published", "A round trip through a local hub", "The Hugging Face Hub",
+                   "What is refused"],
     "selfplay.md": ["The game contract", "Training by self-play", "Matches", "Leagues", "What to expect"],
     "sweeps.md": ["What a sweep does", "The [sweep] section", "A first sweep", "Reading the results",
                   "Resuming", "Trials on a Ray cluster", "Sweeping your own training script"],

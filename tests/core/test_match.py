@@ -59,8 +59,8 @@ def test_what_cannot_be_a_match_is_a_clear_error(connect4):
         play_match("ocean-squared", untrained("ocean-squared"), "random", 10)
     with pytest.raises(APIUsageError, match="different spaces"):
         play_match("ocean-connect4", connect4, untrained("ocean-squared"), 10)
-    with pytest.raises(APIUsageError, match="'greedy' is neither a checkpoint file, a run folder, 'latest' nor a "
-                                            "built-in player"):
+    with pytest.raises(APIUsageError, match="'greedy' is neither a checkpoint file, a run folder, 'latest', an "
+                                            "hf:// address nor a built-in player"):
         play_match("ocean-connect4", connect4, "greedy", 10)
     with pytest.raises(APIUsageError, match="games must be an int >= 1"):
         play_match("ocean-connect4", connect4, connect4, 0)
