@@ -39,12 +39,15 @@ def commands(program: str) -> list[list[str]]:
 
 
 def test_readme_eval_commands_run_on_a_trained_run(tmp_path, monkeypatch):
-    """Each `puffer eval` line of the README works as written, after a short `puffer train`."""
+    """Each `puffer eval` line of the README works as written, after a short `puffer train` (and
+    the README's `puffer push` and `puffer pull` lines to a local hub)."""
     from pufferlib import cli
 
     monkeypatch.chdir(tmp_path)  # `latest` is the newest run under ./experiments
     assert cli.main(["train", "gym-CartPole-v1", "--train.total-timesteps", "1024", "--train.device", "cpu"]) == 0
+    local = [argv for argv in commands("puffer push") + commands("puffer pull") if "--hub.dir" in argv]
+    assert len(local) == 2
     evals = commands("puffer eval")
-    assert len(evals) >= 2
-    for argv in evals:
+    assert len(evals) >= 3
+    for argv in local + evals:
         assert cli.main(argv[1:]) == 0, argv
