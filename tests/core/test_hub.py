@@ -277,3 +277,27 @@ def test_a_published_config_trains_as_a_config_file(local_hub, tmp_path):
     folder, _ = local_hub
     assert main(["train", ENV, "--config", str(folder / "me" / "cartpole" / "config.toml"),
                  "--train.total-timesteps", "1024", "--train.data-dir", str(tmp_path)]) == 0
+
+
+def test_match_takes_an_address_as_a_player(local_hub):
+    from pufferlib.agent import Agent
+    from pufferlib.match import resolve
+
+    folder, _ = local_hub
+    player = resolve("hf://me/cartpole", ENV, hub_dir=folder)
+    assert isinstance(player, Agent) and player.checkpoint == "hf://me/cartpole"
+
+
+def test_normalisation_statistics_travel_with_the_weights(tmp_path):
+    data = tmp_path / "runs"
+    assert main(["train", ENV, "--train.total-timesteps", "2048", "--train.data-dir", str(data),
+                 "--normalize.observations", "true"]) == 0
+    (run,) = data.iterdir()
+    hub.push(run, "me/normalized", episodes=1, hub_dir=tmp_path / "hub", replay=False)
+    original, shared = pufferlib.load(run), pufferlib.load("hf://me/normalized", hub_dir=tmp_path / "hub")
+    moments = [name for name in original.policy.state_dict() if "mean" in name or "var" in name]
+    assert moments, "the policy keeps running statistics"
+    for name in moments:
+        assert torch.equal(original.policy.state_dict()[name], shared.policy.state_dict()[name]), name
+    obs = observations()
+    np.testing.assert_array_equal(original.act(obs)[0], shared.act(obs)[0])
