@@ -249,7 +249,8 @@ def export(source: str | Path, folder: str | Path, repo_id: str, *, episodes: in
         raise APIUsageError(f"{payload['path']} holds NaN or infinite weights; publish a checkpoint from before "
                             "the run diverged.")
     folder = Path(folder)
-    published.write(folder, payload)
+    published.write(folder, checkpoint.policy_state(dict(payload["policy"])), checkpoint.plain_data(payload["config"]),
+                    env_id, payload.get("global_step", 0), payload.get("epoch", 0))
     result, config, flags = evaluate_published(payload, episodes)
     files = [published.MODEL, published.CONFIG]
     if replay:

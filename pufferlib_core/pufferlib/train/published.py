@@ -290,23 +290,21 @@ def load(source: str | Path, hub: str | Path | None = None, map_location: Any = 
     return read(source, None, map_location)
 
 
-def write(folder: str | Path, payload: Mapping[str, Any]) -> Path:
-    """Write a checkpoint payload's weights and config as a published agent into `folder`
-    (model.safetensors and config.toml); returns the folder."""
-    from pufferlib.config import dump_toml
-    from pufferlib.train.checkpoint import plain_data, policy_state
+def write(folder: str | Path, policy: Mapping[str, torch.Tensor], config: Mapping[str, Any], env_id: str,
+          global_step: int = 0, epoch: int = 0) -> Path:
+    """Write a policy state dict and its config (plain data, as a checkpoint holds it) as a
+    published agent of `env_id` into `folder` (model.safetensors and config.toml); returns the folder."""
+    from pufferlib.config import dump_toml, load_default
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    state = {key: value.detach().cpu().contiguous().clone()
-             for key, value in policy_state(dict(payload["policy"])).items() if isinstance(value, torch.Tensor)}
+    state = {key: value.detach().cpu().contiguous().clone() for key, value in policy.items()
+             if isinstance(value, torch.Tensor)}
     _safetensors().save_file(state, str(folder / MODEL), metadata={"format": "pt", "library": "pufferlib"})
-    from pufferlib.config import load_default
-
-    config = _machine_defaults(_toml_safe(plain_data(dict(payload["config"]))), load_default())
-    config["published"] = {"format": FORMAT, "env_id": str(payload.get("env_id") or ""),
-                           "global_step": int(payload.get("global_step", 0)), "epoch": int(payload.get("epoch", 0))}
-    (folder / CONFIG).write_text(dump_toml(config), encoding="utf-8")
+    tree = _machine_defaults(_toml_safe(dict(config)), load_default())
+    tree["published"] = {"format": FORMAT, "env_id": env_id, "global_step": int(global_step),
+                              "epoch": int(epoch)}
+    (folder / CONFIG).write_text(dump_toml(tree), encoding="utf-8")
     return folder
 
 
