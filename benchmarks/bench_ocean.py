@@ -55,6 +55,9 @@ CASES = {
     "flappy": (envs.Flappy, {"num_envs": 1024}, None),
     "hex": (envs.Hex, {"num_envs": 1024}, None),
     "tron": (envs.Tron, {"num_envs": 1024}, None),
+    "onestateworld": (envs.Onestateworld, {"num_envs": 1024}, None),
+    "cpr": (envs.Cpr, {"num_envs": 1024}, None),
+    "boids": (envs.Boids, {"num_envs": 1024}, None),
     "squared_continuous": (envs.SquaredContinuous, {"num_envs": 4096}, None),
 }
 

@@ -276,3 +276,30 @@ def test_tmaze_truncates_with_the_final_observation_and_draws_itself():
         assert env.final_observations[0].tolist() == [0, 0, 0, 1]
     finally:
         env.close()
+
+
+def test_onestateworld_pays_the_sure_reward_or_the_chance_of_one_in_one_step():
+    env = envs.Onestateworld(num_envs=4000, render_mode="ansi")
+    obs, _ = env.reset(seed=0)
+    assert (obs == 1).all()
+    _, rew, term, trunc, _ = env.step(np.zeros(4000, np.int32))
+    assert (rew == 0.5).all() and term.all() and not trunc.any()
+    _, rew, term, _, _ = env.step(np.ones(4000, np.int32))
+    assert set(np.unique(rew)) == {0.0, 1.0} and abs(rew.mean() - 0.75) < 0.03 and term.all()
+    stats = env.log()
+    assert stats["score"] == 0.5 and stats["episode_length"] == 1  # one of the two steps took action 1
+    env.close()
+
+
+def test_onestateworld_renders_the_last_action():
+    env = envs.Onestateworld(num_envs=1, render_mode="ansi")
+    env.reset(seed=0)
+    env.step(np.array([1], np.int32))
+    assert "last action: 1" in env.render()
+    env.close()
+    env = envs.Onestateworld(num_envs=1, render_mode="rgb_array")
+    env.reset(seed=0)
+    env.step(np.array([0], np.int32))
+    frame = env.render()
+    assert frame.shape == (32, 64, 3) and (frame[16, 16] != frame[16, 48]).any()
+    env.close()

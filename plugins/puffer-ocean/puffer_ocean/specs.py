@@ -95,6 +95,12 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                            _config(256, 3_000_000, 8192, 2048, learning_rate=0.01, gamma=0.95)),
     "chain_mdp": ("walk a chain of 10 states past a small sure reward to a large one: deep exploration", {},
                   _config(64, 200_000, 4096, 1024, learning_rate=0.01, ent_coef=0.05, gamma=0.99)),
+    "onestateworld": ("one state, a sure 0.5 or a 75% chance of 1: choosing by the mean through the noise", {},
+                      _config(64, 100_000, 2048, 512, learning_rate=0.01)),
+    "cpr": ("a common-pool resource: apples regrow only near apples, so greed empties the orchard", {},
+            _config(64, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
+    "boids": ("birds as agents, rewarded for flying aligned with neighbours without crowding: flocking", {},
+              _config(64, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.95)),
     "tower_climb": ("climb a tower of blocks by pushing and pulling them: a puzzle with solver-checked levels", {},
                     _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.95, ent_coef=0.02)),
 }
