@@ -83,6 +83,8 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.01)),
     "tron": ("light cycles on a 12 x 12 arena against a scripted rider: the first to crash loses", {},
              _config(256, 3_000_000, 16384, 4096, learning_rate=0.003)),
+    "slimevolley": ("volleyball between two slimes against a scripted one, first to 3 points: physics and timing", {},
+                    _config(256, 15_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
     "hex": ("7 x 7 Hex against a scripted player that wins and blocks in one move: connection strategy", {},
             _config(256, 3_000_000, 16384, 4096, learning_rate=0.003)),
     "g2048": ("the 2048 sliding-tile game: long-horizon planning with a random spawn", {},
