@@ -58,6 +58,7 @@ CASES = {
     "onestateworld": (envs.Onestateworld, {"num_envs": 1024}, None),
     "cpr": (envs.Cpr, {"num_envs": 1024}, None),
     "boids": (envs.Boids, {"num_envs": 1024}, None),
+    "slimevolley": (envs.Slimevolley, {"num_envs": 1024}, None),
     "squared_continuous": (envs.SquaredContinuous, {"num_envs": 4096}, None),
 }
 

@@ -29,6 +29,7 @@ typedef struct {
     Log log;
     PUFFER_PARAMS
     float x[BOIDS_MAX], y[BOIDS_MAX], a[BOIDS_MAX], v[BOIDS_MAX];  /* position, heading, speed */
+    float hc[BOIDS_MAX], hs[BOIDS_MAX];                            /* cos, sin of the headings */
     float ret[BOIDS_MAX], aligned[BOIDS_MAX];                      /* episode sums per bird */
     int tick;
 } Env;
@@ -59,7 +60,7 @@ static void boids_sense(Env* env, int i, float* align, int* close, float* obs) {
         float dx = env->x[j] - env->x[i], dy = env->y[j] - env->y[i], d = dx * dx + dy * dy;
         if (j == i || d > r2) continue;
         neighbours++;
-        cos_sum += cosf(env->a[j] - env->a[i]);
+        cos_sum += env->hc[j] * env->hc[i] + env->hs[j] * env->hs[i];  /* cos(a_j - a_i) */
         *close += d < near2;
         int k;  /* keep the BOIDS_SEEN nearest, nearest first */
         if (count < BOIDS_SEEN) k = count++;
@@ -73,8 +74,8 @@ static void boids_sense(Env* env, int i, float* align, int* close, float* obs) {
     if (!obs) return;
     obs[0] = 2 * env->x[i] - 1;
     obs[1] = 2 * env->y[i] - 1;
-    obs[2] = cosf(env->a[i]);
-    obs[3] = sinf(env->a[i]);
+    obs[2] = env->hc[i];
+    obs[3] = env->hs[i];
     obs[4] = env->v[i] / BOIDS_VMAX;
     obs[5] = neighbours > 8 ? 1 : (float)neighbours / 8;
     for (int k = 0; k < BOIDS_SEEN; k++) {
@@ -83,13 +84,21 @@ static void boids_sense(Env* env, int i, float* align, int* close, float* obs) {
         int j = seen[k];
         o[0] = (env->x[j] - env->x[i]) / env->radius;
         o[1] = (env->y[j] - env->y[i]) / env->radius;
-        o[2] = cosf(env->a[j]);
-        o[3] = sinf(env->a[j]);
+        o[2] = env->hc[j];
+        o[3] = env->hs[j];
         o[4] = 1;
     }
 }
 
+static void boids_headings(Env* env) {
+    for (int i = 0; i < env->num_agents; i++) {
+        env->hc[i] = cosf(env->a[i]);
+        env->hs[i] = sinf(env->a[i]);
+    }
+}
+
 static void boids_observe(Env* env) {
+    boids_headings(env);
     float align;
     int close;
     for (int i = 0; i < env->num_agents; i++)
@@ -132,6 +141,7 @@ static void c_step(Env* env) {
         env->x[i] = x;
         env->y[i] = y;
     }
+    boids_headings(env);
     for (int i = 0; i < n; i++) {
         float align;
         int close;
