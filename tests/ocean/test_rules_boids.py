@@ -73,8 +73,8 @@ def test_crowding_and_edges_cost(env):
 
 
 def test_every_bird_is_truncated_together_and_scored(env):
-    for t in range(50):
-        _, _, term, trunc, infos = step(env, KEEP, KEEP)
+    for _ in range(50):
+        _, _, term, trunc, _ = step(env, KEEP, KEEP)
         assert not term.any()
     assert trunc.all() and env.field("tick") == 0
     stats = env.log()
