@@ -50,6 +50,8 @@ def test_the_entry_module_imports_neither_minigrid_nor_pygame():
 
 @pytest.mark.parametrize("env_id", ["minigrid-doorkey-8x8", "babyai-gotolocal", "babyai-bosslevel"])
 def test_observations_equal_minigrids_with_same_seed_and_actions(env_id):
+    import minigrid  # noqa: F401  (registers the MiniGrid/BabyAI ids that the reference env is made from)
+
     gym_id = spec(env_id).kwargs["env_name"]
     ref = gymnasium.make(gym_id, max_steps=40)  # short episodes: resets are compared too
     env = pufferlib.make(env_id, num_envs=1, seed=11, backend="serial", max_steps=40)
