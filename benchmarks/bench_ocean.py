@@ -60,6 +60,7 @@ CASES = {
     "boids": (envs.Boids, {"num_envs": 1024}, None),
     "slimevolley": (envs.Slimevolley, {"num_envs": 1024}, None),
     "squared_continuous": (envs.SquaredContinuous, {"num_envs": 4096}, None),
+    "space_invaders": (envs.SpaceInvaders, {"num_envs": 1024}, None),
 }
 
 
