@@ -61,6 +61,7 @@ CASES = {
     "slimevolley": (envs.Slimevolley, {"num_envs": 1024}, None),
     "squared_continuous": (envs.SquaredContinuous, {"num_envs": 4096}, None),
     "space_invaders": (envs.SpaceInvaders, {"num_envs": 1024}, None),
+    "blastar": (envs.Blastar, {"num_envs": 1024}, None),
 }
 
 

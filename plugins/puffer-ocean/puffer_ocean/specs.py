@@ -106,6 +106,8 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
     "space_invaders": ("Space Invaders on a 16 x 14 grid: shoot a marching, bombing formation of 24 aliens; 3 lives",
                        {},
                        _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.995)),
+    "blastar": ("Blastar on a 16 x 12 grid: lead shots at a passing enemy ship, never sit under its freezing beam", {},
+                _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
     "tower_climb": ("climb a tower of blocks by pushing and pulling them: a puzzle with solver-checked levels", {},
                     _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.95, ent_coef=0.02)),
 }
