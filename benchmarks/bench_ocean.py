@@ -59,6 +59,7 @@ CASES = {
     "cpr": (envs.Cpr, {"num_envs": 1024}, None),
     "boids": (envs.Boids, {"num_envs": 1024}, None),
     "slimevolley": (envs.Slimevolley, {"num_envs": 1024}, None),
+    "checkers": (envs.Checkers, {"num_envs": 1024}, None),
     "squared_continuous": (envs.SquaredContinuous, {"num_envs": 4096}, None),
     "space_invaders": (envs.SpaceInvaders, {"num_envs": 1024}, None),
     "blastar": (envs.Blastar, {"num_envs": 1024}, None),

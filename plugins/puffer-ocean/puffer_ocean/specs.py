@@ -81,6 +81,10 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
               _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
     "enduro": ("the Atari Enduro race: overtake 200 cars before the day ends", {"frameskip": 4},
                _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.01)),
+    "checkers": ("English draughts on 8 x 8 against a scripted player (captures, then safe moves): mandatory "
+                 "captures, multi-jumps, kings", {},
+                 {**_config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.9),
+                  "policy": {"hidden_size": 256}}),  # 128 legal-move inputs to pass on to 128 logits
     "tron": ("light cycles on a 12 x 12 arena against a scripted rider: the first to crash loses", {},
              _config(256, 3_000_000, 16384, 4096, learning_rate=0.003)),
     "slimevolley": ("volleyball between two slimes against a scripted one, first to 3 points: physics and timing", {},
