@@ -69,18 +69,28 @@ def train_run(env_id: str, seed: int, steps: int | None, data_dir: Path, metric:
 
 
 def random_play(env_id: str, metric: str, reports: int = 10) -> float:
-    """Mean of the info `metric` over the first `reports` infos that carry it, acting uniformly at random."""
+    """Mean of the info `metric` over the first `reports` infos that carry it, acting uniformly at
+    random: among the legal actions where the env's observation has an "action_mask" (Discrete)."""
+    import torch
+
     import pufferlib
+    from pufferlib.pytorch import action_mask
 
     env = pufferlib.make(env_id, num_envs=1, seed=0)
     returns: list[float] = []
+    rng = np.random.default_rng(0)
     try:
-        env.reset(seed=0)
+        obs, _ = env.reset(seed=0)
         space = env.single_action_space
         space.seed(0)  # the same random play on every run
         while len(returns) < reports:
             actions = np.stack([space.sample() for _ in range(env.num_agents)])
-            infos = env.step(actions)[4]
+            masks = action_mask(torch.from_numpy(np.asarray(obs)), getattr(env, "obs_layout", None))
+            if masks is not None:
+                for row, legal in enumerate(masks.numpy()):
+                    if legal.any():
+                        actions[row] = rng.choice(np.flatnonzero(legal))
+            obs, _, _, _, infos = env.step(actions)
             returns += [float(i[metric]) for i in infos if metric in i]
     finally:
         env.close()

@@ -5,8 +5,10 @@ against a reference move generator over random games), the built-in players, and
 
 import numpy as np
 import pytest
+import torch
 
 from puffer_ocean import envs
+from pufferlib.pytorch import action_mask, sample_logits
 
 EMPTY, MAN0, KING0, MAN1, KING1 = range(5)
 UL, UR, DL, DR = range(4)  # up-left, up-right, down-left, down-right (actual frame = player 0's)
@@ -112,17 +114,17 @@ def test_the_opening_position_and_each_seats_frame(two_seats):
     assert two_seats.num_agents == 2 and two_seats.game_seats == 2 and two_seats.masks.tolist() == [True, False]
     first, second = two_seats.observations
     for obs in (first, second):  # each seat's own men on its three bottom rows, the other's on the top three
-        assert np.flatnonzero(obs[:32]).tolist() == list(range(20, 32))
-        assert np.flatnonzero(obs[64:96]).tolist() == list(range(12))
-        assert not obs[32:64].any() and not obs[96:128].any()
-    assert sorted(np.flatnonzero(first[128:256])) == sorted(reference_moves(board(two_seats), 0, -1))
-    assert len(np.flatnonzero(first[128:256])) == 7 and first[417] == 1
-    assert not second[128:256].any() and second[417] == 0  # the waiting seat has no legal moves shown
+        assert np.flatnonzero(obs[128:160]).tolist() == list(range(20, 32))
+        assert np.flatnonzero(obs[192:224]).tolist() == list(range(12))
+        assert not obs[160:192].any() and not obs[224:256].any()
+    assert sorted(np.flatnonzero(first[:128])) == sorted(reference_moves(board(two_seats), 0, -1))
+    assert len(np.flatnonzero(first[:128])) == 7 and first[417] == 1
+    assert not second[:128].any() and second[417] == 0  # the waiting seat has no legal moves shown
     move(two_seats, 0, sq(5, 2), UR, waiting_action=5)  # seat 1's action is ignored
     assert board(two_seats)[sq(4, 3)] == MAN0 and two_seats.masks.tolist() == [False, True]
     second = two_seats.observations[1]
-    assert second[64 + 31 - sq(4, 3)] == 1 and len(np.flatnonzero(second[128:256])) == 7
-    assert sorted(np.flatnonzero(second[128:256])) == sorted(own_action(1, m // 4, m % 4)
+    assert second[192 + 31 - sq(4, 3)] == 1 and len(np.flatnonzero(second[:128])) == 7
+    assert sorted(np.flatnonzero(second[:128])) == sorted(own_action(1, m // 4, m % 4)
                                                              for m in reference_moves(board(two_seats), 1, -1))
 
 
@@ -144,7 +146,7 @@ def test_a_multi_jump_continues_with_the_same_piece_as_steps_of_the_same_seat(tw
     _, rew, term, _, _ = move(two_seats, 0, sq(6, 1), UR)
     assert not term.any() and board(two_seats)[sq(5, 2)] == EMPTY and board(two_seats)[sq(4, 3)] == MAN0
     assert two_seats.field("jumper") == sq(4, 3) and two_seats.masks.tolist() == [True, False]
-    assert np.flatnonzero(two_seats.observations[0][128:256]).tolist() == [4 * sq(4, 3) + UL]  # only that jump
+    assert np.flatnonzero(two_seats.observations[0][:128]).tolist() == [4 * sq(4, 3) + UL]  # only that jump
     move(two_seats, 0, sq(4, 3), UL)
     assert board(two_seats)[sq(3, 2)] == EMPTY and board(two_seats)[sq(2, 1)] == MAN0
     assert two_seats.field("jumper") == -1 and two_seats.masks.tolist() == [False, True]
@@ -163,7 +165,7 @@ def test_a_man_on_the_far_row_becomes_a_king_and_its_move_ends(two_seats):
     setup(two_seats, {sq(6, 3): MAN1, sq(4, 1): MAN0}, to_move=1)  # player 1 promotes on the bottom row
     move(two_seats, 1, sq(6, 3), DR)
     assert board(two_seats)[sq(7, 4)] == KING1
-    assert two_seats.observations[1][96 + 31 - sq(7, 4)] == 0 and two_seats.observations[1][32 + 31 - sq(7, 4)] == 1
+    assert two_seats.observations[1][224 + 31 - sq(7, 4)] == 0 and two_seats.observations[1][160 + 31 - sq(7, 4)] == 1
 
 
 def test_kings_move_backwards_and_men_do_not(two_seats):
@@ -183,7 +185,7 @@ def test_a_player_without_a_legal_move_loses(two_seats):
     setup(two_seats, {sq(6, 7): MAN1, sq(7, 6): MAN0, sq(5, 4): MAN0})
     _, rew, term, _, _ = move(two_seats, 0, sq(5, 4), UL)
     assert term.all() and rew.tolist() == [1, -1] and two_seats.outcomes.tolist() == [1.0, 0.0]
-    assert two_seats.final_observations[1][417] == 1 and not two_seats.final_observations[1][128:256].any()
+    assert two_seats.final_observations[1][417] == 1 and not two_seats.final_observations[1][:128].any()
     setup(two_seats, {sq(5, 2): MAN0, sq(4, 3): MAN1})  # taking the last piece
     _, rew, term, _, _ = move(two_seats, 0, sq(5, 2), UR)
     assert term.all() and rew.tolist() == [1, -1]
@@ -233,7 +235,7 @@ def test_random_two_seat_games_follow_the_reference_and_end_with_outcomes_adding
                 jumps += jumper >= 0
                 want = {own_action(seat, m // 4, m % 4) for m in reference_moves(board_of(env, g), seat, jumper)}
                 obs = env.observations[2 * g + seat]
-                legal = np.flatnonzero(obs[128:256])
+                legal = np.flatnonzero(obs[:128])
                 assert set(legal.tolist()) == want
                 b = board_of(env, g)
                 assert {a for a in legal if obs[256 + a]} == {
@@ -241,7 +243,7 @@ def test_random_two_seat_games_follow_the_reference_and_end_with_outcomes_adding
                 for k in (0, 1):  # each row's own pieces that the other could jump now
                     assert np.flatnonzero(env.observations[2 * g + k][384:416]).tolist() == sorted(
                         31 * k + (1 - 2 * k) * s for s in range(32) if owner(b[s]) == k and attacked(b, s))
-                assert not env.observations[2 * g + 1 - seat][128:256].any()
+                assert not env.observations[2 * g + 1 - seat][:128].any()
                 acts[2 * g + seat] = rng.choice(legal)
             _, rew, term, trunc, _ = env.step(acts)
             assert not trunc.any()
@@ -266,7 +268,7 @@ def random_legal_agent_score(opponent):
         assert env.num_agents == 32 and env.game_seats == 1
         env.reset(seed=0)
         for _ in range(1000):
-            env.step(np.array([rng.choice(np.flatnonzero(o[128:256])) for o in env.observations], np.int32))
+            env.step(np.array([rng.choice(np.flatnonzero(o[:128])) for o in env.observations], np.int32))
         return env.log()
     finally:
         env.close()
@@ -277,6 +279,29 @@ def test_the_scripted_player_is_the_default_and_beats_random_play():
     scripted, random = random_legal_agent_score("scripted"), random_legal_agent_score("random")
     assert scripted["illegal"] == 0 and random["illegal"] == 0
     assert 0.25 < random["score"] < 0.75 and scripted["score"] < random["score"] - 0.2, (scripted, random)
+
+
+def test_the_legal_moves_are_the_action_mask_so_a_masked_sampler_never_plays_an_illegal_move():
+    env = envs.Checkers(num_envs=16, opponent="none")
+    try:
+        assert [leaf.path for leaf in env.obs_layout.leaves] == [("action_mask",), ("observation",)]
+        assert env.single_observation_space.shape == (418,)
+        env.reset(seed=1)
+        torch.manual_seed(0)
+        games = 0
+        for _ in range(2000):
+            obs = torch.from_numpy(env.observations)
+            mask = action_mask(obs, env.obs_layout)
+            assert mask.shape == (32, 128) and (mask.sum(1) > 0).tolist() == env.masks.tolist()
+            actions, _, _ = sample_logits(torch.randn(32, 128) * 10, action_mask=mask)
+            _, _, terminals, _, _ = env.step(actions.numpy().astype(np.int32))
+            games += int(terminals.sum()) // 2
+        assert games > 10 and env.log()["illegal"] == 0
+        unmasked, _, _ = sample_logits(torch.randn(32, 128) * 10)
+        env.step(unmasked.numpy().astype(np.int32))  # the same sampler without the mask: illegal moves
+        assert env.log()["illegal"] > 0
+    finally:
+        env.close()
 
 
 def test_the_renders_show_the_board(two_seats):

@@ -3,8 +3,9 @@
 The classes are derived from `puffer_ocean.specs.ENVS`: env `name` gets the class
 `specs.class_name(name)` (e.g. `TrashPickup`), an `OceanEnv` whose behaviour lives in
 csrc/envs/<name>.h and whose docstring is the spec's description. An env that needs
-Python-side behaviour (here: `Spaces`, with its Dict observation layout) defines its class
-below; the loop at the end only adds the classes not written out.
+Python-side behaviour (here: `Spaces`, with its Dict observation layout, and the games whose
+observation starts with their legal moves, `MaskedGame`) defines its class below; the loop at
+the end only adds the classes not written out.
 """
 
 from __future__ import annotations
@@ -40,14 +41,42 @@ class Spaces(OceanEnv):
         return layout.flat_space
 
 
+class MaskedGame(OceanEnv):
+    """A game whose C observation starts with its legal actions (1 legal, 0 not; all 0 for a
+    seat that waits): presented as the Dict {"action_mask": (n,), "observation": (rest,)}, so the
+    trainer, `puffer eval` and `puffer match` sample legal actions only
+    (`pufferlib.pytorch.action_mask`). The storage stays one flat float row."""
+
+    num_actions: int
+
+    def _observation_space(self, flat: spaces.Box) -> spaces.Box:
+        n = self.num_actions
+        if len(flat.shape) != 1 or flat.shape[0] <= n or flat.dtype != np.float32:
+            raise APIUsageError(f"ocean-{self.env_name}: a masked game's C observation must be flat float32 "
+                                f"with more than its {n} legal-action entries; it is {flat}.")
+        layout = ObsLayout(spaces.Dict({
+            "action_mask": spaces.Box(0, 1, (n,), np.float32),
+            "observation": spaces.Box(flat.low[n:], flat.high[n:], (flat.shape[0] - n,), np.float32),
+        }))
+        self.obs_layout = layout
+        return layout.flat_space
+
+
+class Checkers(MaskedGame):
+    env_name = "checkers"
+    num_actions = 128
+
+
 def _derive_classes() -> list[str]:
     """Define the class of every spec'd env not written out above; returns all class names."""
     names = []
     for name, (description, _, _) in specs.ENVS.items():
         cls_name = specs.class_name(name)
         if cls_name not in globals():
-            globals()[cls_name] = type(cls_name, (OceanEnv,), {
-                "env_name": name, "__doc__": f"ocean-{name}: {description}.", "__module__": __name__})
+            globals()[cls_name] = type(cls_name, (OceanEnv,), {"env_name": name, "__module__": __name__})
+        cls = globals()[cls_name]
+        if cls.__doc__ is None:  # a class written out without its own docstring takes the spec's
+            cls.__doc__ = f"ocean-{name}: {description}."
         names.append(cls_name)
     return names
 

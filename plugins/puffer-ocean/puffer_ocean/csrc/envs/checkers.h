@@ -17,10 +17,12 @@
  * for row r (0 top) and column c. Actions (Discrete 128): s * 4 + d, d 0 up-left, 1 up-right,
  * 2 down-left, 3 down-right; the move is a step to the adjacent square or, when that square
  * holds the other's piece, the jump over it. An illegal action (as in hex) loses the game.
- * Observation (418 floats, own frame): own men, own kings, the other's men, the other's kings
- * (32 each); the legal actions (128; all 0 for the seat that waits); the legal actions that leave
- * the moved piece where the other can jump it at once (128); own pieces the other could jump
- * now (32); the quiet turns so far / (2 draw_moves); and 1 when it is this row's move.
+ * Observation (418 floats, own frame): the legal actions (128; all 0 for the seat that waits),
+ * which Python presents as the "action_mask" entry of a Dict observation (puffer_ocean.envs.
+ * Checkers), so the trainer samples legal moves only; then, as "observation": own men, own kings,
+ * the other's men, the other's kings (32 each); the legal actions that leave the moved piece where
+ * the other can jump it at once (128); own pieces the other could jump now (32); the quiet turns
+ * so far / (2 draw_moves); and 1 when it is this row's move.
  *
  * `opponent` (pufferlib's names: 0 "none", 1 "scripted", the default, 2 "random"): with "none"
  * both players are agents (a game of two rows, the waiting seat masked); otherwise the agent
@@ -181,13 +183,13 @@ static void chk_observe(Env* env) {
         for (int s = 0; s < 32; s++) {
             int a = chk_frame_sq(me, s), v = env->sq[a];
             if (!v) continue;
-            obs[32 * ((chk_owner(v) != me) * 2 + chk_king(v)) + s] = 1.0f;
+            obs[CHK_ACTIONS + 32 * ((chk_owner(v) != me) * 2 + chk_king(v)) + s] = 1.0f;
             if (chk_owner(v) == me) obs[384 + s] = (float)chk_attacked(env, a);
         }
         if (env->to_move == me) {
             for (int i = 0; i < n; i++) {
                 int a = 4 * chk_frame_sq(me, moves[i] / 4) + chk_frame_dir(me, moves[i] % 4);
-                obs[128 + a] = 1.0f;
+                obs[a] = 1.0f;
                 obs[256 + a] = (float)hanging[i];
             }
             obs[417] = 1.0f;
