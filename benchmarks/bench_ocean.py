@@ -1,25 +1,34 @@
-"""Ocean stepping speed: agent-steps/s of each env beside the reference library's figures.
+"""Ocean stepping speed: agent-steps/s of each env beside PufferLib 3.0's env of the same name.
 
-Each env steps pre-drawn random actions (64 batches, cycled) in one process on one core:
-1,024 copies, except squared and snake with 4,096 agents (the second-wave rows note
-theirs beside the reference figure). The last lines compare
-breakout with 2 threads against 1. Timing on a shared machine is noisy: read the ratios.
-The ratio uses agent-steps per CPU-second of this process (`time.process_time`), which
-other jobs on the machine disturb far less than wall time; both are printed.
+Each env steps pre-drawn random actions (64 batches, cycled) in one process on one core, by the
+rule of `ocean_stepping.py`: 1,024 copies unless CASES says otherwise (the agents column counts
+them). The ratio is of agent-steps per CPU-second of each process (`time.process_time`), which
+other jobs on the machine disturb far less than wall time; ours is printed per wall second too.
+
+With `--reference-python PATH` (the interpreter of a PufferLib 3.0 install, e.g. from
+`../shared/reference/build_pufferlib_3.sh`), each env of REFERENCE is timed there too, built to
+match ours (same copies, agents and sizes), alternating with ours `--repeats` times; the row
+gives both medians and the ratio as median [min, max] over the pairs, all from this run.
+Without it, the ratio is against the figures recorded in CASES (another day, under load), and
+the output says so. The last line compares breakout with 2 threads against 1.
 
     python benchmarks/bench_ocean.py [--seconds 1.0] [--envs squared,breakout]
+    python benchmarks/bench_ocean.py --reference-python /tmp/up3/venv/bin/python --repeats 3 --envs checkers,blastar
 """
 
 from __future__ import annotations
 
 import argparse
-import time
+import json
+import os
+import statistics
+import subprocess
+import tempfile
 
-import numpy as np
-
+from ocean_stepping import agent_steps_per_second
 from puffer_ocean import envs
 
-#: name -> (class, constructor kwargs, reference agent-steps/s on this machine class)
+#: name -> (class, constructor kwargs, recorded reference agent-steps/s per CPU-s on this machine class)
 CASES = {
     "squared": (envs.Squared, {"num_envs": 4096}, 72e6),
     "cartpole": (envs.Cartpole, {"num_envs": 1024}, 35e6),
@@ -56,8 +65,8 @@ CASES = {
     "hex": (envs.Hex, {"num_envs": 1024}, None),
     "tron": (envs.Tron, {"num_envs": 1024}, None),
     "onestateworld": (envs.Onestateworld, {"num_envs": 1024}, None),
-    "cpr": (envs.Cpr, {"num_envs": 1024}, None),
-    "boids": (envs.Boids, {"num_envs": 1024}, None),
+    "cpr": (envs.Cpr, {"num_envs": 128, "size": 32, "num_agents": 8}, None),  # PufferLib 3.0's default map
+    "boids": (envs.Boids, {"num_envs": 16, "num_agents": 64}, None),        # 64 birds a flock
     "slimevolley": (envs.Slimevolley, {"num_envs": 1024}, None),
     "checkers": (envs.Checkers, {"num_envs": 1024}, None),
     "squared_continuous": (envs.SquaredContinuous, {"num_envs": 4096}, None),
@@ -66,58 +75,104 @@ CASES = {
 }
 
 
-def random_actions(env: envs.OceanEnv, batches: int = 64, seed: int = 0) -> np.ndarray:
-    """`batches` pre-drawn action batches for every agent of `env`."""
-    rng = np.random.default_rng(seed)
-    space = env.single_action_space
-    if hasattr(space, "n"):
-        return rng.integers(0, space.n, (batches, *env.actions.shape), dtype=np.int32)
-    if hasattr(space, "nvec"):
-        return rng.integers(0, space.nvec, (batches, *env.actions.shape), dtype=np.int32)
-    return rng.uniform(-1, 1, (batches, *env.actions.shape)).astype(np.float32)
+#: name -> (module, class, kwargs) of PufferLib 3.0's env, built like CASES' (same agents and sizes)
+REFERENCE = {
+    "squared": ("pufferlib.ocean.squared.squared", "Squared", {"num_envs": 4096}),
+    "cartpole": ("pufferlib.ocean.cartpole.cartpole", "Cartpole", {"num_envs": 1024}),
+    "pong": ("pufferlib.ocean.pong.pong", "Pong", {"num_envs": 1024}),
+    "breakout": ("pufferlib.ocean.breakout.breakout", "Breakout", {"num_envs": 1024}),
+    "snake": ("pufferlib.ocean.snake.snake", "Snake", {"num_envs": 512, "num_snakes": 8, "width": 64, "height": 64,
+                                                       "num_food": 32, "max_snake_length": 256}),
+    "connect4": ("pufferlib.ocean.connect4.connect4", "Connect4", {"num_envs": 1024}),
+    "target": ("pufferlib.ocean.target.target", "Target", {"num_envs": 1024}),
+    "freeway": ("pufferlib.ocean.freeway.freeway", "Freeway", {"num_envs": 1024}),
+    "convert": ("pufferlib.ocean.convert.convert", "Convert", {"num_envs": 1, "num_agents": 1024}),
+    "tripletriad": ("pufferlib.ocean.tripletriad.tripletriad", "TripleTriad", {"num_envs": 1024}),
+    "tetris": ("pufferlib.ocean.tetris.tetris", "Tetris", {"num_envs": 1024}),
+    "pacman": ("pufferlib.ocean.pacman.pacman", "Pacman", {"num_envs": 1024}),
+    "go": ("pufferlib.ocean.go.go", "Go", {"num_envs": 1024}),
+    "rware": ("pufferlib.ocean.rware.rware", "Rware", {"num_envs": 256}),
+    "trash_pickup": ("pufferlib.ocean.trash_pickup.trash_pickup", "TrashPickupEnv", {"num_envs": 256}),
+    "drone": ("pufferlib.ocean.drone.drone", "Drone", {"num_envs": 64}),
+    "enduro": ("pufferlib.ocean.enduro.enduro", "Enduro", {"num_envs": 1024}),
+    "tower_climb": ("pufferlib.ocean.tower_climb.tower_climb", "TowerClimb", {"num_envs": 4096}),
+    "boids": ("pufferlib.ocean.boids.boids", "Boids", {"num_envs": 16, "num_boids": 64}),
+    "cpr": ("pufferlib.ocean.cpr.cpr", "PyCPR", {"num_envs": 128}),
+    "checkers": ("pufferlib.ocean.checkers.checkers", "Checkers", {"num_envs": 1024}),
+    "blastar": ("pufferlib.ocean.blastar.blastar", "Blastar", {"num_envs": 1024}),
+}
+
+STEPPING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ocean_stepping.py")
 
 
-def agent_steps_per_second(cls: type, kwargs: dict, seconds: float, cpu: bool = False) -> tuple[float, int]:
-    """Step `cls(**kwargs)` with pre-drawn random actions for about `seconds`;
-    returns (agent-steps per second, agents): per wall second, or per CPU second of this
-    process with `cpu=True`."""
-    env = cls(**kwargs)
+def ours(name: str, seconds: float, **overrides) -> tuple[float, float, int]:
+    """(agent-steps per wall second, per CPU second, agents) of our env `name`."""
+    cls, kwargs, _ = CASES[name]
+    env = cls(**{**kwargs, **overrides})
     try:
-        actions = random_actions(env)
-        env.reset(seed=0)
-        for i in range(10):
-            env.step(actions[i])
-        clock = time.process_time if cpu else time.perf_counter
-        steps, start = 0, clock()
-        while True:
-            for i in range(len(actions)):
-                env.step(actions[i])
-            steps += len(actions)
-            elapsed = clock() - start
-            if elapsed >= seconds:
-                return steps * env.num_agents / elapsed, env.num_agents
+        return (*agent_steps_per_second(env, seconds), env.num_agents)
     finally:
         env.close()
+
+
+def reference(python: str, name: str, seconds: float) -> tuple[float, int]:
+    """(agent-steps per CPU second, agents) of PufferLib 3.0's env `name`, timed under `python`."""
+    module, cls, kwargs = REFERENCE[name]
+    with tempfile.TemporaryDirectory(prefix="bench_ocean_") as cwd:  # 3.0 links `resources` into its cwd
+        done = subprocess.run([python, STEPPING, module, cls, json.dumps(kwargs), str(seconds)], cwd=cwd,
+                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ""})
+    if done.returncode:
+        raise SystemExit(f"{name}: the reference run failed under {python}:\n{done.stderr[-2000:]}")
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    return figures["cpu"], figures["agents"]
 
 
 def main() -> None:
     """Print each env's figure, the reference's and their ratio, then the threads figure."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=1.0, help="timing per env")
-    parser.add_argument("--envs", default=",".join(CASES), help="comma-separated env names")
+    parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per timing")
+    parser.add_argument("--envs", default=None, help="comma-separated env names (default: all; with "
+                                                     "--reference-python, those PufferLib 3.0 has)")
+    parser.add_argument("--reference-python", default=None, metavar="PATH",
+                        help="a PufferLib 3.0 interpreter: measure its envs in this run")
+    parser.add_argument("--repeats", type=int, default=1, help="pairs of timings per env (the spread)")
     args = parser.parse_args()
-    print(f"{'env':<12}{'agents':>8}{'agent-steps/s':>16}{'per CPU-s':>12}{'reference':>12}{'ratio':>8}")
-    for name in args.envs.split(","):
+    names = args.envs.split(",") if args.envs else list(REFERENCE if args.reference_python else CASES)
+    for name in names:
         if name not in CASES:
             raise SystemExit(f"unknown env {name!r}; choose from {', '.join(CASES)}")
-        cls, kwargs, ref = CASES[name]
-        sps, agents = agent_steps_per_second(cls, kwargs, args.seconds)
-        cpu_sps, _ = agent_steps_per_second(cls, kwargs, args.seconds, cpu=True)
-        ref_text, ratio = (f"{ref / 1e6:.2f}M", f"{cpu_sps / ref:.2f}x") if ref else ("-", "-")
-        print(f"{name:<12}{agents:>8}{sps / 1e6:>15.2f}M{cpu_sps / 1e6:>11.2f}M{ref_text:>12}{ratio:>8}")
-    one, _ = agent_steps_per_second(envs.Breakout, {"num_envs": 1024}, args.seconds)
-    two, _ = agent_steps_per_second(envs.Breakout, {"num_envs": 1024, "num_threads": 2}, args.seconds)
-    print(f"breakout threads: 1 thread {one / 1e6:.2f}M, 2 threads {two / 1e6:.2f}M: {two / one:.2f}x "
+    if args.reference_python:
+        print(f"reference: PufferLib 3.0 under {args.reference_python}, measured in this run, alternating with "
+              f"ours, {args.repeats} pair(s) of {args.seconds:g} CPU-s each; medians, ratio median [min, max]")
+    else:
+        print("reference: figures recorded on another day under load (CASES), not measured now; "
+              "pass --reference-python PATH to measure PufferLib 3.0 in this run")
+    print(f"{'env':<19}{'agents':>7}{'ours/s':>9}{'ours/CPU-s':>12}{'reference':>11}  ratio (per CPU-s)")
+    for name in names:
+        if args.reference_python and name not in REFERENCE:
+            print(f"{name:<19}  (PufferLib 3.0 has no such env)")
+            continue
+        walls, cpus, refs = [], [], []
+        for _ in range(args.repeats):
+            wall, cpu, agents = ours(name, args.seconds)
+            walls.append(wall)
+            cpus.append(cpu)
+            if args.reference_python:
+                ref, ref_agents = reference(args.reference_python, name, args.seconds)
+                if ref_agents != agents:
+                    raise SystemExit(f"{name}: the reference has {ref_agents} agents, ours {agents}: fix REFERENCE")
+                refs.append(ref)
+        if not refs and CASES[name][2]:
+            refs = [CASES[name][2]]
+        ratios = sorted(c / r for c, r in zip(cpus, refs)) if len(refs) == len(cpus) else [cpus[0] / r for r in refs]
+        ratio = (f"{statistics.median(ratios):.2f}x [{ratios[0]:.2f}, {ratios[-1]:.2f}]" if len(ratios) > 1
+                 else f"{ratios[0]:.2f}x" if ratios else "-")
+        ref_text = f"{statistics.median(refs) / 1e6:.2f}M" if refs else "-"
+        print(f"{name:<19}{agents:>7}{statistics.median(walls) / 1e6:>8.2f}M{statistics.median(cpus) / 1e6:>11.2f}M"
+              f"{ref_text:>11}  {ratio}")
+    one, _, _ = ours("breakout", args.seconds)
+    two, _, _ = ours("breakout", args.seconds, num_threads=2)
+    print(f"breakout threads: 1 thread {one / 1e6:.2f}M, 2 threads {two / 1e6:.2f}M per wall second: {two / one:.2f}x "
           "(target >= 1.7x; needs 2 idle cores)")
 
 

@@ -61,6 +61,9 @@ typedef struct {
     int quiet;         /* turns since the last capture or promotion */
     int agent_player;  /* against a built-in player: the agent's player */
     int tick;
+    int moves[CHK_ACTIONS];  /* the legal moves of `to_move` (actual frame), kept by chk_refresh
+                              * after every change of the position and at each step's start */
+    int n_moves;
 } Env;
 
 static inline int chk_rows(Env* env) { return env->opponent == CHK_NONE ? 2 : 1; }
@@ -86,15 +89,18 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
 static int c_init(Env* env, char* err) { return 0; }
 static void c_close(Env* env) {}
 
-/* The square diagonally next to `s` in direction d (0 up-left, 1 up-right, 2 down-left,
- * 3 down-right), or -1 off the board. */
-static inline int chk_next(int s, int d) {
-    if (s < 0) return -1;
-    int r = s / 4, c = 2 * (s % 4) + (r % 2 == 0);
-    r += d < 2 ? -1 : 1;
-    c += d % 2 ? 1 : -1;
-    return r < 0 || r > 7 || c < 0 || c > 7 ? -1 : 4 * r + c / 2;
-}
+/* The square diagonally next to square s (row r = s / 4, column 2 (s % 4) + (r even)) in
+ * direction d (0 up-left, 1 up-right, 2 down-left, 3 down-right), or -1 off the board; a table,
+ * as move generation is most of the step's time. */
+static const int8_t CHK_NEXT[32][4] = {
+    {-1, -1,  4,  5}, {-1, -1,  5,  6}, {-1, -1,  6,  7}, {-1, -1,  7, -1}, {-1,  0, -1,  8}, { 0,  1,  8,  9},
+    { 1,  2,  9, 10}, { 2,  3, 10, 11}, { 4,  5, 12, 13}, { 5,  6, 13, 14}, { 6,  7, 14, 15}, { 7, -1, 15, -1},
+    {-1,  8, -1, 16}, { 8,  9, 16, 17}, { 9, 10, 17, 18}, {10, 11, 18, 19}, {12, 13, 20, 21}, {13, 14, 21, 22},
+    {14, 15, 22, 23}, {15, -1, 23, -1}, {-1, 16, -1, 24}, {16, 17, 24, 25}, {17, 18, 25, 26}, {18, 19, 26, 27},
+    {20, 21, 28, 29}, {21, 22, 29, 30}, {22, 23, 30, 31}, {23, -1, 31, -1}, {-1, 24, -1, -1}, {24, 25, -1, -1},
+    {25, 26, -1, -1}, {26, 27, -1, -1},
+};
+static inline int chk_next(int s, int d) { return s < 0 ? -1 : CHK_NEXT[s][d]; }
 
 /* Whether the piece on `s` may go in direction d (men only forward: player 0 up, player 1 down). */
 static inline int chk_dir_ok(int v, int d) { return chk_king(v) || (chk_owner(v) == 0) == (d < 2); }
@@ -105,23 +111,29 @@ static inline int chk_can_jump(Env* env, int s, int d) {
 }
 
 /* `player`'s legal moves (s * 4 + d, actual frame) into `moves`; returns how many. Jumps when
- * there is one (only the jumper's in a multi-jump), otherwise steps. */
+ * there is one (only the jumper's in a multi-jump), otherwise steps. One pass over the board:
+ * steps are collected after the jumps' room and moved down when no jump turns up. */
 static int chk_moves(Env* env, int player, int* moves) {
-    int n = 0;
-    for (int s = 0; s < 32; s++) {
-        if (chk_owner(env->sq[s]) != player || (env->jumper >= 0 && s != env->jumper)) continue;
-        for (int d = 0; d < 4; d++) if (chk_can_jump(env, s, d)) moves[n++] = 4 * s + d;
-    }
-    if (n || env->jumper >= 0) return n;
-    for (int s = 0; s < 32; s++) {
-        if (chk_owner(env->sq[s]) != player) continue;
+    int n = 0, steps = 0, step[CHK_ACTIONS];
+    int first = env->jumper >= 0 ? env->jumper : 0, last = env->jumper >= 0 ? env->jumper : 31;
+    for (int s = first; s <= last; s++) {
+        int v = env->sq[s];
+        if (chk_owner(v) != player) continue;
         for (int d = 0; d < 4; d++) {
-            int to = chk_next(s, d);
-            if (to >= 0 && env->sq[to] == 0 && chk_dir_ok(env->sq[s], d)) moves[n++] = 4 * s + d;
+            int to = CHK_NEXT[s][d];
+            if (to < 0 || !chk_dir_ok(v, d)) continue;
+            if (env->sq[to] == 0) step[steps++] = 4 * s + d;
+            else if (chk_owner(env->sq[to]) == 1 - player && CHK_NEXT[to][d] >= 0 && env->sq[CHK_NEXT[to][d]] == 0)
+                moves[n++] = 4 * s + d;
         }
     }
-    return n;
+    if (n || env->jumper >= 0) return n;
+    memcpy(moves, step, sizeof(int) * steps);
+    return steps;
 }
+
+/* Keep the legal moves of the player to move (after every change of the position). */
+static inline void chk_refresh(Env* env) { env->n_moves = chk_moves(env, env->to_move, env->moves); }
 
 /* Whether the piece on `s` can be jumped by an adjacent piece of the other player. */
 static int chk_attacked(Env* env, int s) {
@@ -159,22 +171,23 @@ static inline int chk_frame_dir(int player, int d) { return player == 0 ? d : 3 
 /* Try `player`'s legal move m and take it back: whether it promotes, whether the turn goes on,
  * and whether it leaves the moved piece where the other can jump it at once (returned). */
 static int chk_probe(Env* env, int player, int m, int* promoted, int* goes_on) {
-    int saved[32], to_move = env->to_move, jumper = env->jumper, quiet = env->quiet;
-    memcpy(saved, env->sq, sizeof(saved));
-    int s = m / 4, d = m % 4, to = chk_next(s, d);
+    int to_move = env->to_move, jumper = env->jumper, quiet = env->quiet;
+    int s = m / 4, d = m % 4, over = chk_next(s, d), to = over;
     *promoted = *goes_on = 0;
     if (to < 0) return 0;  /* never for a legal move */
-    if (env->sq[to]) to = chk_next(to, d);
+    if (env->sq[over]) to = chk_next(over, d);
+    else over = s;  /* a step: only s and to change */
+    int was_s = env->sq[s], was_over = env->sq[over], was_to = env->sq[to];  /* all chk_apply touches */
     *goes_on = chk_apply(env, player, m);
-    *promoted = !chk_king(saved[s]) && chk_king(env->sq[to]);
+    *promoted = !chk_king(was_s) && chk_king(env->sq[to]);
     int hanging = !*goes_on && chk_attacked(env, to);
-    memcpy(env->sq, saved, sizeof(saved));
+    env->sq[to] = was_to; env->sq[over] = was_over; env->sq[s] = was_s;
     env->to_move = to_move; env->jumper = jumper; env->quiet = quiet;
     return hanging;
 }
 
 static void chk_observe(Env* env) {
-    int moves[CHK_ACTIONS], n = chk_moves(env, env->to_move, moves), hanging[CHK_ACTIONS], promoted, goes_on;
+    int *moves = env->moves, n = env->n_moves, hanging[CHK_ACTIONS], promoted, goes_on;
     for (int i = 0; i < n; i++) hanging[i] = chk_probe(env, env->to_move, moves[i], &promoted, &goes_on);
     for (int k = 0; k < chk_rows(env); k++) {
         int me = chk_player_of(env, k);
@@ -199,8 +212,8 @@ static void chk_observe(Env* env) {
 }
 
 /* The built-in player's move for `player` (actual frame); it has at least one. */
-static int chk_builtin(Env* env, int player) {
-    int moves[CHK_ACTIONS], n = chk_moves(env, player, moves);
+static int chk_builtin(Env* env) {
+    int *moves = env->moves, n = env->n_moves, player = env->to_move;
     if (env->opponent != CHK_SCRIPTED) return moves[rng_int(&env->p.rng, n)];
     int best = 0, best_score = -1000, ties = 0, promoted, goes_on;
     for (int i = 0; i < n; i++) {  /* captures are mandatory: all of the moves capture or none */
@@ -224,17 +237,19 @@ static void c_reset(Env* env) {
     env->jumper = -1;
     env->quiet = 0;
     env->tick = 0;
+    chk_refresh(env);
     if (env->opponent != CHK_NONE) {
         env->agent_player = rng_int(&env->p.rng, 2);
-        if (env->agent_player == 1) chk_play(env, 0, chk_builtin(env, 0));  /* an opening never ends a game */
+        if (env->agent_player == 1) chk_play(env, 0, chk_builtin(env));  /* an opening never ends a game */
     }
     chk_observe(env);
     chk_set_masks(env);
 }
 
-/* End the game: `winner` 0, 1, or -1 for a draw (or no result when truncated). */
+/* End the game: `winner` 0, 1, or -1 for a draw (or no result when truncated). After an illegal
+ * move the position is the one the rows last observed, so their observations stand as the final. */
 static void chk_end(Env* env, int winner, int illegal, int truncated) {
-    chk_observe(env);
+    if (!illegal) chk_observe(env);
     for (int k = 0; k < chk_rows(env); k++) {
         int me = chk_player_of(env, k);
         float reward = truncated || winner < 0 ? 0.0f : winner == me ? 1.0f : -1.0f;
@@ -255,11 +270,13 @@ static void chk_end(Env* env, int winner, int illegal, int truncated) {
 
 /* `player` plays move m (actual frame); returns 1 when the game ended. */
 static int chk_play(Env* env, int player, int m) {
-    int moves[CHK_ACTIONS], n = chk_moves(env, player, moves), legal = 0;
-    for (int i = 0; i < n; i++) legal |= moves[i] == m;
+    int legal = 0;
+    for (int i = 0; i < env->n_moves; i++) legal |= env->moves[i] == m;
     if (!legal) { chk_end(env, 1 - player, 1, 0); return 1; }
-    if (chk_apply(env, player, m)) return 0;
-    if (!chk_moves(env, 1 - player, moves)) { chk_end(env, player, 0, 0); return 1; }
+    int goes_on = chk_apply(env, player, m);
+    chk_refresh(env);
+    if (goes_on) return 0;
+    if (!env->n_moves) { chk_end(env, player, 0, 0); return 1; }
     if (env->quiet >= 2 * env->draw_moves) { chk_end(env, -1, 0, 0); return 1; }
     return 0;
 }
@@ -272,10 +289,11 @@ static void c_step(Env* env) {
         env->p.terminals[k] = 0;
         env->p.truncations[k] = 0;
     }
+    chk_refresh(env);  /* here too: tests write the board through fields between steps */
     int a = env->p.actions[rows == 2 ? player : 0];
     if (chk_play(env, player, 4 * chk_frame_sq(player, a / 4) + chk_frame_dir(player, a % 4))) return;
     while (rows == 1 && env->to_move != env->agent_player)
-        if (chk_play(env, env->to_move, chk_builtin(env, env->to_move))) return;
+        if (chk_play(env, env->to_move, chk_builtin(env))) return;
     if (env->tick >= env->max_steps) { chk_end(env, -1, 0, 1); return; }
     chk_observe(env);
     chk_set_masks(env);
