@@ -26,6 +26,7 @@ import subprocess
 import tempfile
 
 from ocean_stepping import agent_steps_per_second
+
 from puffer_ocean import envs
 
 #: name -> (class, constructor kwargs, recorded reference agent-steps/s per CPU-s on this machine class)
