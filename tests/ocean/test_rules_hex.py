@@ -43,8 +43,11 @@ def test_cells_touch_six_neighbours_along_the_short_diagonal_only(two_seats):
 
 def test_each_seat_sees_the_board_in_its_own_frame(two_seats):
     play(two_seats, 1)  # seat 0 at (0,1)
-    board0, board1 = (two_seats.observations[k].reshape(3, 3) for k in (0, 1))
+    board0, board1 = (two_seats.observations[k][9:].reshape(3, 3) for k in (0, 1))
     assert board0[0, 1] == 1 and board1[1, 0] == -1 and np.abs(board1).sum() == 1  # transposed, the other's
+    legal0, legal1 = (two_seats.observations[k][:9].reshape(3, 3) for k in (0, 1))
+    assert not legal0.any() and legal1.sum() == 8 and legal1[1, 0] == 0  # the empty cells, for the seat to move
+    assert [leaf.path for leaf in two_seats.obs_layout.leaves] == [("action_mask",), ("observation",)]
 
 
 def test_playing_an_occupied_cell_loses(two_seats):
@@ -59,7 +62,7 @@ def test_the_scripted_player_takes_its_win_and_blocks(two_seats):
         env.reset(seed=3)
         rng = np.random.default_rng(0)
         for _ in range(100):  # legal random play by the agent
-            actions = [rng.choice(np.flatnonzero(obs == 0)) for obs in env.observations]
+            actions = [rng.choice(np.flatnonzero(obs[:9])) for obs in env.observations]
             env.step(np.array(actions, np.int32))
         scripted = env.log()
     finally:
@@ -69,7 +72,7 @@ def test_the_scripted_player_takes_its_win_and_blocks(two_seats):
         env.reset(seed=3)
         rng = np.random.default_rng(0)
         for _ in range(100):
-            actions = [rng.choice(np.flatnonzero(obs == 0)) for obs in env.observations]
+            actions = [rng.choice(np.flatnonzero(obs[:9])) for obs in env.observations]
             env.step(np.array(actions, np.int32))
         random = env.log()
     finally:

@@ -42,18 +42,18 @@ class Spaces(OceanEnv):
 
 
 class MaskedGame(OceanEnv):
-    """A game whose C observation starts with its legal actions (1 legal, 0 not; all 0 for a
-    seat that waits): presented as the Dict {"action_mask": (n,), "observation": (rest,)}, so the
-    trainer, `puffer eval` and `puffer match` sample legal actions only
-    (`pufferlib.pytorch.action_mask`). The storage stays one flat float row."""
-
-    num_actions: int
+    """A game whose C observation starts with its legal actions, one entry per action of its
+    Discrete action space (1 legal, 0 not; all 0 for a seat that waits): presented as the Dict
+    {"action_mask": (n,), "observation": (rest,)}, so the trainer, `puffer eval` and `puffer
+    match` sample legal actions only (`pufferlib.pytorch.action_mask`). The storage stays one
+    flat float row."""
 
     def _observation_space(self, flat: spaces.Box) -> spaces.Box:
-        n = self.num_actions
-        if len(flat.shape) != 1 or flat.shape[0] <= n or flat.dtype != np.float32:
-            raise APIUsageError(f"ocean-{self.env_name}: a masked game's C observation must be flat float32 "
-                                f"with more than its {n} legal-action entries; it is {flat}.")
+        n = int(getattr(self.single_action_space, "n", 0))
+        if not n or len(flat.shape) != 1 or flat.shape[0] <= n or flat.dtype != np.float32:
+            raise APIUsageError(f"ocean-{self.env_name}: a masked game needs a Discrete action space and a flat "
+                                f"float32 observation longer than its legal-action entries; it has "
+                                f"{self.single_action_space} and {flat}.")
         layout = ObsLayout(spaces.Dict({
             "action_mask": spaces.Box(0, 1, (n,), np.float32),
             "observation": spaces.Box(flat.low[n:], flat.high[n:], (flat.shape[0] - n,), np.float32),
@@ -64,7 +64,10 @@ class MaskedGame(OceanEnv):
 
 class Checkers(MaskedGame):
     env_name = "checkers"
-    num_actions = 128
+
+
+class Hex(MaskedGame):
+    env_name = "hex"
 
 
 def _derive_classes() -> list[str]:

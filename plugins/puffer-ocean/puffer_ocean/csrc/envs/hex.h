@@ -5,8 +5,11 @@
  * A move places a stone on an empty cell; the first player whose stones join their two edges
  * wins (Hex has no draws). Playing an occupied cell loses the game. Each seat sees the board
  * and acts in its own frame, so that every seat joins top and bottom: player 1's view is the
- * board transposed. Actions: r * size + c in that frame. Observation (size^2 floats): +1 own
- * stones, -1 the other's, 0 empty. `opponent` (pufferlib's names: 0 "none", 1 "scripted",
+ * board transposed. Actions: r * size + c in that frame. Observation (2 size^2 floats, own
+ * frame): the empty cells, 1 each, when it is the row's move (all 0 for the seat that waits),
+ * which Python presents as the "action_mask" entry of a Dict observation (puffer_ocean.envs.
+ * Hex), so the trainer plays empty cells only; then the board: +1 own stones, -1 the other's,
+ * 0 empty. `opponent` (pufferlib's names: 0 "none", 1 "scripted",
  * the default, 2 "random"): with "none" both players are agents (a game of two rows, the
  * waiting seat masked); otherwise the agent plays a side drawn per game against the built-in
  * player: "scripted" wins when it can in one move, blocks the agent's one-move wins, and
@@ -37,7 +40,7 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
     s->num_agents = hex_rows(env);
     s->game_seats = hex_rows(env);
     s->obs_ndim = 1;
-    s->obs_shape[0] = env->size * env->size;
+    s->obs_shape[0] = 2 * env->size * env->size;
     s->obs_dtype = 'f';
     s->obs_low = -1;
     s->obs_high = 1;
@@ -84,10 +87,12 @@ static void hex_observe(Env* env) {
     int n2 = env->size * env->size;
     for (int k = 0; k < hex_rows(env); k++) {
         int player = hex_player_of(env, k);
-        float* obs = (float*)env->p.observations + k * n2;
+        float* obs = (float*)env->p.observations + k * 2 * n2;
+        int moving = player == env->to_move;
         for (int i = 0; i < n2; i++) {
             uint8_t v = env->cells[hex_cell(env, player, i)];
-            obs[i] = v == 0 ? 0.0f : v == player + 1 ? 1.0f : -1.0f;
+            obs[i] = (float)(moving && v == 0);
+            obs[n2 + i] = v == 0 ? 0.0f : v == player + 1 ? 1.0f : -1.0f;
         }
     }
 }
