@@ -73,6 +73,7 @@ CASES = {
     "squared_continuous": (envs.SquaredContinuous, {"num_envs": 4096}, None),
     "space_invaders": (envs.SpaceInvaders, {"num_envs": 1024}, None),
     "blastar": (envs.Blastar, {"num_envs": 1024}, None),
+    "chess": (envs.Chess, {"num_envs": 1024}, None),
 }
 
 

@@ -390,7 +390,8 @@ def test_tripletriad_random_stays_the_default_and_the_scripted_player_is_stronge
 @pytest.mark.parametrize("env_id, kwargs, steps", [("ocean-go", {"grid_size": N}, 300),
                                                    ("ocean-tripletriad", {}, 200), ("ocean-hex", {"size": 5}, 200),
                                                    ("ocean-tron", {"size": 6}, 200), ("ocean-checkers", {}, 200),
-                                                   ("ocean-slimevolley", {"points": 1}, 600)])
+                                                   ("ocean-slimevolley", {"points": 1}, 600),
+                                                   ("ocean-chess", {"max_plies": 60}, 200)])
 def test_two_seat_games_pass_the_checker(env_id, kwargs, steps):
     report = pufferlib.check_env(env_id, steps=steps, opponent="none", **kwargs)
     assert report.ok, str(report)
@@ -400,7 +401,8 @@ def test_two_seat_games_pass_the_checker(env_id, kwargs, steps):
 
 @pytest.mark.parametrize("env_id, env_kwargs", [("ocean-go", {"grid_size": 4}), ("ocean-tripletriad", {}),
                                                ("ocean-hex", {"size": 5}), ("ocean-tron", {"size": 6}),
-                                               ("ocean-checkers", {}), ("ocean-slimevolley", {"points": 1})])
+                                               ("ocean-checkers", {}), ("ocean-slimevolley", {"points": 1}),
+                                               ("ocean-chess", {"max_plies": 60})])
 def test_a_match_of_an_untrained_agent_against_itself_splits_the_games_over_the_seats(env_id, env_kwargs):
     config = merge(load_default(), env_config(env_id)[0])
     config["env"] = {**config.get("env", {}), **env_kwargs}  # go on 4 x 4: short games for the suite

@@ -70,6 +70,10 @@ class Hex(MaskedGame):
     env_name = "hex"
 
 
+class Chess(MaskedGame):
+    env_name = "chess"
+
+
 def _derive_classes() -> list[str]:
     """Define the class of every spec'd env not written out above; returns all class names."""
     names = []

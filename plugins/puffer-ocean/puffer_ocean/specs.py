@@ -114,6 +114,10 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                 _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
     "tower_climb": ("climb a tower of blocks by pushing and pulling them: a puzzle with solver-checked levels", {},
                     _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.95, ent_coef=0.02)),
+    "chess": ("chess with every rule (castling, en passant, promotion, the draw rules) against random legal moves: "
+              "checkmating by play", {"opponent": "random"},
+              {**_config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99),
+               "policy": {"hidden_size": 256}}),
 }
 
 
