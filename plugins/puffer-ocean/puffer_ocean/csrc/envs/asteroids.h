@@ -100,6 +100,15 @@ static inline float as_delta(float a, float b) {
     float d = b - a;
     return d > 0.5f ? d - 1 : d < -0.5f ? d + 1 : d;
 }
+/* Whether points a and b are closer than r on the wrapping field (the x gap rules most out). */
+static inline int as_near(float ax, float ay, float bx, float by, float r) {
+    float dx = fabsf(bx - ax);
+    dx = dx < 0.5f ? dx : 1 - dx;
+    if (dx >= r) return 0;
+    float dy = fabsf(by - ay);
+    dy = dy < 0.5f ? dy : 1 - dy;
+    return dx * dx + dy * dy < r * r;
+}
 
 static void as_observe(Env* env) {
     float* obs = (float*)env->p.observations;
@@ -131,12 +140,12 @@ static void as_observe(Env* env) {
         int i = near[n];
         float rvx = env->avx[i] - env->vx, rvy = env->avy[i] - env->vy;
         o[0] = 1;
-        o[1] = (dx[i] * c + dy[i] * s) / AS_REACH;
-        o[2] = (-dx[i] * s + dy[i] * c) / AS_REACH;
-        o[3] = as_clamp((rvx * c + rvy * s) / AS_VEL);
-        o[4] = as_clamp((-rvx * s + rvy * c) / AS_VEL);
-        o[5] = (env->asize[i] + 1) / 3.0f;
-        o[6] = as_clamp(dist[i] / AS_REACH);
+        o[1] = (dx[i] * c + dy[i] * s) * (1 / AS_REACH);
+        o[2] = (-dx[i] * s + dy[i] * c) * (1 / AS_REACH);
+        o[3] = as_clamp((rvx * c + rvy * s) * (1 / AS_VEL));
+        o[4] = as_clamp((-rvx * s + rvy * c) * (1 / AS_VEL));
+        o[5] = (env->asize[i] + 1) * (1 / 3.0f);
+        o[6] = as_clamp(dist[i] * (1 / AS_REACH));
     }
 }
 
@@ -262,8 +271,7 @@ static void c_step(Env* env) {
     }
     for (int b = 0; b < env->n_bullets; b++) {
         for (int i = 0; i < env->n_rocks; i++) {
-            float dx = as_delta(env->bx[b], env->ax[i]), dy = as_delta(env->by[b], env->ay[i]), r = AS_RADIUS[env->asize[i]];
-            if (dx * dx + dy * dy >= r * r) continue;
+            if (!as_near(env->bx[b], env->by[b], env->ax[i], env->ay[i], AS_RADIUS[env->asize[i]])) continue;
             as_break(env, i);
             env->kills++;
             reward += 1.0f;
@@ -284,8 +292,7 @@ static void c_step(Env* env) {
     if (env->invuln > 0) env->invuln--;
     else {
         for (int i = 0; i < env->n_rocks; i++) {
-            float dx = as_delta(env->x, env->ax[i]), dy = as_delta(env->y, env->ay[i]), r = AS_SHIP_R + AS_RADIUS[env->asize[i]];
-            if (dx * dx + dy * dy >= r * r) continue;
+            if (!as_near(env->x, env->y, env->ax[i], env->ay[i], AS_SHIP_R + AS_RADIUS[env->asize[i]])) continue;
             env->lives_left--;
             as_place_ship(env);
             env->invuln = env->invuln_steps;
