@@ -119,7 +119,7 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
               {**_config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99),
                "policy": {"hidden_size": 256}}),
     "asteroids": ("Asteroids on a wrapping field: turn, thrust and shoot rocks that split 3 -> 2 -> 1 sizes; 3 lives",
-                  {}, _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
+                  {}, _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.995)),
 }
 
 

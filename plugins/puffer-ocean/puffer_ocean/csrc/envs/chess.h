@@ -75,6 +75,9 @@ typedef struct {
     int n_hist;
     int moves[CH_MAX_MOVES];       /* the legal moves of to_move */
     int n_moves;
+    int shown[2][CH_MAX_MOVES];    /* the mask entries set in each row's observation, */
+    int n_shown[2];                /* cleared one by one at the next one (-1: clear all) */
+    void* shown_in;                /* the observation buffer they were set in */
 } Env;
 
 typedef struct { int moved, captured, cap_sq, castling, ep, halfmove; } ChUndo;
@@ -103,7 +106,10 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
     return 0;
 }
 
-static int c_init(Env* env, char* err) { return 0; }
+static int c_init(Env* env, char* err) {
+    env->n_shown[0] = env->n_shown[1] = -1;
+    return 0;
+}
 static void c_close(Env* env) {}
 
 /* Whether square s is attacked by a piece of colour `by`. */
@@ -227,8 +233,26 @@ static void ch_unmake(Env* env, int m, const ChUndo* u) {
 /* The legal moves of the side to move into `out`; returns how many. */
 static int ch_legal(Env* env, int* out) {
     int pseudo[CH_MAX_MOVES], n = ch_pseudo(env, pseudo), legal = 0, me = env->to_move;
+    int king = env->king[me], check = ch_attacked(env, king, 1 - me);
+    uint64_t pinned = 0;  /* own pieces between the king and the other's slider on one line */
+    for (int d = 0; d < 8 && !check; d++) {
+        int f = (king & 7) + CH_DIRS[d][0], r = (king >> 3) + CH_DIRS[d][1], own = -1;
+        for (; ch_on(f, r); f += CH_DIRS[d][0], r += CH_DIRS[d][1]) {
+            int v = env->board[r * 8 + f];
+            if (!v) continue;
+            if (v >> 3 == me) { if (own >= 0) break; own = r * 8 + f; continue; }
+            if (own >= 0 && ((v & 7) == CH_QUEEN || (v & 7) == (d & 1 ? CH_BISHOP : CH_ROOK))) pinned |= 1ull << own;
+            break;
+        }
+    }
     ChUndo u;
     for (int i = 0; i < n; i++) {
+        int from = pseudo[i] & 63, to = pseudo[i] >> 6 & 63, t = env->board[from] & 7;
+        /* not in check, not the king, not pinned, no en passant: the move exposes nothing */
+        if (!check && t != CH_KING && !(pinned >> from & 1) && !(t == CH_PAWN && to == env->ep)) {
+            out[legal++] = pseudo[i];
+            continue;
+        }
         ch_make(env, pseudo[i], &u);
         if (!ch_attacked(env, env->king[me], 1 - me)) out[legal++] = pseudo[i];
         ch_unmake(env, pseudo[i], &u);
@@ -308,10 +332,13 @@ static void ch_observe(Env* env) {
     for (int k = 0; k < ch_rows(env); k++) {
         int me = ch_player_of(env, k);
         float* obs = (float*)env->p.observations + (size_t)k * CH_OBS;
-        memset(obs, 0, sizeof(float) * CH_OBS);
+        if (env->shown_in != env->p.observations || env->n_shown[k] < 0) memset(obs, 0, sizeof(float) * CH_ACTIONS);
+        else for (int i = 0; i < env->n_shown[k]; i++) obs[env->shown[k][i]] = 0.0f;
+        env->n_shown[k] = 0;
         if (env->to_move == me)
-            for (int i = 0; i < env->n_moves; i++) obs[ch_action(me, env->moves[i])] = 1.0f;
+            for (int i = 0; i < env->n_moves; i++) obs[env->shown[k][env->n_shown[k]++] = ch_action(me, env->moves[i])] = 1.0f;
         float* planes = obs + CH_ACTIONS;
+        memset(planes, 0, sizeof(float) * (CH_OBS - CH_ACTIONS));
         for (int s = 0; s < 64; s++) {
             int v = env->board[s];
             if (v) planes[64 * (6 * (v >> 3 != me) + (v & 7) - 1) + ch_frame(me, s)] = 1.0f;
@@ -327,6 +354,7 @@ static void ch_observe(Env* env) {
         x[15] = fminf((float)(ch_repetitions(env) - 1) / 2.0f, 1.0f);
         x[16] = fminf((float)env->ply / (float)env->max_plies, 1.0f);
     }
+    env->shown_in = env->p.observations;
 }
 
 /* The built-in player's move for the side to move (it has at least one). */
