@@ -21,6 +21,14 @@ shipped config; `--data-dir DIR` keeps the runs (checkpoints, metrics.jsonl) ins
     python benchmarks/bench_learning.py gym-Hopper-v5 --seeds 1 --train.minibatch-size 128
 
 A row is a regression check: a changed config or trainer shows as a changed score.
+
+`--against NAME` scores a game's runs by matches instead: after each run, its last checkpoint
+plays `--games` games (seats alternating, `pufferlib.match.play_match`) against the env's
+built-in player NAME (`scripted`, `random`), and the row reports the match score (wins + draws
+/ 2) / games; the random-play column is then an untrained policy's score against NAME (its
+near-uniform choice among legal moves). This is how runs trained by self-play are scored:
+
+    python benchmarks/bench_learning.py ocean-hex --against scripted --env.opponent none --selfplay.enabled true
 """
 
 from __future__ import annotations
@@ -50,9 +58,9 @@ REFERENCES = {
 
 
 def train_run(env_id: str, seed: int, steps: int | None, data_dir: Path, metric: str,
-              overrides: list[str] = ()) -> tuple[float, float]:
-    """(the info `metric`'s mean over the last epoch that reported it, mean SPS of the run's epochs) of
-    one `puffer train` run (`overrides`: more `puffer train` flags)."""
+              overrides: list[str] = ()) -> tuple[float, float, Path]:
+    """(the info `metric`'s mean over the last epoch that reported it, mean SPS of the run's epochs,
+    the run folder) of one `puffer train` run (`overrides`: more `puffer train` flags)."""
     # One log step per epoch: the last one then holds the last epoch's episodes, however fast the
     # machine (with timed log steps, a short run's last step averaged over most of its training).
     argv = [sys.executable, "-m", "pufferlib", "train", env_id, "--train.seed", str(seed), "--vec.seed",
@@ -65,7 +73,26 @@ def train_run(env_id: str, seed: int, steps: int | None, data_dir: Path, metric:
     rows = [json.loads(line) for line in metrics.read_text().splitlines()[1:] if line.strip()]
     returns = [r[f"environment/{metric}"] for r in rows if f"environment/{metric}" in r]
     sps = [r["SPS"] for r in rows if "SPS" in r]
-    return (returns[-1] if returns else float("nan")), (statistics.mean(sps) if sps else float("nan"))
+    return (returns[-1] if returns else float("nan")), (statistics.mean(sps) if sps else float("nan")), metrics.parent
+
+
+def match_score(env_id: str, player: object, against: str, games: int, seed: int) -> float:
+    """The match score of `player` (a run folder or an Agent) against the built-in player `against`
+    over `games` games, seats alternating (printed to stderr with its interval)."""
+    from pufferlib.match import play_match
+
+    result = play_match(env_id, player, against, games, seed=seed)
+    print(f"  {result.summary()}", file=sys.stderr, flush=True)
+    return result.score
+
+
+def untrained_score(env_id: str, against: str, games: int) -> float:
+    """An untrained policy of the env's shipped config against `against` (`match_score`)."""
+    from pufferlib import config
+    from pufferlib.agent import build
+
+    spec_config, _ = config.env_config(env_id)
+    return match_score(env_id, build(env_id, config.merge(config.load_default(), spec_config)), against, games, 0)
 
 
 def random_play(env_id: str, metric: str, reports: int = 10) -> float:
@@ -116,22 +143,30 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=None, help="override total_timesteps")
     parser.add_argument("--metric", default="episode_return", help="info key to report (default episode_return)")
     parser.add_argument("--data-dir", default=None, help="keep the runs under DIR/ENV/SEED (default: a temp dir)")
+    parser.add_argument("--against", default=None, help="score each run by a match against this built-in player")
+    parser.add_argument("--games", type=int, default=1000, help="games of each --against match (default 1000)")
     args, overrides = parser.parse_known_args()
-    print(f"| env | budget (steps) | {args.metric}: median [min, max] | seeds | random play | SPS | reference |")
+    scored = f"match score against {args.against}" if args.against else args.metric
+    baseline = "untrained policy" if args.against else "random play"
+    print(f"| env | budget (steps) | {scored}: median [min, max] | seeds | {baseline} | SPS | reference |")
     print("|---|---|---|---|---|---|---|")
     for env_id in args.env_ids:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(args.data_dir) / env_id if args.data_dir else Path(tmp)
             results = []
             for seed in range(args.first_seed, args.first_seed + args.seeds):
-                results.append(train_run(env_id, seed, args.steps, root / str(seed), args.metric, overrides))
-                print(f"{env_id} seed {seed}: {args.metric} {results[-1][0]:.4g}, {results[-1][1]:,.0f} SPS",
-                      file=sys.stderr, flush=True)
+                score, rate, run_dir = train_run(env_id, seed, args.steps, root / str(seed), args.metric, overrides)
+                if args.against:
+                    score = match_score(env_id, str(run_dir), args.against, args.games, seed)
+                results.append((score, rate))
+                print(f"{env_id} seed {seed}: {scored} {score:.4g}, {rate:,.0f} SPS", file=sys.stderr, flush=True)
+            baseline_score = (untrained_score(env_id, args.against, args.games) if args.against
+                              else random_play(env_id, args.metric))
         scores = [r[0] for r in results]
         sps = statistics.median(r[1] for r in results)
         print(f"| {env_id} | {budget(env_id, args.steps):,} | {number(statistics.median(scores))} "
               f"[{number(min(scores))}, {number(max(scores))}] | {len(scores)} | "
-              f"{number(random_play(env_id, args.metric))} | "
+              f"{number(baseline_score)} | "
               f"{sps:,.0f} | "
               f"{REFERENCES.get(env_id, '')} |", flush=True)
 
