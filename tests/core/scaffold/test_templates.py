@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from tests.core.netns import loopback_only
+
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPTS = ROOT / "scripts"
 
@@ -45,9 +47,12 @@ def test_train_template_trains_checkpoints_resumes_and_logs(tmp_path, capsys):
 
 @pytest.mark.slow
 def test_train_template_runs_under_torchrun(tmp_path):
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc_per_node=2", str(SCRIPTS / "train_template.py"),
-           "--total-timesteps", "1024", "--batch-size", "512", "--minibatch-size", "256", "--data-dir", str(tmp_path)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "OMP_NUM_THREADS": "1"})
+    # In a loopback-only namespace (torch's rendezvous store listens on every interface), with the
+    # temp dir in tmp_path (torchrun leaves a torchelastic_* folder there).
+    cmd = loopback_only([sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+                         str(SCRIPTS / "train_template.py"), "--total-timesteps", "1024", "--batch-size", "512",
+                         "--minibatch-size", "256", "--data-dir", str(tmp_path / "runs")])
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=tmp_path,
+                          env={**os.environ, "OMP_NUM_THREADS": "1", "TMPDIR": str(tmp_path)})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert proc.stdout.count("score ") == 1  # rank 0 alone reports and saves
