@@ -65,6 +65,8 @@ BlockResult: TypeAlias = ("tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
 
 #: Ray reads this when imported: "0" makes a local instance use 127.0.0.1 as its node address.
 _LOCAL_ONLY_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+#: Ray's setting of its worker processes' niceness (Ray's default: 15).
+WORKER_NICENESS_ENV = "RAY_worker_niceness"
 INSTALL_HINT = "pip install 'puffer-core[ray]'"
 #: Default longest wait for the actors to start and for a block's result, in seconds.
 TIMEOUT_S = 300.0
@@ -91,15 +93,21 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> ModuleTy
 
     Keeps an existing connection (e.g. your own `ray.init(...)`); else `address` ('auto'
     for the cluster started with `ray start` on this node, or 'HOST:PORT' of its head);
-    else starts a local single-node instance whose servers bind to 127.0.0.1 only
-    (`num_cpus`: its CPU count, default the cores this process may use), shut down when this
-    process exits. The vector backend and `puffer sweep`'s Ray trials both start Ray here.
+    else starts a local single-node instance whose servers bind to 127.0.0.1 only and whose
+    workers run at this process's priority (Ray's default is nice 15; `RAY_worker_niceness`
+    overrides), `num_cpus` its CPU count (default the cores this process may use), shut down
+    when this process exits. The vector backend and `puffer sweep`'s Ray trials both start Ray here.
     """
     # A local instance, or one at a loopback address, stays on loopback: without this Ray
     # swaps 127.0.0.1 for the machine's network address.
     local = not address or address.rpartition(":")[0].strip("[]") in ("127.0.0.1", "localhost", "::1")
     if local and "ray" not in sys.modules:
         os.environ.setdefault(_LOCAL_ONLY_ENV, "0")
+    if not address:
+        # Ray starts its workers at nice 15; the actors step the envs the trainer waits for, and
+        # beside a busy learner they starved (an actor's start took 85 s instead of 18 s). A
+        # local instance runs them at this process's priority unless the variable says otherwise.
+        os.environ.setdefault(WORKER_NICENESS_ENV, "0")
     ray = _ray()
     if ray.is_initialized():
         return ray

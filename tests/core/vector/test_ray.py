@@ -224,6 +224,8 @@ def test_close_leaves_no_actors(ray_instance):
     vecenv = pufferlib.vector.make(Tagged, backend="ray", num_envs=4, num_workers=4)
     vecenv.reset()
     assert len(actor_processes()) >= 4
+    # at the driver's priority, not Ray's nice 15 (they starved beside busy processes)
+    assert {p.nice() for p in actor_processes()} == {os.nice(0)}
     vecenv.close()
     vecenv.close()
     deadline = time.monotonic() + 15

@@ -9,6 +9,7 @@ node-killing test runs last. Every Ray process the module started is gone at its
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -42,7 +43,8 @@ def cluster():
         try:
             nodes = Cluster(initialize_head=True, head_node_args={
                 **loopback, "include_dashboard": False,
-                "_system_config": {"health_check_period_ms": 500, "health_check_failure_threshold": 4}})
+                "_system_config": {"health_check_period_ms": 500, "health_check_failure_threshold": 4,
+                                   "worker_niceness": 0}})
             worker = nodes.add_node(**loopback)
             connect(nodes.address)
             yield nodes, worker, older
@@ -77,6 +79,7 @@ def test_actors_on_both_nodes_equal_serial_and_close_leaves_none(cluster):
         # four one-CPU actors fill both nodes' CPUs
         assert sum(worker.node_id[:8] in node for node in vecenv.actor_nodes) == CPUS_PER_NODE
         assert vecenv.transport == "object_store"
+        assert {p.nice() for p in block_actors(older)} == {os.nice(0)}  # not Ray's 15: they starve
         got = rollout(vecenv, 100)
     finally:
         vecenv.close()
