@@ -13,6 +13,7 @@ binds the arrays below, either its own or slices of a vectorizer's shared batch
     actions             (num_agents, *act_shape)  int32 (Discrete/MultiDiscrete) or float32 (Box)
     final_observations  (num_agents, *obs_shape)  obs dtype
     outcomes            (num_agents,)             float32 (games only: see below)
+    players             (num_agents,)             int8    (an input; games only: see below)
 
 An env whose class sets `writes_final_observations = True` copies an agent's last
 observation of an episode into its `final_observations` row in the step that ends the
@@ -30,6 +31,13 @@ seat's result: 1 win, 0.5 draw, 0 loss, NaN when the game has no result (cut sho
 limit the env does not score). `outcomes` is read only where a row ends: its other values
 mean nothing. An env that plays one seat itself (a built-in scripted or random opponent)
 has `game_seats = 1` and reports its agent's outcomes the same way. `pufferlib.games` reads it.
+
+An env of games whose built-in players can also take a seat of a game whose seats are all
+agents names them in `builtin_players` (e.g. {"scripted": 1, "random": 2}). `players` is then
+an input that the trainer writes (self-play's anchors) and the env reads at every step: 0 (the
+default) the row's agent acts; k the built-in player k acts for that row (its action is
+ignored). The trainer changes a row's entry only between two games of its slot, right after
+the step that ended the last one. Other envs leave `players` alone.
 
 `reset(seed=None) -> (observations, infos)` and
 `step(actions) -> (observations, rewards, terminals, truncations, infos)` fill the
@@ -80,7 +88,7 @@ def action_shape(space: spaces.Space) -> tuple[int, ...]:
 class Buffers:
     """The in-place arrays of a batch of agents; `slice` hands a block to one env.
 
-    `final_observations` and `outcomes` may be None (given buffers without them): an env then
+    `final_observations`, `outcomes` and `players` may be None (given buffers without them): an env then
     keeps its own.
     """
 
@@ -92,6 +100,7 @@ class Buffers:
     actions: np.ndarray
     final_observations: np.ndarray | None = None
     outcomes: np.ndarray | None = None
+    players: np.ndarray | None = None
 
     @classmethod
     def allocate(cls, obs_space: spaces.Space, act_space: spaces.Space, num_agents: int,
@@ -107,6 +116,7 @@ class Buffers:
             actions=alloc((num_agents, *action_shape(act_space)), action_dtype(act_space)),
             final_observations=alloc((num_agents, *obs_space.shape), obs_space.dtype),
             outcomes=alloc((num_agents,), np.float32),
+            players=alloc((num_agents,), np.int8),
         )
         buf.masks[:] = True
         buf.outcomes[:] = np.nan  # type: ignore[index]  # allocated just above
@@ -114,11 +124,12 @@ class Buffers:
 
     def slice(self, start: int, stop: int) -> Buffers:
         """Views of rows [start, stop) of every array."""
-        final, outcomes = self.final_observations, self.outcomes
+        final, outcomes, players = self.final_observations, self.outcomes, self.players
         return Buffers(self.observations[start:stop], self.rewards[start:stop], self.terminals[start:stop],
                        self.truncations[start:stop], self.masks[start:stop], self.actions[start:stop],
                        None if final is None else final[start:stop],
-                       None if outcomes is None else outcomes[start:stop])
+                       None if outcomes is None else outcomes[start:stop],
+                       None if players is None else players[start:stop])
 
     def expose(self, target: object) -> None:
         """Set the arrays as attributes of `target` (an env or a vectorizer)."""
@@ -128,13 +139,13 @@ class Buffers:
     @classmethod
     def coerce(cls, buf: object) -> Buffers:
         """Accept a Buffers, a mapping or any object with the array attributes
-        (`final_observations` and `outcomes` optional)."""
+        (`final_observations`, `outcomes` and `players` optional)."""
         if isinstance(buf, cls):
             return buf
         names = [f.name for f in fields(cls)]
         # The values are the caller's, unchecked here: `PufferEnv._bind` checks each array's type and shape.
         get: Callable[[str], Any] = buf.get if isinstance(buf, Mapping) else (lambda k: getattr(buf, k, None))
-        optional = ("final_observations", "outcomes")
+        optional = ("final_observations", "outcomes", "players")
         missing = [k for k in names if get(k) is None and k not in optional]
         if missing:
             raise APIUsageError(f"buf is missing the arrays {missing}; it needs "
@@ -203,6 +214,7 @@ class PufferEnv:
     actions: np.ndarray
     final_observations: np.ndarray
     outcomes: np.ndarray
+    players: np.ndarray
 
     def __init__(self, buf: object = None):
         """Bind the arrays: `buf` is None (allocate them) or what `Buffers.coerce` takes."""
@@ -251,6 +263,8 @@ class PufferEnv:
             buf = replace(buf, final_observations=np.zeros((n, *obs.shape), obs.dtype))
         if buf.outcomes is None:
             buf = replace(buf, outcomes=np.full(n, np.nan, np.float32))
+        if buf.players is None:
+            buf = replace(buf, players=np.zeros(n, np.int8))
         expected = {
             "observations": ((n, *obs.shape), np.dtype(obs.dtype)),
             "rewards": ((n,), np.dtype(np.float32)),
@@ -260,6 +274,7 @@ class PufferEnv:
             "actions": ((n, *action_shape(act)), action_dtype(act)),
             "final_observations": ((n, *obs.shape), np.dtype(obs.dtype)),
             "outcomes": ((n,), np.dtype(np.float32)),
+            "players": ((n,), np.dtype(np.int8)),
         }
         for key, (shape, dtype) in expected.items():
             arr = getattr(buf, key)
@@ -275,7 +290,7 @@ class PufferEnv:
     def buffers(self) -> Buffers:
         """This env's arrays."""
         return Buffers(self.observations, self.rewards, self.terminals, self.truncations,
-                       self.masks, self.actions, self.final_observations, self.outcomes)
+                       self.masks, self.actions, self.final_observations, self.outcomes, self.players)
 
     # Helpers of the simple authoring style.
     make_space = staticmethod(pspaces.make_space)

@@ -117,6 +117,14 @@ class VecEnv(EnvSpaces, Protocol):
     def outcomes(self) -> np.ndarray:
         """Games only: each row's result (1, 0.5, 0, NaN) where its game ended, by global row id."""
 
+    @property
+    def builtin_players(self) -> dict[str, int]:
+        """Games only: the env's built-in players that can take a seat, by name (`pufferlib.environment`)."""
+
+    @property
+    def players(self) -> np.ndarray:
+        """Games with `builtin_players` only: per row, 0 its agent acts, k the built-in player k (an input)."""
+
     def async_reset(self, seed: int | None = None) -> None:
         """Reset every env; the first `recv()` returns the initial observations."""
 

@@ -411,3 +411,48 @@ def test_a_match_of_an_untrained_agent_against_itself_splits_the_games_over_the_
     assert result.games + result.no_result == 20 and result.games_by_seat == (10, 10)
     against = play_match(env_id, agent, "scripted", 4, seed=0)  # the built-in player of one seat
     assert against.games + against.no_result == 4 and against.games_by_seat == (4,)
+
+
+# ---- built-in players in a seat (the `players` input: self-play's anchors) ----
+
+@pytest.mark.parametrize("cls, min_score", [(envs.Tron, 0.95), (envs.Slimevolley, 0.9)])
+def test_a_builtin_player_takes_the_seat_its_players_entry_names(cls, min_score):
+    """With opponent "none", a row whose `players` entry is 1 is played by the scripted player (its
+    action ignored): it beats random actions on the other seat, as the one-seat env's scripted
+    player does; 0 gives the row back to its agent."""
+    env = cls(num_envs=16, opponent="none")
+    assert env.builtin_players == {"scripted": 1, "random": 2}
+    rng = np.random.default_rng(0)
+    try:
+        env.reset(seed=0)
+        env.players[1::2] = 1
+        results = []
+        while len(results) < 300:
+            obs, _, term, trunc, _ = env.step(rng.integers(0, env.single_action_space.n, (env.num_agents, 1)))
+            done = (term | trunc)[1::2]
+            results += env.outcomes[1::2][done & ~np.isnan(env.outcomes[1::2])].tolist()
+        assert np.mean(results) >= min_score
+        # the same rows given back to random actions: about even
+        env.players[:] = 0
+        env.reset(seed=1)
+        results = []
+        while len(results) < 300:
+            obs, _, term, trunc, _ = env.step(rng.integers(0, env.single_action_space.n, (env.num_agents, 1)))
+            done = (term | trunc)[1::2]
+            results += env.outcomes[1::2][done & ~np.isnan(env.outcomes[1::2])].tolist()
+        assert 0.3 < np.mean(results) < 0.7
+    finally:
+        env.close()
+
+
+def test_games_without_seat_players_say_so():
+    env = envs.Connect4(num_envs=1, opponent="none")
+    try:
+        assert env.builtin_players == {}
+    finally:
+        env.close()
+    env = envs.Tron(num_envs=1)  # the built-in rider already plays one side: no seat to give
+    try:
+        assert env.builtin_players == {}
+    finally:
+        env.close()

@@ -86,6 +86,10 @@ class OceanEnv(PufferEnv):
         # Envs of games (pufferlib.environment): rows per game. A module built with older headers
         # (a third-party package) describes no games and binds no outcomes.
         self.game_seats = int(self._info.get("game_seats", 0))
+        #: The built-in players that can take a seat of a game whose seats are all agents, by name
+        #: (their `opponent` numbers; pufferlib.environment's `players`): self-play's anchors.
+        self.builtin_players = ({OPPONENTS[i]: i for i in range(1, int(self._info.get("builtin_players", 0)) + 1)}
+                                if self.game_seats >= 2 else {})
         self._seeded = False
         try:
             super().__init__(buf)
@@ -93,6 +97,8 @@ class OceanEnv(PufferEnv):
                       self.final_observations)
             if "game_seats" in self._info:  # headers that know games also write masks
                 arrays += (self.outcomes, self.masks)
+            if "builtin_players" in self._info:  # and these read who plays each row
+                arrays += (self.players,)
             self._call(self._c.bind, *arrays)
         except BaseException:
             self._c.close()

@@ -86,6 +86,7 @@ CONSTRAINTS: dict[str, str | tuple[str, ...]] = {
     "selfplay.opponents_per_batch": "[1, inf)",
     "selfplay.sampler": ("recency", "pfsp"),
     "selfplay.elo_k": "(0, inf)",
+    "selfplay.anchor_share": "[0, 1]",
     "eval.interval": "[0, inf)",
     "eval.interval_steps": "[0, inf)",
     "eval.episodes": "[1, inf)",

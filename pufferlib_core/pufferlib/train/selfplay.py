@@ -3,11 +3,15 @@
 Contract:
 - The env is one of competitive games of two or more seats (`game_seats`, see
   `pufferlib.environment`): every seat an agent (e.g. `--env.opponent none`).
-- Each game slot (a block of `game_seats` rows), at each game's start, plays either a mirror
-  game (the learner on every seat; every row trained) or, with probability `opponent_share`
-  once the pool holds a snapshot, a game against one snapshot: the learner holds one seat
-  drawn at random, the snapshot every other seat. The snapshot's rows take its actions (no
-  gradients, its own LSTM state per row) and are masked out of training (weight 0).
+- Each game slot (a block of `game_seats` rows), at each game's start, plays a game against an
+  anchor with probability `anchor_share` (when `anchors` names any), else against one snapshot
+  with probability `opponent_share` once the pool holds a snapshot, else a mirror game (the
+  learner on every seat; every row trained). Against a snapshot or an anchor the learner holds
+  one seat drawn at random, the opponent every other seat. A snapshot's rows take its actions
+  (no gradients, its own LSTM state per row); an anchor is one of the env's built-in players
+  (`anchors`: names of its `builtin_players`, one drawn per game), which the env plays itself
+  on the rows the trainer marks in the env's `players` input (pufferlib.environment). Opponents'
+  rows are masked out of training (weight 0).
 - The pool: snapshots of the learner's weights in RUN_DIR/pool (checkpoint files, weights only,
   which `puffer match` and `pufferlib.load` read too, and `pool.json`). The first is taken after the first
   epoch; then one every `snapshot_interval` agent steps, and one as soon as the learner's score
@@ -23,7 +27,9 @@ Contract:
 - Ratings: an online Elo (K = `elo_k`) of the learner and of each snapshot, updated after every
   game against it; a new snapshot starts at the learner's rating.
 - Logged (`stats`): selfplay/score, win_rate, draw_rate, loss_rate against the pool since the
-  last log (games without a result are left out), selfplay/games, pool_size and elo.
+  last log (games without a result are left out), selfplay/games, pool_size and elo; against
+  each anchor NAME, selfplay/NAME/score and selfplay/NAME/games. Games against anchors count
+  neither in the pool's scores and ratings nor toward a snapshot.
 - `pool.json` holds the pool, the per-snapshot counts and the ratings: `--resume` (the same run
   folder) continues with them. An unreadable pool.json or snapshot file is skipped with a warning.
 """
@@ -141,6 +147,11 @@ def eviction_index(steps: list[int]) -> int:
     return 1 + int(np.argmin(gaps))
 
 
+def anchor_names(config: Mapping[str, Any]) -> list[str]:
+    """The names in `selfplay.anchors` ("scripted,random" -> ["scripted", "random"])."""
+    return [name.strip() for name in str(config.get("anchors", "") or "").split(",") if name.strip()]
+
+
 def check(env: VecEnv, config: Mapping[str, Any], world_size: int = 1) -> int:
     """The env's seats per game; APIUsageError when self-play cannot run on it (before a trainer
     acquires anything)."""
@@ -150,6 +161,15 @@ def check(env: VecEnv, config: Mapping[str, Any], world_size: int = 1) -> int:
             f"[selfplay] needs an env of games whose seats are all agents (game_seats >= 2), but this env has "
             f"game_seats = {seats}" + (": pass --env.opponent none" if seats == 1 else
                                        " (see pufferlib.environment's game contract)") + ".")
+    anchors = anchor_names(config)
+    builtin = dict(getattr(env, "builtin_players", None) or {})
+    unknown = [name for name in anchors if name not in builtin]
+    if unknown:
+        raise APIUsageError(f"selfplay.anchors names {unknown}, but this env's built-in players that can take a seat "
+                            f"are {sorted(builtin) or 'none'} (`builtin_players`, see pufferlib.environment).")
+    if anchors and getattr(env, "transport", None) == "object_store":
+        raise APIUsageError("selfplay.anchors needs the env's `players` input, which the Ray backend's object-store "
+                            "transport does not carry: use the serial or multiprocessing backend.")
     if config["sampler"] not in SAMPLERS:
         raise APIUsageError(f"selfplay.sampler = {config['sampler']!r} must be one of {list(SAMPLERS)}.")
     if world_size > 1:
@@ -183,9 +203,16 @@ class SelfPlay:
         # Opponents are named by a number that stays theirs (an eviction shifts the pool's indices
         # while games against the evicted snapshot are still in flight): `files[number]`.
         self.files: list[str] = []
-        self.opponent = np.full(self.slots, -1, np.int64)  # per slot: -1 mirror, else its opponent's number
+        self.opponent = np.full(self.slots, -1, np.int64)  # per slot: -1 none, else its snapshot's number
+        self.anchor = np.full(self.slots, -1, np.int64)  # per slot: -1 none, else its anchor's index in `anchors`
+        self.anchors = anchor_names(config)
+        self._anchor_codes = np.array([env.builtin_players[name] for name in self.anchors] if self.anchors else [0],
+                                      np.int8)
+        self._anchor_share = float(config.get("anchor_share", 0.0)) if self.anchors else 0.0
+        self.anchor_logged = {name: Tally() for name in self.anchors}
         self.learner_seat = np.zeros(self.slots, np.int64)
         self.learner_rows = np.ones(self.rows, bool)  # rows the learner holds (trained)
+        self.snapshot_rows = np.zeros(self.rows, bool)  # rows a snapshot holds (it acts on them)
         self.starts = np.ones(self.rows, bool)  # rows whose game starts at the next action
         self.logged = Tally()
         self.active = np.zeros(0, np.int64)  # the opponents' numbers that this batch's new games draw from
@@ -302,26 +329,34 @@ class SelfPlay:
         """Draw who plays the next game of each of `slots`: a mirror game or a snapshot, and seats."""
         if not len(slots):
             return
-        draws = self.rng.random((2, len(slots)))
-        versus = (draws[0] < self._share) & bool(len(self.active))
+        draws = self.rng.random((3, len(slots)))
+        anchored = draws[2] < self._anchor_share
+        versus = (draws[0] < self._share) & bool(len(self.active)) & ~anchored
         opponents = np.full(len(slots), -1, np.int64)
         if versus.any():
             picks = np.minimum(np.searchsorted(self._active_cdf, draws[1][versus] * self._active_cdf[-1], "right"),
                                len(self.active) - 1)
             opponents[versus] = self.active[picks]
         self.opponent[slots] = opponents
+        self.anchor[slots] = np.where(anchored, self.rng.integers(0, len(self._anchor_codes), len(slots)), -1)
         self.learner_seat[slots] = self.rng.integers(0, self.seats, len(slots))
         rows = (slots[:, None] * self.seats + np.arange(self.seats)).ravel()
         slot_of = self._slot_of_row[rows]
-        self.learner_rows[rows] = (self.opponent[slot_of] < 0) | (self._seat_of_row[rows] == self.learner_seat[slot_of])
+        mirror = (self.opponent[slot_of] < 0) & (self.anchor[slot_of] < 0)
+        self.learner_rows[rows] = mirror | (self._seat_of_row[rows] == self.learner_seat[slot_of])
+        self.snapshot_rows[rows] = ~self.learner_rows[rows] & (self.opponent[slot_of] >= 0)
+        if self.anchors:  # the env plays the anchor's rows from its next step on
+            played = ~self.learner_rows[rows] & (self.anchor[slot_of] >= 0)
+            self.env.players[rows] = np.where(played, self._anchor_codes[np.maximum(self.anchor[slot_of], 0)], 0)
         self._held = None  # who holds which row changed: `held` recomputes it
 
     def held(self) -> tuple[np.ndarray, np.ndarray]:
         """(rows that snapshots hold, the opponent number of each), recomputed after games start."""
         if self._held is None:
-            rows = np.flatnonzero(~self.learner_rows)
+            rows = np.flatnonzero(self.snapshot_rows)
             self._held = rows, self.opponent[self._slot_of_row[rows]]
         return self._held
+
 
     def observe(self, ids: np.ndarray | None, terminals: np.ndarray, truncations: np.ndarray) -> None:
         """After a recv() of rows `ids` (None: all, in order): count the games that ended against a
@@ -335,6 +370,10 @@ class SelfPlay:
         versus = slots[self.opponent[slots] >= 0]
         if len(versus):
             self._count(self.opponent[versus], self.env.outcomes[versus * self.seats + self.learner_seat[versus]])
+        for slot in slots[self.anchor[slots] >= 0].tolist():
+            result = float(self.env.outcomes[slot * self.seats + self.learner_seat[slot]])
+            if not math.isnan(result):
+                self.anchor_logged[self.anchors[self.anchor[slot]]].add(result)
         self._start_games(slots)
 
     def _count(self, numbers: np.ndarray, results: np.ndarray) -> None:
@@ -360,8 +399,9 @@ class SelfPlay:
         if ids is None:  # every row, in order: positions are rows
             positions = held_rows
         else:
-            in_batch = ~self.learner_rows[ids]
-            positions = np.flatnonzero(in_batch)
+            positions = np.flatnonzero(self.snapshot_rows[ids])
+            if not len(positions):
+                return
             numbers = self.opponent[self._slot_of_row[np.asarray(ids)[positions]]]
             held_rows = np.asarray(ids)[positions]
         for number in (numbers[:1] if (numbers == numbers[0]).all() else np.unique(numbers)):
@@ -391,6 +431,11 @@ class SelfPlay:
             out.update({"selfplay/score": tally.score, "selfplay/win_rate": tally.wins / tally.games,
                         "selfplay/draw_rate": tally.draws / tally.games,
                         "selfplay/loss_rate": tally.losses / tally.games})
+        for name, against in self.anchor_logged.items():
+            out[f"selfplay/{name}/games"] = float(against.games)
+            if against.games:
+                out[f"selfplay/{name}/score"] = against.score
+        self.anchor_logged = {name: Tally() for name in self.anchors}
         return out
 
     def close(self) -> None:

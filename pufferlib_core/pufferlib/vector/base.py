@@ -192,6 +192,7 @@ class Backend:
     actions: np.ndarray
     final_observations: np.ndarray | None
     outcomes: np.ndarray  # games only (`game_seats`): read at the rows that end, by global row id
+    players: np.ndarray  # games with built-in players only: written by self-play, read by the envs
     _out: Buffers | None = None  # the batch arrays of `_gather_rows`, made on first use
 
     def _init_spaces(self, driver: PufferEnv, num_envs: int, batch_size: int) -> None:
@@ -209,6 +210,8 @@ class Backend:
         self.writes_final_observations = bool(driver.writes_final_observations)
         #: Rows per game of an env of competitive games (see `pufferlib.environment`); 0: not a game.
         self.game_seats = game_seats_of(driver)
+        #: The built-in players that can take a seat of a game (`players`, see pufferlib.environment).
+        self.builtin_players = dict(getattr(driver, "builtin_players", None) or {})
         #: How to unflatten structured observations/actions (None for in-place PufferEnvs).
         self.obs_layout = driver.obs_layout
         self.action_layout = driver.action_layout

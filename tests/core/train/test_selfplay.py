@@ -224,3 +224,76 @@ def test_puffer_train_resume_continues_with_the_pool_and_its_ratings(tmp_path, c
 
     assert games(after) > games(before)  # the old snapshots' counts carried on
     capsys.readouterr()
+
+
+def tron(num_envs=8, **kwargs):
+    return pufferlib.make("ocean-tron", num_envs=num_envs, opponent="none", seed=1, **kwargs)
+
+
+def tron_learner():
+    return build("ocean-tron", merge(load_default(), env_config("ocean-tron")[0])).policy
+
+
+def test_anchor_games_hand_the_anchors_rows_to_the_env_and_mask_them(tmp_path):
+    env = tron(num_envs=512)
+    try:
+        play = make_selfplay(tmp_path, env, tron_learner(), anchors="scripted, random", anchor_share=0.5,
+                             opponent_share=1.0)
+        assert play.anchors == ["scripted", "random"]
+        anchored = play.anchor >= 0
+        assert 0.4 < anchored.mean() < 0.6 and (play.opponent == -1).all()  # no snapshot yet: the rest mirror
+        assert set(play.anchor[anchored].tolist()) == {0, 1}  # both anchors drawn
+        rows = play.learner_rows.reshape(-1, 2)
+        assert rows[~anchored].all() and (rows[anchored].sum(1) == 1).all()
+        # the env plays the anchor's seat (1 scripted, 2 random): exactly the rows the learner does not hold
+        players = env.players.reshape(-1, 2)
+        codes = np.array([1, 2])[play.anchor[anchored]]
+        assert (players[anchored][~rows[anchored]] == codes).all() and (players[~anchored] == 0).all()
+        assert (players[anchored][rows[anchored]] == 0).all()
+        assert not play.snapshot_rows.any() and not len(play.held()[0])  # no forward pass for anchors
+        masks = play.train_masks(np.ones(env.num_agents, bool), None)
+        assert masks.sum() == env.num_agents - anchored.sum()
+        # with a snapshot in the pool the non-anchor games are against it (opponent_share 1): the
+        # env plays no row of those; a slot's next game rewrites its rows
+        play.snapshot(0)
+        play.begin_batch()
+        play._start_games(np.arange(play.slots))
+        versus, anchored = play.opponent >= 0, play.anchor >= 0
+        assert (versus ^ anchored).all()
+        assert (env.players.reshape(-1, 2)[versus] == 0).all() and play.snapshot_rows.sum() == versus.sum()
+    finally:
+        env.close()
+
+
+def test_a_run_with_an_anchor_logs_its_games_against_it(tmp_path):
+    env = tron(num_envs=64)
+    trainer = PuffeRL({"selfplay": {"enabled": True, "anchors": "scripted", "anchor_share": 0.5},
+                       "env": {"opponent": "none"}}, env=env, env_id="ocean-tron", device="cpu", seed=1,
+                      total_timesteps=8192 * 2, batch_size=8192, minibatch_size=4096, checkpoint_interval=0,
+                      run_dir=tmp_path / "run", dashboard=Dashboard(interval=1e9, rich=False))
+    logged = []
+    while not trainer.done_training():
+        trainer.evaluate()
+        trainer.train()
+        logged.append(trainer.mean_and_log())
+    trainer.close()
+    games = sum(m["selfplay/scripted/games"] for m in logged)
+    scores = [m["selfplay/scripted/score"] for m in logged if "selfplay/scripted/score" in m]
+    assert games > 50 and scores
+    assert max(scores) < 0.2  # an untrained learner loses to the scripted rider (the env does play it)
+
+
+def test_anchors_must_be_built_in_players_the_env_can_seat():
+    env = tron()
+    try:
+        with pytest.raises(APIUsageError, match=r"names \['greedy'\].*\['random', 'scripted'\]"):
+            selfplay.check(env, {**CONFIG, "anchors": "scripted,greedy"})
+        assert selfplay.check(env, {**CONFIG, "anchors": "random"}) == 2
+    finally:
+        env.close()
+    env = connect4()  # its built-in players play only as the env's `opponent`
+    try:
+        with pytest.raises(APIUsageError, match="are none"):
+            selfplay.check(env, {**CONFIG, "anchors": "scripted"})
+    finally:
+        env.close()

@@ -15,12 +15,16 @@
  *   void c_close(Env* env)              free what c_init allocated
  * Every copy's step runs inside one C loop (step_range below), so c_step is inlined.
  * A header that defines OCEAN_WRITES_FINAL keeps the last observation of every ended
- * episode with ocean_keep_final (see ocean.h).
+ * episode with ocean_keep_final (see ocean.h). A game that defines OCEAN_BUILTIN_PLAYERS n lets
+ * its built-in players 1..n take a seat of a game whose seats are all agents (ocean_player).
  */
 #include <stddef.h>
 
 #ifndef OCEAN_WRITES_FINAL
 #define OCEAN_WRITES_FINAL 0
+#endif
+#ifndef OCEAN_BUILTIN_PLAYERS
+#define OCEAN_BUILTIN_PLAYERS 0
 #endif
 
 #define OCEAN_CAT_(a, b) a##b
@@ -61,5 +65,5 @@ const OceanEnvDef OCEAN_CAT(ocean_def_, ENV_NAME) = {
     ocean_params, (int)(sizeof(ocean_params) / sizeof(ocean_params[0])) - 1,
     ocean_fields, (int)(sizeof(ocean_fields) / sizeof(ocean_fields[0])) - 1,
     ocean_spaces, ocean_init, ocean_reset, ocean_step_range,
-    ocean_render_ansi, ocean_render_rgb, ocean_close, OCEAN_WRITES_FINAL,
+    ocean_render_ansi, ocean_render_rgb, ocean_close, OCEAN_WRITES_FINAL, OCEAN_BUILTIN_PLAYERS,
 };

@@ -28,9 +28,9 @@ OCEAN_ENVS(OCEAN_DECLARE)
 #define OCEAN_ENTRY(name) &ocean_def_##name,
 static const OceanEnvDef* const OCEAN_DEFS[] = {OCEAN_ENVS(OCEAN_ENTRY) NULL};
 
-enum { B_OBS, B_ACT, B_REW, B_TERM, B_TRUNC, B_FINAL, B_OUT, B_MASK, B_COUNT };
+enum { B_OBS, B_ACT, B_REW, B_TERM, B_TRUNC, B_FINAL, B_OUT, B_MASK, B_PLAY, B_COUNT };
 static const char* const BUF_NAMES[B_COUNT] = {"observations", "actions", "rewards", "terminals", "truncations",
-                                               "final_observations", "outcomes", "masks"};
+                                               "final_observations", "outcomes", "masks", "players"};
 
 typedef struct {
     PyObject_HEAD
@@ -40,6 +40,7 @@ typedef struct {
     int num_init;              /* copies whose c_init succeeded (c_close runs on those) */
     OceanSpaces sp;
     Py_buffer bufs[B_COUNT];
+    int num_bufs;              /* bufs held: B_COUNT, or B_PLAY when no players array was bound */
     PyObject* bound_actions;   /* the bound actions array (borrowed: bufs holds a reference) */
     int bound, was_reset;
     long action_values;        /* int32/float32 values per step */
@@ -67,7 +68,7 @@ static const OceanEnvDef* find_def(const char* name) {
 
 static void release_buffers(Vec* v) {
     if (!v->bound) return;
-    for (int b = 0; b < B_COUNT; b++) PyBuffer_Release(&v->bufs[b]);
+    for (int b = 0; b < v->num_bufs; b++) PyBuffer_Release(&v->bufs[b]);
     v->bound = 0;
     v->bound_actions = NULL;
 }
@@ -209,34 +210,36 @@ static PyObject* Vec_spaces(Vec* v, PyObject* unused) {
     for (int i = 0; i < s->obs_ndim; i++) PyTuple_SET_ITEM(shape, i, PyLong_FromLong(s->obs_shape[i]));
     PyObject* nvec = PyList_New(s->act_kind == 'B' ? 0 : s->act_dims);
     for (int i = 0; s->act_kind != 'B' && i < s->act_dims; i++) PyList_SET_ITEM(nvec, i, PyLong_FromLong(s->act_n[i]));
-    return Py_BuildValue("{s:i,s:i,s:N,s:C,s:d,s:d,s:C,s:i,s:N,s:d,s:d,s:i,s:i,s:O}", "num_agents", s->num_agents,
+    return Py_BuildValue("{s:i,s:i,s:N,s:C,s:d,s:d,s:C,s:i,s:N,s:d,s:d,s:i,s:i,s:O,s:i}", "num_agents", s->num_agents,
                          "game_seats", s->game_seats,
                          "obs_shape", shape, "obs_dtype", s->obs_dtype, "obs_low", s->obs_low, "obs_high",
                          s->obs_high, "act_kind", s->act_kind, "act_dims", s->act_dims, "act_n", nvec,
                          "act_low", s->act_low, "act_high", s->act_high, "render_width", s->render_width,
                          "render_height", s->render_height, "writes_final",
-                         v->def->writes_final ? Py_True : Py_False);
+                         v->def->writes_final ? Py_True : Py_False, "builtin_players", v->def->builtin_players);
 }
 
-/* bind(observations, actions, rewards, terminals, truncations, final_observations, outcomes, masks):
- * adopt the PufferEnv arrays. */
+/* bind(observations, actions, rewards, terminals, truncations, final_observations, outcomes, masks[,
+ * players]): adopt the PufferEnv arrays (without players, every row's agent acts). */
 static PyObject* Vec_bind(Vec* v, PyObject* args) {
     if (check_ready(v, 0) < 0) return NULL;
-    PyObject* arrays[B_COUNT];
-    if (!PyArg_ParseTuple(args, "OOOOOOOO", &arrays[0], &arrays[1], &arrays[2], &arrays[3], &arrays[4], &arrays[5],
-                          &arrays[6], &arrays[7]))
+    PyObject* arrays[B_COUNT] = {NULL};
+    if (!PyArg_ParseTuple(args, "OOOOOOOO|O", &arrays[0], &arrays[1], &arrays[2], &arrays[3], &arrays[4], &arrays[5],
+                          &arrays[6], &arrays[7], &arrays[8]))
         return NULL;
+    int num_bufs = arrays[B_PLAY] && arrays[B_PLAY] != Py_None ? B_COUNT : B_PLAY;
     OceanSpaces* s = &v->sp;
     long rows = (long)v->num_envs * s->num_agents;
     long obs_size = 1;
     for (int i = 0; i < s->obs_ndim; i++) obs_size *= s->obs_shape[i];
     char act_fmt = s->act_kind == 'B' ? 'f' : 'i';
-    const char formats[B_COUNT] = {s->obs_dtype, act_fmt, 'f', '?', '?', s->obs_dtype, 'f', '?'};
-    const long counts[B_COUNT] = {rows * obs_size, rows * s->act_dims, rows, rows, rows, rows * obs_size, rows, rows};
-    const int itemsizes[B_COUNT] = {s->obs_dtype == 'f' ? 4 : 1, 4, 4, 1, 1, s->obs_dtype == 'f' ? 4 : 1, 4, 1};
+    const char formats[B_COUNT] = {s->obs_dtype, act_fmt, 'f', '?', '?', s->obs_dtype, 'f', '?', 'b'};
+    const long counts[B_COUNT] = {rows * obs_size, rows * s->act_dims, rows, rows, rows, rows * obs_size, rows, rows,
+                                  rows};
+    const int itemsizes[B_COUNT] = {s->obs_dtype == 'f' ? 4 : 1, 4, 4, 1, 1, s->obs_dtype == 'f' ? 4 : 1, 4, 1, 1};
     Py_buffer bufs[B_COUNT];
     int got = 0;
-    for (; got < B_COUNT; got++) {
+    for (; got < num_bufs; got++) {
         Py_buffer* b = &bufs[got];
         if (PyObject_GetBuffer(arrays[got], b, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
             PyErr_Format(PyExc_ValueError, "%s must be a writable C-contiguous array", BUF_NAMES[got]);
@@ -255,6 +258,7 @@ static PyObject* Vec_bind(Vec* v, PyObject* args) {
     }
     release_buffers(v);
     memcpy(v->bufs, bufs, sizeof(bufs));
+    v->num_bufs = num_bufs;
     v->bound = 1;
     v->bound_actions = arrays[B_ACT];
     for (int i = 0; i < v->num_envs; i++) {
@@ -270,6 +274,7 @@ static PyObject* Vec_bind(Vec* v, PyObject* args) {
         p->final_observations = (char*)v->bufs[B_FINAL].buf + row * obs_size * itemsizes[B_FINAL];
         p->outcomes = (float*)v->bufs[B_OUT].buf + row;
         p->masks = (uint8_t*)v->bufs[B_MASK].buf + row;
+        p->players = num_bufs > B_PLAY ? (const int8_t*)v->bufs[B_PLAY].buf + row : NULL;
         p->obs_row_bytes = (size_t)obs_size * (size_t)itemsizes[B_OBS];
     }
     v->was_reset = 0;

@@ -15,9 +15,11 @@
  * names: 0 "none", 1 "scripted", the default, 2 "random"): with "none" both slimes are agents
  * (a game of two rows); otherwise the agent plays a side drawn per game against the built-in
  * slime: "scripted" runs under the falling ball on its side (home otherwise) and jumps when it
- * is near and low; "random" takes random actions. score: games won.
+ * is near and low; "random" takes random actions. With "none", either slime may be played by
+ * a built-in slime instead (the `players` input: self-play's anchors). score: games won.
  */
 #define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
+#define OCEAN_BUILTIN_PLAYERS 2  /* with opponent "none", either slime may be played by 1 or 2 */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(points_won)
 #define PARAMS(P) P(int, points, 3, 1, 100) P(int, opponent, 1, 0, 2) P(int, max_steps, 3000, 1, 10000000)
 #define FIELDS(F) F(float, px[0]) F(float, py[0]) F(float, px[1]) F(float, py[1]) F(float, bx) F(float, by) \
@@ -101,9 +103,9 @@ static void c_reset(Env* env) {
     sv_observe(env);
 }
 
-/* The built-in slime's action (in its own frame). */
-static int sv_builtin(Env* env, int p) {
-    if (env->opponent != SV_SCRIPTED) return rng_int(&env->p.rng, 6);
+/* The action of built-in slime `kind` (SV_SCRIPTED or 2, random) for player p (in its own frame). */
+static int sv_builtin(Env* env, int p, int kind) {
+    if (kind != SV_SCRIPTED) return rng_int(&env->p.rng, 6);
     float me = sv_x(p, env->px[p]), ball = sv_x(p, env->bx);
     float target = ball < 1 ? ball - 0.04f : 0.5f;  /* a little behind the ball: it goes forward */
     int move = target < me - 0.01f ? 1 : target > me + 0.01f ? 2 : 0;
@@ -184,7 +186,8 @@ static void c_step(Env* env) {
     }
     for (int p = 0; p < 2; p++) {
         int k = rows == 2 ? p : (p == env->agent_player ? 0 : -1);
-        sv_move(env, p, k >= 0 ? env->p.actions[k] : sv_builtin(env, p));
+        int builtin = k >= 0 ? ocean_player(&env->p, k) : env->opponent;  /* 0: the row's agent */
+        sv_move(env, p, builtin ? sv_builtin(env, p, builtin) : env->p.actions[k]);
     }
     sv_ball(env);
     if (env->by <= SV_BALL) {  /* a point: the side where it landed loses it */

@@ -12,9 +12,11 @@
  * cycles are agents (a game of two rows); otherwise the agent rides a side drawn per game
  * against the built-in rider: "scripted" goes straight unless that crashes, then turns to the
  * side with more free cells ahead; "random" picks a random move that does not crash at once
- * (straight when none). A game is truncated after `max_steps` steps. score: games won.
+ * (straight when none). With "none", either rider may be played by a built-in rider instead
+ * (the `players` input: self-play's anchors). A game is truncated after `max_steps` steps. score: games won.
  */
 #define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
+#define OCEAN_BUILTIN_PLAYERS 2  /* with opponent "none", either rider may be played by 1 or 2 */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length)
 #define TRON_MAX 32
 #define PARAMS(P) P(int, size, 12, 5, TRON_MAX) P(int, opponent, 1, 0, 2) P(int, max_steps, 2000, 1, 10000000)
@@ -85,7 +87,8 @@ static int tron_room(Env* env, int x, int y, int d) {
     return count;
 }
 
-static int tron_builtin(Env* env, int player) {
+/* The move of built-in rider `kind` (TRON_SCRIPTED or 2, random) for `player`. */
+static int tron_builtin(Env* env, int player, int kind) {
     int safe[3], n = 0, best = 0, best_room = -1;
     for (int a = 0; a < 3; a++) {
         int d = tron_turn(env->dir[player], a);
@@ -97,7 +100,7 @@ static int tron_builtin(Env* env, int player) {
         if (room > best_room) { best_room = room; best = a; }
     }
     if (!n) return 0;
-    return env->opponent == TRON_SCRIPTED ? best : safe[rng_int(&env->p.rng, n)];
+    return kind == TRON_SCRIPTED ? best : safe[rng_int(&env->p.rng, n)];
 }
 
 static void c_reset(Env* env) {
@@ -139,7 +142,8 @@ static void c_step(Env* env) {
     }
     for (int p = 0; p < 2; p++) {
         int k = rows == 2 ? p : (p == env->agent_player ? 0 : -1);
-        moves[p] = k >= 0 ? env->p.actions[k] : tron_builtin(env, p);
+        int builtin = k >= 0 ? ocean_player(&env->p, k) : env->opponent;  /* 0: the row's agent */
+        moves[p] = builtin ? tron_builtin(env, p, builtin) : env->p.actions[k];
     }
     int crashed[2];
     for (int p = 0; p < 2; p++) {
