@@ -415,7 +415,8 @@ def test_a_match_of_an_untrained_agent_against_itself_splits_the_games_over_the_
 
 # ---- built-in players in a seat (the `players` input: self-play's anchors) ----
 
-@pytest.mark.parametrize("cls, min_score", [(envs.Tron, 0.95), (envs.Slimevolley, 0.9)])
+@pytest.mark.parametrize("cls, min_score", [(envs.Tron, 0.95), (envs.Slimevolley, 0.9), (envs.Hex, 0.9),
+                                            (envs.Connect4, 0.9)])
 def test_a_builtin_player_takes_the_seat_its_players_entry_names(cls, min_score):
     """With opponent "none", a row whose `players` entry is 1 is played by the scripted player (its
     action ignored): it beats random actions on the other seat, as the one-seat env's scripted
@@ -446,7 +447,7 @@ def test_a_builtin_player_takes_the_seat_its_players_entry_names(cls, min_score)
 
 
 def test_games_without_seat_players_say_so():
-    env = envs.Connect4(num_envs=1, opponent="none")
+    env = envs.Go(num_envs=1, opponent="none")
     try:
         assert env.builtin_players == {}
     finally:

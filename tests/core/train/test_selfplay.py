@@ -291,7 +291,7 @@ def test_anchors_must_be_built_in_players_the_env_can_seat():
         assert selfplay.check(env, {**CONFIG, "anchors": "random"}) == 2
     finally:
         env.close()
-    env = connect4()  # its built-in players play only as the env's `opponent`
+    env = pufferlib.make("ocean-go", num_envs=2, opponent="none")  # its greedy player plays only as `opponent`
     try:
         with pytest.raises(APIUsageError, match="are none"):
             selfplay.check(env, {**CONFIG, "anchors": "scripted"})

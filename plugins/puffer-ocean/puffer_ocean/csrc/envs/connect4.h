@@ -5,11 +5,13 @@
  * moves first), and the seat that waits is masked (its action is ignored); otherwise one
  * agent row plays a random side against the built-in player: "scripted" wins when it can,
  * blocks the agent's immediate wins, and otherwise plays a random legal column; "random"
- * plays a random legal column. Actions: the column (0-6). Rewards at the game's end: +1
+ * plays a random legal column. With "none", either seat may be played by a built-in player
+ * instead (the `players` input: self-play's anchors). Actions: the column (0-6). Rewards at the game's end: +1
  * for a win, -1 for a loss or for playing a full column (which ends the game, won by the
  * other side), 0 for a draw; outcomes (pufferlib's game contract) 1, 0.5, 0. Observation:
  * 42 floats, row-major from the top row, +1 for the row's own pieces and -1 for the other's.
  */
+#define OCEAN_BUILTIN_PLAYERS 2  /* with opponent "none", either seat may be played by 1 or 2 */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(illegal)
 #define PARAMS(P) P(int, opponent, 1, 0, 2)
 #include "../puffer.h"
@@ -80,14 +82,14 @@ static int c4_full(Env* env) {
 }
 
 /* The built-in player's column for `player`. */
-static int c4_builtin(Env* env, int player) {
+static int c4_builtin(Env* env, int player, int kind) {
     int legal[C4_COLS], n = 0, pick = -1;
     for (int c = 0; c < C4_COLS; c++) {
         if (env->heights[c] == C4_ROWS) continue;
         legal[n++] = c;
-        if (env->opponent == C4_SCRIPTED && pick < 0 && c4_won(env->board[player] | c4_bit(env, c))) pick = c;
+        if (kind == C4_SCRIPTED && pick < 0 && c4_won(env->board[player] | c4_bit(env, c))) pick = c;
     }
-    for (int i = 0; env->opponent == C4_SCRIPTED && pick < 0 && i < n; i++)
+    for (int i = 0; kind == C4_SCRIPTED && pick < 0 && i < n; i++)
         if (c4_won(env->board[1 - player] | c4_bit(env, legal[i]))) pick = legal[i];
     return pick >= 0 ? pick : legal[rng_int(&env->p.rng, n)];
 }
@@ -105,7 +107,7 @@ static void c_reset(Env* env) {
     if (env->opponent != C4_NONE) {
         env->agent_player = rng_int(&env->p.rng, 2);
         if (env->agent_player == 1) {
-            c4_drop(env, 0, c4_builtin(env, 0));
+            c4_drop(env, 0, c4_builtin(env, 0, env->opponent));
             env->to_move = 1;
         }
     }
@@ -147,9 +149,10 @@ static void c_step(Env* env) {
         env->p.terminals[k] = 0;
         env->p.truncations[k] = 0;
     }
-    int col = env->p.actions[rows == 2 ? player : 0];
+    int builtin = rows == 2 ? ocean_player(&env->p, player) : 0;  /* a built-in player in this seat */
+    int col = builtin ? c4_builtin(env, player, builtin) : env->p.actions[rows == 2 ? player : 0];
     if (c4_play(env, player, col)) return;
-    if (rows == 1 && c4_play(env, env->to_move, c4_builtin(env, env->to_move))) return;
+    if (rows == 1 && c4_play(env, env->to_move, c4_builtin(env, env->to_move, env->opponent))) return;
     c4_set_masks(env);
 }
 

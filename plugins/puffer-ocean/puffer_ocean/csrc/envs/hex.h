@@ -13,9 +13,11 @@
  * the default, 2 "random"): with "none" both players are agents (a game of two rows, the
  * waiting seat masked); otherwise the agent plays a side drawn per game against the built-in
  * player: "scripted" wins when it can in one move, blocks the agent's one-move wins, and
- * otherwise plays a random empty cell; "random" plays a random empty cell. Rewards at the
+ * otherwise plays a random empty cell; "random" plays a random empty cell. With "none", either
+ * seat may be played by a built-in player instead (the `players` input: self-play's anchors). Rewards at the
  * end: +1 win, -1 loss; outcomes 1 / 0. score: games won.
  */
+#define OCEAN_BUILTIN_PLAYERS 2  /* with opponent "none", either seat may be played by 1 or 2 */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(illegal)
 #define HEX_MAX 13
 #define PARAMS(P) P(int, size, 7, 3, HEX_MAX) P(int, opponent, 1, 0, 2)
@@ -98,10 +100,10 @@ static void hex_observe(Env* env) {
 }
 
 /* The built-in player's cell for `player` (actual frame). */
-static int hex_builtin(Env* env, int player) {
+static int hex_builtin(Env* env, int player, int kind) {
     int n2 = env->size * env->size, empty[HEX_MAX * HEX_MAX], count = 0;
     for (int i = 0; i < n2; i++) if (!env->cells[i]) empty[count++] = i;
-    if (env->opponent == HEX_SCRIPTED) {
+    if (kind == HEX_SCRIPTED) {
         for (int pass = 0; pass < 2; pass++) {  /* 0: a winning cell of its own, 1: one of the other's */
             int who = pass == 0 ? player : 1 - player;
             for (int i = 0; i < count; i++) {
@@ -126,7 +128,7 @@ static void c_reset(Env* env) {
     if (env->opponent != HEX_NONE) {
         env->agent_player = rng_int(&env->p.rng, 2);
         if (env->agent_player == 1) {
-            env->cells[hex_builtin(env, 0)] = 1;
+            env->cells[hex_builtin(env, 0, env->opponent)] = 1;
             env->to_move = 1;
         }
     }
@@ -166,9 +168,11 @@ static void c_step(Env* env) {
         env->p.terminals[k] = 0;
         env->p.truncations[k] = 0;
     }
-    int action = env->p.actions[rows == 2 ? player : 0];
-    if (hex_play(env, player, hex_cell(env, player, action))) return;
-    if (rows == 1 && hex_play(env, env->to_move, hex_builtin(env, env->to_move))) return;
+    int builtin = rows == 2 ? ocean_player(&env->p, player) : 0;  /* a built-in player in this seat */
+    int cell = builtin ? hex_builtin(env, player, builtin)
+                       : hex_cell(env, player, env->p.actions[rows == 2 ? player : 0]);
+    if (hex_play(env, player, cell)) return;
+    if (rows == 1 && hex_play(env, env->to_move, hex_builtin(env, env->to_move, env->opponent))) return;
     hex_observe(env);
     hex_set_masks(env);
 }
