@@ -326,7 +326,8 @@ class SelfPlay:
             del self._loaded[file]
 
     def _start_games(self, slots: np.ndarray) -> None:
-        """Draw who plays the next game of each of `slots`: a mirror game or a snapshot, and seats."""
+        """Draw who plays the next game of each of `slots` (an anchor, a snapshot or a mirror game) and
+        the learner's seat; hand the anchors' rows to the env (its `players`) and the rest back."""
         if not len(slots):
             return
         draws = self.rng.random((3, len(slots)))
@@ -357,10 +358,9 @@ class SelfPlay:
             self._held = rows, self.opponent[self._slot_of_row[rows]]
         return self._held
 
-
     def observe(self, ids: np.ndarray | None, terminals: np.ndarray, truncations: np.ndarray) -> None:
         """After a recv() of rows `ids` (None: all, in order): count the games that ended against a
-        snapshot (outcome of the learner's seat) and draw the next games of their slots."""
+        snapshot or an anchor (outcome of the learner's seat) and draw the next games of their slots."""
         done = np.asarray(terminals) | np.asarray(truncations)
         rows = np.arange(self.rows) if ids is None else np.asarray(ids)
         self.starts[rows] = done
