@@ -116,8 +116,9 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                     _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.95, ent_coef=0.02)),
     "chess": ("chess with every rule (castling, en passant, promotion, the draw rules) against random legal moves: "
               "checkmating by play", {"opponent": "random"},
-              {**_config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99),
-               "policy": {"hidden_size": 256}}),
+              # policy-bound (a 4,168-way head and mask): one epoch per batch, both cores' threads
+              {**_config(256, 1_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, update_epochs=1,
+                         cpu_threads=2), "policy": {"hidden_size": 128}}),
     "asteroids": ("Asteroids on a wrapping field: turn, thrust and shoot rocks that split 3 -> 2 -> 1 sizes; 3 lives",
                   {}, _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.995)),
 }
