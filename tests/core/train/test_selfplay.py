@@ -29,6 +29,17 @@ def learner():
     return build("ocean-connect4", merge(load_default(), env_config("ocean-connect4")[0])).policy
 
 
+def train_to_end(trainer):
+    """Train to the end (then close); every epoch's logged metrics."""
+    logged = []
+    while not trainer.done_training():
+        trainer.evaluate()
+        trainer.train()
+        logged.append(trainer.mean_and_log())
+    trainer.close()
+    return logged
+
+
 def make_selfplay(tmp_path, env, policy=None, **config):
     return SelfPlay(env, policy or learner(), {**CONFIG, **config}, tmp_path, lambda: tmp_path, torch.device("cpu"),
                     {"config": {}, "env_id": "ocean-connect4"}, seed=0)
@@ -169,12 +180,7 @@ def test_a_selfplay_run_logs_its_games_and_leaves_its_pool(tmp_path):
     trainer = PuffeRL(config, env=env, env_id="ocean-connect4", device="cpu", seed=1, total_timesteps=8192 * 4,
                       batch_size=8192, minibatch_size=4096, checkpoint_interval=0, run_dir=tmp_path / "run",
                       dashboard=Dashboard(interval=1e9, rich=False))
-    logged = []
-    while not trainer.done_training():
-        trainer.evaluate()
-        trainer.train()
-        logged.append(trainer.mean_and_log())
-    trainer.close()
+    logged = train_to_end(trainer)
     assert logged[-1]["selfplay/pool_size"] == 4 and logged[-1]["selfplay/games"] > 0
     assert 0 <= logged[-1]["selfplay/win_rate"] <= 1 and math.isfinite(logged[-1]["selfplay/elo"])
     against_scripted = [m for m in logged if "eval/score" in m]  # the anchor, every 2 epochs
@@ -197,12 +203,7 @@ def test_selfplay_runs_on_the_multiprocessing_backend(tmp_path):
     trainer = PuffeRL({"selfplay": {"enabled": True, "snapshot_interval": 4096, "opponent_share": 1.0}}, env=env,
                       device="cpu", seed=1, total_timesteps=4096 * 3, batch_size=4096, minibatch_size=4096,
                       checkpoint_interval=0, run_dir=tmp_path, dashboard=Dashboard(interval=1e9, rich=False))
-    games = 0
-    while not trainer.done_training():
-        trainer.evaluate()
-        trainer.train()
-        games += trainer.mean_and_log()["selfplay/games"]
-    trainer.close()
+    games = sum(m["selfplay/games"] for m in train_to_end(trainer))
     assert games > 50  # after the first snapshot every game is against one
 
 
@@ -266,17 +267,13 @@ def test_anchor_games_hand_the_anchors_rows_to_the_env_and_mask_them(tmp_path):
 
 
 def test_a_run_with_an_anchor_logs_its_games_against_it(tmp_path):
-    env = tron(num_envs=64)
+    """On the multiprocessing backend: the players input reaches envs stepped in worker processes."""
+    env = tron(num_envs=64, num_workers=2, backend="multiprocessing")
     trainer = PuffeRL({"selfplay": {"enabled": True, "anchors": "scripted", "anchor_share": 0.5},
                        "env": {"opponent": "none"}}, env=env, env_id="ocean-tron", device="cpu", seed=1,
                       total_timesteps=8192 * 2, batch_size=8192, minibatch_size=4096, checkpoint_interval=0,
                       run_dir=tmp_path / "run", dashboard=Dashboard(interval=1e9, rich=False))
-    logged = []
-    while not trainer.done_training():
-        trainer.evaluate()
-        trainer.train()
-        logged.append(trainer.mean_and_log())
-    trainer.close()
+    logged = train_to_end(trainer)
     games = sum(m["selfplay/scripted/games"] for m in logged)
     scores = [m["selfplay/scripted/score"] for m in logged if "selfplay/scripted/score" in m]
     assert games > 50 and scores
