@@ -415,33 +415,41 @@ def test_a_match_of_an_untrained_agent_against_itself_splits_the_games_over_the_
 
 # ---- built-in players in a seat (the `players` input: self-play's anchors) ----
 
+def random_legal(env, obs, rng):
+    """Uniformly random actions, among the legal ones where the game's observation leads with them."""
+    n = env.single_action_space.n
+    if not isinstance(env, envs.MaskedGame):
+        return rng.integers(0, n, (env.num_agents, 1))
+    legal = np.asarray(obs)[:, :n] > 0
+    scores = rng.random(legal.shape) * legal
+    return scores.argmax(1)[:, None]
+
+
+def seat_one_results(env, rng, games=300):
+    """Outcomes of seat 1 over `games` games of random (legal) actions on every row."""
+    obs, _ = env.reset(seed=int(rng.integers(1 << 30)))
+    results = []
+    while len(results) < games:
+        obs, _, term, trunc, _ = env.step(random_legal(env, obs, rng))
+        done = (term | trunc)[1::2]
+        results += env.outcomes[1::2][done & ~np.isnan(env.outcomes[1::2])].tolist()
+    return np.array(results)
+
+
 @pytest.mark.parametrize("cls, min_score", [(envs.Tron, 0.95), (envs.Slimevolley, 0.9), (envs.Hex, 0.9),
-                                            (envs.Connect4, 0.9)])
+                                            (envs.Connect4, 0.9), (envs.Checkers, 0.9), (envs.Chess, 0.7)])
 def test_a_builtin_player_takes_the_seat_its_players_entry_names(cls, min_score):
     """With opponent "none", a row whose `players` entry is 1 is played by the scripted player (its
-    action ignored): it beats random actions on the other seat, as the one-seat env's scripted
-    player does; 0 gives the row back to its agent."""
-    env = cls(num_envs=16, opponent="none")
+    action ignored): it beats random legal moves on the other seat, as the one-seat env's scripted
+    player does; 0 gives the row back to its agent (about even)."""
+    env = cls(num_envs=16, opponent="none", **({"max_plies": 120} if cls is envs.Chess else {}))
     assert env.builtin_players == {"scripted": 1, "random": 2}
     rng = np.random.default_rng(0)
     try:
-        env.reset(seed=0)
         env.players[1::2] = 1
-        results = []
-        while len(results) < 300:
-            obs, _, term, trunc, _ = env.step(rng.integers(0, env.single_action_space.n, (env.num_agents, 1)))
-            done = (term | trunc)[1::2]
-            results += env.outcomes[1::2][done & ~np.isnan(env.outcomes[1::2])].tolist()
-        assert np.mean(results) >= min_score
-        # the same rows given back to random actions: about even
+        assert seat_one_results(env, rng).mean() >= min_score
         env.players[:] = 0
-        env.reset(seed=1)
-        results = []
-        while len(results) < 300:
-            obs, _, term, trunc, _ = env.step(rng.integers(0, env.single_action_space.n, (env.num_agents, 1)))
-            done = (term | trunc)[1::2]
-            results += env.outcomes[1::2][done & ~np.isnan(env.outcomes[1::2])].tolist()
-        assert 0.3 < np.mean(results) < 0.7
+        assert 0.3 < seat_one_results(env, rng).mean() < 0.7
     finally:
         env.close()
 

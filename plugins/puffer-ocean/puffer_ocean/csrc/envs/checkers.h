@@ -33,6 +33,7 @@
  * 1 / 0 / 0.5 (NaN when truncated). score: games won.
  */
 #define OCEAN_WRITES_FINAL 1  /* chk_end keeps every ended game's last observation */
+#define OCEAN_BUILTIN_PLAYERS 2  /* with opponent "none", either seat may be played by 1 or 2 */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(illegal) X(draw)
 #define PARAMS(P) P(int, opponent, 1, 0, 2) P(int, draw_moves, 50, 1, 1000) P(int, max_steps, 1000, 1, 10000000)
 #define FIELDS(F) \
@@ -212,9 +213,9 @@ static void chk_observe(Env* env) {
 }
 
 /* The built-in player's move for `player` (actual frame); it has at least one. */
-static int chk_builtin(Env* env) {
+static int chk_builtin(Env* env, int kind) {  /* kind: CHK_SCRIPTED or 2, random */
     int *moves = env->moves, n = env->n_moves, player = env->to_move;
-    if (env->opponent != CHK_SCRIPTED) return moves[rng_int(&env->p.rng, n)];
+    if (kind != CHK_SCRIPTED) return moves[rng_int(&env->p.rng, n)];
     int best = 0, best_score = -1000, ties = 0, promoted, goes_on;
     for (int i = 0; i < n; i++) {  /* captures are mandatory: all of the moves capture or none */
         int hanging = chk_probe(env, player, moves[i], &promoted, &goes_on);
@@ -240,7 +241,7 @@ static void c_reset(Env* env) {
     chk_refresh(env);
     if (env->opponent != CHK_NONE) {
         env->agent_player = rng_int(&env->p.rng, 2);
-        if (env->agent_player == 1) chk_play(env, 0, chk_builtin(env));  /* an opening never ends a game */
+        if (env->agent_player == 1) chk_play(env, 0, chk_builtin(env, env->opponent));  /* an opening never ends a game */
     }
     chk_observe(env);
     chk_set_masks(env);
@@ -290,10 +291,11 @@ static void c_step(Env* env) {
         env->p.truncations[k] = 0;
     }
     chk_refresh(env);  /* here too: tests write the board through fields between steps */
-    int a = env->p.actions[rows == 2 ? player : 0];
-    if (chk_play(env, player, 4 * chk_frame_sq(player, a / 4) + chk_frame_dir(player, a % 4))) return;
+    int a = env->p.actions[rows == 2 ? player : 0], builtin = rows == 2 ? ocean_player(&env->p, player) : 0;
+    int m = builtin ? chk_builtin(env, builtin) : 4 * chk_frame_sq(player, a / 4) + chk_frame_dir(player, a % 4);
+    if (chk_play(env, player, m)) return;
     while (rows == 1 && env->to_move != env->agent_player)
-        if (chk_play(env, env->to_move, chk_builtin(env))) return;
+        if (chk_play(env, env->to_move, chk_builtin(env, env->opponent))) return;
     if (env->tick >= env->max_steps) { chk_end(env, -1, 0, 1); return; }
     chk_observe(env);
     chk_set_masks(env);

@@ -38,6 +38,7 @@
  * games won; draw: games drawn; mate: games ended by checkmate.
  */
 #define OCEAN_WRITES_FINAL 1  /* ch_end keeps every ended game's last observation */
+#define OCEAN_BUILTIN_PLAYERS 2  /* with opponent "none", either seat may be played by 1 or 2 */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(illegal) X(draw) X(mate)
 #define PARAMS(P) P(int, opponent, 1, 0, 2) P(int, max_plies, 300, 1, 100000)
 #define FIELDS(F) \
@@ -358,9 +359,9 @@ static void ch_observe(Env* env) {
 }
 
 /* The built-in player's move for the side to move (it has at least one). */
-static int ch_builtin(Env* env) {
+static int ch_builtin(Env* env, int kind) {  /* kind: CH_SCRIPTED or 2, random */
     int *moves = env->moves, n = env->n_moves, me = env->to_move;
-    if (env->opponent != CH_SCRIPTED) return moves[rng_int(&env->p.rng, n)];
+    if (kind != CH_SCRIPTED) return moves[rng_int(&env->p.rng, n)];
     int best = moves[0], best_score = -1, ties = 0, replies[CH_MAX_MOVES];
     ChUndo u;
     for (int i = 0; i < n; i++) {
@@ -398,7 +399,7 @@ static void c_reset(Env* env) {
     ch_refresh(env, 0);
     if (env->opponent != CH_NONE) {
         env->agent_player = rng_int(&env->p.rng, 2);
-        if (env->agent_player == 1) ch_play(env, 0, ch_builtin(env));  /* an opening move never ends a game */
+        if (env->agent_player == 1) ch_play(env, 0, ch_builtin(env, env->opponent));  /* an opening move never ends a game */
     }
     ch_observe(env);
     ch_set_masks(env);
@@ -455,9 +456,10 @@ static void c_step(Env* env) {
         env->p.truncations[k] = 0;
     }
     if (ch_hash(env) != env->hash) ch_refresh(env, 0);  /* a position written through fields */
-    int m = ch_decode(env, player, env->p.actions[rows == 2 ? player : 0]);
+    int builtin = rows == 2 ? ocean_player(&env->p, player) : 0;  /* a built-in player in this seat */
+    int m = builtin ? ch_builtin(env, builtin) : ch_decode(env, player, env->p.actions[rows == 2 ? player : 0]);
     if (ch_play(env, player, m)) return;
-    if (rows == 1 && ch_play(env, env->to_move, ch_builtin(env))) return;
+    if (rows == 1 && ch_play(env, env->to_move, ch_builtin(env, env->opponent))) return;
     ch_observe(env);
     ch_set_masks(env);
 }
