@@ -28,7 +28,7 @@ Contract:
   game against it; a new snapshot starts at the learner's rating.
 - Logged (`stats`): selfplay/score, win_rate, draw_rate, loss_rate against the pool since the
   last log (games without a result are left out), selfplay/games, pool_size and elo; against
-  each anchor NAME, selfplay/NAME/score and selfplay/NAME/games. Games against anchors count
+  each anchor NAME, selfplay/NAME/score, win_rate, draw_rate, loss_rate and games. Games against anchors count
   neither in the pool's scores and ratings nor toward a snapshot.
 - `pool.json` holds the pool, the per-snapshot counts and the ratings: `--resume` (the same run
   folder) continues with them. An unreadable pool.json or snapshot file is skipped with a warning.
@@ -434,7 +434,10 @@ class SelfPlay:
         for name, against in self.anchor_logged.items():
             out[f"selfplay/{name}/games"] = float(against.games)
             if against.games:
-                out[f"selfplay/{name}/score"] = against.score
+                out.update({f"selfplay/{name}/score": against.score,
+                            f"selfplay/{name}/win_rate": against.wins / against.games,
+                            f"selfplay/{name}/draw_rate": against.draws / against.games,
+                            f"selfplay/{name}/loss_rate": against.losses / against.games})
         self.anchor_logged = {name: Tally() for name in self.anchors}
         return out
 

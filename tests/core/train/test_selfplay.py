@@ -277,6 +277,8 @@ def test_a_run_with_an_anchor_logs_its_games_against_it(tmp_path):
     games = sum(m["selfplay/scripted/games"] for m in logged)
     scores = [m["selfplay/scripted/score"] for m in logged if "selfplay/scripted/score" in m]
     assert games > 50 and scores
+    assert all(m["selfplay/scripted/win_rate"] + m["selfplay/scripted/draw_rate"] + m["selfplay/scripted/loss_rate"]
+               == pytest.approx(1) for m in logged if "selfplay/scripted/score" in m)
     assert max(scores) < 0.2  # an untrained learner loses to the scripted rider (the env does play it)
 
 
