@@ -74,7 +74,7 @@ CASES = {
     "space_invaders": (envs.SpaceInvaders, {"num_envs": 1024}, None),
     "blastar": (envs.Blastar, {"num_envs": 1024}, None),
     "chess": (envs.Chess, {"num_envs": 1024}, None),
-    "asteroids": (envs.Asteroids, {"num_envs": 1024}, 0),
+    "asteroids": (envs.Asteroids, {"num_envs": 1024}, None),
 }
 
 

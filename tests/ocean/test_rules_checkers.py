@@ -9,6 +9,7 @@ import torch
 
 from puffer_ocean import envs
 from pufferlib.pytorch import action_mask, sample_logits
+from tests.ocean.rules_helpers import random_legal
 
 EMPTY, MAN0, KING0, MAN1, KING1 = range(5)
 UL, UR, DL, DR = range(4)  # up-left, up-right, down-left, down-right (actual frame = player 0's)
@@ -266,9 +267,9 @@ def random_legal_agent_score(opponent):
     rng = np.random.default_rng(0)
     try:
         assert env.num_agents == 32 and env.game_seats == 1
-        env.reset(seed=0)
+        obs, _ = env.reset(seed=0)
         for _ in range(1000):
-            env.step(np.array([rng.choice(np.flatnonzero(o[:128])) for o in env.observations], np.int32))
+            obs = env.step(random_legal(env, obs, rng))[0]
         return env.log()
     finally:
         env.close()

@@ -17,6 +17,7 @@ from pufferlib.agent import build
 from pufferlib.checker import PASS
 from pufferlib.config import env_config, load_default, merge
 from pufferlib.match import play_match
+from tests.ocean.rules_helpers import random_legal
 from tests.ocean.test_rules_board import go_area, go_groups, go_play
 
 # ---- go ----
@@ -414,16 +415,6 @@ def test_a_match_of_an_untrained_agent_against_itself_splits_the_games_over_the_
 
 
 # ---- built-in players in a seat (the `players` input: self-play's anchors) ----
-
-def random_legal(env, obs, rng):
-    """Uniformly random actions, among the legal ones where the game's observation leads with them."""
-    n = env.single_action_space.n
-    if not isinstance(env, envs.MaskedGame):
-        return rng.integers(0, n, (env.num_agents, 1))
-    legal = np.asarray(obs)[:, :n] > 0
-    scores = rng.random(legal.shape) * legal
-    return scores.argmax(1)[:, None]
-
 
 def seat_one_results(env, rng, games=300):
     """Outcomes of seat 1 over `games` games of random (legal) actions on every row."""

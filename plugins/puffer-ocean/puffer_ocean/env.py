@@ -97,7 +97,7 @@ class OceanEnv(PufferEnv):
                       self.final_observations)
             if "game_seats" in self._info:  # headers that know games also write masks
                 arrays += (self.outcomes, self.masks)
-            if "builtin_players" in self._info:  # and these read who plays each row
+            if "builtin_players" in self._info:  # and these read who plays each row (older modules: neither)
                 arrays += (self.players,)
             self._call(self._c.bind, *arrays)
         except BaseException:

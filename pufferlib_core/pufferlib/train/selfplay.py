@@ -28,8 +28,8 @@ Contract:
   game against it; a new snapshot starts at the learner's rating.
 - Logged (`stats`): selfplay/score, win_rate, draw_rate, loss_rate against the pool since the
   last log (games without a result are left out), selfplay/games, pool_size and elo; against
-  each anchor NAME, selfplay/NAME/score, win_rate, draw_rate, loss_rate and games. Games against anchors count
-  neither in the pool's scores and ratings nor toward a snapshot.
+  each anchor NAME, selfplay/NAME/score, win_rate, draw_rate, loss_rate and games. Games
+  against anchors count neither in the pool's scores and ratings nor toward a snapshot.
 - `pool.json` holds the pool, the per-snapshot counts and the ratings: `--resume` (the same run
   folder) continues with them. An unreadable pool.json or snapshot file is skipped with a warning.
 """
@@ -77,6 +77,13 @@ class Counts:
     def score(self) -> float:
         """(wins + draws / 2) / games; NaN without games."""
         return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
+
+    def metrics(self, prefix: str) -> dict[str, float]:
+        """{prefix + "score", "win_rate", "draw_rate", "loss_rate"}; empty without games."""
+        if not self.games:
+            return {}
+        return {f"{prefix}score": self.score, f"{prefix}win_rate": self.wins / self.games,
+                f"{prefix}draw_rate": self.draws / self.games, f"{prefix}loss_rate": self.losses / self.games}
 
     def add(self, outcome: float) -> None:
         """Count one game of result `outcome` (1, 0.5 or 0)."""
@@ -419,7 +426,7 @@ class SelfPlay:
             send[pos] = actor.to_env(action)
 
     def train_masks(self, masks: np.ndarray, ids: np.ndarray | None) -> np.ndarray:
-        """`masks` with the rows that snapshots hold masked out (not trained on)."""
+        """`masks` with the rows that snapshots and anchors hold masked out (not trained on)."""
         return masks & (self.learner_rows if ids is None else self.learner_rows[np.asarray(ids)])
 
     def stats(self) -> dict[str, float]:
@@ -427,17 +434,10 @@ class SelfPlay:
         tally, self.logged = self.logged, Tally()
         out = {"selfplay/games": float(tally.games), "selfplay/pool_size": float(len(self.state.snapshots)),
                "selfplay/elo": self.state.learner_elo}
-        if tally.games:
-            out.update({"selfplay/score": tally.score, "selfplay/win_rate": tally.wins / tally.games,
-                        "selfplay/draw_rate": tally.draws / tally.games,
-                        "selfplay/loss_rate": tally.losses / tally.games})
+        out.update(tally.metrics("selfplay/"))
         for name, against in self.anchor_logged.items():
             out[f"selfplay/{name}/games"] = float(against.games)
-            if against.games:
-                out.update({f"selfplay/{name}/score": against.score,
-                            f"selfplay/{name}/win_rate": against.wins / against.games,
-                            f"selfplay/{name}/draw_rate": against.draws / against.games,
-                            f"selfplay/{name}/loss_rate": against.losses / against.games})
+            out.update(against.metrics(f"selfplay/{name}/"))
         self.anchor_logged = {name: Tally() for name in self.anchors}
         return out
 

@@ -40,7 +40,6 @@ typedef struct {
     int num_init;              /* copies whose c_init succeeded (c_close runs on those) */
     OceanSpaces sp;
     Py_buffer bufs[B_COUNT];
-    int num_bufs;              /* bufs held: B_COUNT, or B_PLAY when no players array was bound */
     PyObject* bound_actions;   /* the bound actions array (borrowed: bufs holds a reference) */
     int bound, was_reset;
     long action_values;        /* int32/float32 values per step */
@@ -68,7 +67,7 @@ static const OceanEnvDef* find_def(const char* name) {
 
 static void release_buffers(Vec* v) {
     if (!v->bound) return;
-    for (int b = 0; b < v->num_bufs; b++) PyBuffer_Release(&v->bufs[b]);
+    for (int b = 0; b < B_COUNT; b++) PyBuffer_Release(&v->bufs[b]);
     v->bound = 0;
     v->bound_actions = NULL;
 }
@@ -219,15 +218,14 @@ static PyObject* Vec_spaces(Vec* v, PyObject* unused) {
                          v->def->writes_final ? Py_True : Py_False, "builtin_players", v->def->builtin_players);
 }
 
-/* bind(observations, actions, rewards, terminals, truncations, final_observations, outcomes, masks[,
- * players]): adopt the PufferEnv arrays (without players, every row's agent acts). */
+/* bind(observations, actions, rewards, terminals, truncations, final_observations, outcomes, masks,
+ * players): adopt the PufferEnv arrays. */
 static PyObject* Vec_bind(Vec* v, PyObject* args) {
     if (check_ready(v, 0) < 0) return NULL;
-    PyObject* arrays[B_COUNT] = {NULL};
-    if (!PyArg_ParseTuple(args, "OOOOOOOO|O", &arrays[0], &arrays[1], &arrays[2], &arrays[3], &arrays[4], &arrays[5],
+    PyObject* arrays[B_COUNT];
+    if (!PyArg_ParseTuple(args, "OOOOOOOOO", &arrays[0], &arrays[1], &arrays[2], &arrays[3], &arrays[4], &arrays[5],
                           &arrays[6], &arrays[7], &arrays[8]))
         return NULL;
-    int num_bufs = arrays[B_PLAY] && arrays[B_PLAY] != Py_None ? B_COUNT : B_PLAY;
     OceanSpaces* s = &v->sp;
     long rows = (long)v->num_envs * s->num_agents;
     long obs_size = 1;
@@ -239,7 +237,7 @@ static PyObject* Vec_bind(Vec* v, PyObject* args) {
     const int itemsizes[B_COUNT] = {s->obs_dtype == 'f' ? 4 : 1, 4, 4, 1, 1, s->obs_dtype == 'f' ? 4 : 1, 4, 1, 1};
     Py_buffer bufs[B_COUNT];
     int got = 0;
-    for (; got < num_bufs; got++) {
+    for (; got < B_COUNT; got++) {
         Py_buffer* b = &bufs[got];
         if (PyObject_GetBuffer(arrays[got], b, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
             PyErr_Format(PyExc_ValueError, "%s must be a writable C-contiguous array", BUF_NAMES[got]);
@@ -258,7 +256,6 @@ static PyObject* Vec_bind(Vec* v, PyObject* args) {
     }
     release_buffers(v);
     memcpy(v->bufs, bufs, sizeof(bufs));
-    v->num_bufs = num_bufs;
     v->bound = 1;
     v->bound_actions = arrays[B_ACT];
     for (int i = 0; i < v->num_envs; i++) {
@@ -274,7 +271,7 @@ static PyObject* Vec_bind(Vec* v, PyObject* args) {
         p->final_observations = (char*)v->bufs[B_FINAL].buf + row * obs_size * itemsizes[B_FINAL];
         p->outcomes = (float*)v->bufs[B_OUT].buf + row;
         p->masks = (uint8_t*)v->bufs[B_MASK].buf + row;
-        p->players = num_bufs > B_PLAY ? (const int8_t*)v->bufs[B_PLAY].buf + row : NULL;
+        p->players = (const int8_t*)v->bufs[B_PLAY].buf + row;
         p->obs_row_bytes = (size_t)obs_size * (size_t)itemsizes[B_OBS];
     }
     v->was_reset = 0;

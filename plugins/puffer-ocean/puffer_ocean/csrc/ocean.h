@@ -21,8 +21,8 @@ typedef struct {
     float* outcomes;       /* games (OceanSpaces.game_seats): a row's result where its game ends */
     uint8_t* masks;        /* 1 (the default): the row acts this step; a turn-based game sets 0 for
                             * the seats that wait (their actions are ignored and not trained on) */
-    const int8_t* players; /* NULL, or per row who acts (pufferlib.environment's `players`): 0 the
-                            * agent, k > 0 the env's built-in player k (OCEAN_BUILTIN_PLAYERS) */
+    const int8_t* players; /* per row, who acts (pufferlib.environment's `players`): 0 the agent,
+                            * k > 0 the env's built-in player k (OCEAN_BUILTIN_PLAYERS) */
     size_t obs_row_bytes;  /* bytes of one agent's observation row */
     uint64_t rng;          /* this copy's random state: use the rng_* helpers */
     int index;             /* index of this copy in its vector */
@@ -41,7 +41,7 @@ static inline void ocean_outcome(Puffer* p, int k, float result) { p->outcomes[k
 /* Who acts for row `k` this step: 0 its agent (the action), k > 0 the built-in player k. An env
  * that defines OCEAN_BUILTIN_PLAYERS n (players 1..n, the numbering of its `opponent`) reads it
  * for the rows of a game whose seats are all agents; the trainer changes it only between games. */
-static inline int ocean_player(const Puffer* p, int k) { return p->players ? p->players[k] : 0; }
+static inline int ocean_player(const Puffer* p, int k) { return p->players[k]; }
 
 /* Keep agent `k`'s observation row as its final observation. An env that defines
  * OCEAN_WRITES_FINAL calls it for every agent whose episode ends, after writing that

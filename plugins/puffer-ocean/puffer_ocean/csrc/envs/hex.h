@@ -14,8 +14,8 @@
  * waiting seat masked); otherwise the agent plays a side drawn per game against the built-in
  * player: "scripted" wins when it can in one move, blocks the agent's one-move wins, and
  * otherwise plays a random empty cell; "random" plays a random empty cell. With "none", either
- * seat may be played by a built-in player instead (the `players` input: self-play's anchors). Rewards at the
- * end: +1 win, -1 loss; outcomes 1 / 0. score: games won.
+ * seat may be played by a built-in player instead (the `players` input: self-play's anchors).
+ * Rewards at the end: +1 win, -1 loss; outcomes 1 / 0. score: games won.
  */
 #define OCEAN_BUILTIN_PLAYERS 2  /* with opponent "none", either seat may be played by 1 or 2 */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(illegal)

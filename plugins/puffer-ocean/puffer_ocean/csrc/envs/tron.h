@@ -13,7 +13,8 @@
  * against the built-in rider: "scripted" goes straight unless that crashes, then turns to the
  * side with more free cells ahead; "random" picks a random move that does not crash at once
  * (straight when none). With "none", either rider may be played by a built-in rider instead
- * (the `players` input: self-play's anchors). A game is truncated after `max_steps` steps. score: games won.
+ * (the `players` input: self-play's anchors). A game is truncated after `max_steps` steps.
+ * score: games won.
  */
 #define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
 #define OCEAN_BUILTIN_PLAYERS 2  /* with opponent "none", either rider may be played by 1 or 2 */
