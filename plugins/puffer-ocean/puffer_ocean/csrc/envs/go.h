@@ -19,7 +19,9 @@
  *   (terminal) after two consecutive passes or when a colour has made 2 * grid_size^2
  *   legal moves. The shaped rewards go to the mover (and reward_opponent_capture to the
  *   player captured from, in the same step); the final +1/-1/0 to both rows.
- *   `max_steps` counts the steps of both seats.
+ *   `max_steps` counts the steps of both seats. Either seat may be played by a built-in
+ *   player instead (the `players` input: self-play's anchors), which plays that seat's colour
+ *   as it plays white below and passes when it has no legal point.
  * - "scripted": one agent row (game_seats 1) plays black and moves first; the built-in
  *   white answers every pass and every legal agent move: it captures a group in atari or
  *   saves its own, else plays on a liberty of the agent's weakest group (2-4 liberties),
@@ -37,6 +39,7 @@
  * two rows' scores cancel: read win_rate or the outcomes), win_rate, its captures.
  */
 #define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
+#define OCEAN_BUILTIN_PLAYERS 2  /* with opponent "none", either seat may be played by 1 or 2 */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(win_rate) X(captures)
 #define PARAMS(P) P(int, grid_size, 7, 3, 19) P(float, komi, 7.5, -100, 100) P(int, max_steps, 1000, 1, 10000000) \
     P(float, reward_move_pass, -0.25, -10, 10) P(float, reward_move_invalid, -0.1, -10, 10) \
@@ -195,8 +198,9 @@ static int go_a_liberty(Env* env, int start) {
     return -1;
 }
 
-/* The opponent's move; returns the stones it captured, -1 when it has no legal point. */
-static int go_opponent(Env* env) {
+/* The greedy player's move for `colour` (1 black, 2 white); returns the stones it captured, -1
+ * when it has no legal point. */
+static int go_greedy(Env* env, int colour) {
     int n = env->grid_size * env->grid_size, size;
     int cand[4][GO_CELLS], count[4] = {0, 0, 0, 0};
     uint8_t done[GO_CELLS];
@@ -205,16 +209,16 @@ static int go_opponent(Env* env) {
         if (!env->board[i] || done[i]) continue;
         int libs = go_group(env, env->board, i, &size);
         for (int k = 0; k < size; k++) done[env->queue[k]] = 1;
-        int tier = env->board[i] == 1 ? libs - 1 : libs == 1 ? 0 : -1;
+        int tier = env->board[i] != colour ? libs - 1 : libs == 1 ? 0 : -1;
         if (tier < 0 || tier > 3) continue;
         int lib = go_a_liberty(env, i);
         if (lib >= 0) cand[tier][count[tier]++] = lib;
     }
     for (int t = 0; t < 4; t++)
         for (int k = 0; k < count[t]; k++) {
-            int got = go_play(env, cand[t][k], 2);
+            int got = go_play(env, cand[t][k], colour);
             if (got >= 0) {
-                env->last_opponent_move = cand[t][k];
+                if (colour == 2) env->last_opponent_move = cand[t][k];
                 return got;
             }
         }
@@ -224,25 +228,25 @@ static int go_opponent(Env* env) {
     while (m > 0) {  /* random order, without repeats */
         int j = rng_int(&env->p.rng, m), pos = empties[j];
         empties[j] = empties[--m];
-        int got = go_play(env, pos, 2);
+        int got = go_play(env, pos, colour);
         if (got >= 0) {
-            env->last_opponent_move = pos;
+            if (colour == 2) env->last_opponent_move = pos;
             return got;
         }
     }
     return -1;
 }
 
-/* The random white player: a uniform choice among its legal points and a pass. Returns the
- * stones captured, or -1 for a pass. */
-static int go_random(Env* env) {
+/* The random player's move for `colour`: a uniform choice among its legal points and a pass.
+ * Returns the stones captured, or -1 for a pass. */
+static int go_random(Env* env, int colour) {
     int n = env->grid_size * env->grid_size, legal[GO_CELLS], m = 0;
     for (int i = 0; i < n; i++)
-        if (!env->board[i] && go_try(env, i, 2) >= 0) legal[m++] = i;
+        if (!env->board[i] && go_try(env, i, colour) >= 0) legal[m++] = i;
     int pick = rng_int(&env->p.rng, m + 1);
     if (pick == m) return -1;
-    env->last_opponent_move = legal[pick];
-    return go_play(env, legal[pick], 2);
+    if (colour == 2) env->last_opponent_move = legal[pick];
+    return go_play(env, legal[pick], colour);
 }
 
 /* The colour (1 black, 2 white) whose view agent row k sees. */
@@ -338,7 +342,7 @@ static void go_step_builtin(Env* env) {
     if (opponent_moves && env->passes >= 2) {
         terminal = 1;  /* the random white passed, then black: the game is over */
     } else if (opponent_moves) {
-        int got = env->opponent == GO_SCRIPTED ? go_opponent(env) : go_random(env);
+        int got = env->opponent == GO_SCRIPTED ? go_greedy(env, 2) : go_random(env, 2);
         if (got < 0 && env->opponent == GO_SCRIPTED) {
             terminal = 1;  /* the greedy white has no legal point */
         } else if (got < 0) {
@@ -356,31 +360,31 @@ static void go_step_builtin(Env* env) {
     go_finish(env, terminal);
 }
 
-/* Two seats: the move of the seat to move; the other's action is ignored. */
+/* Two seats: the move of the seat to move (its agent's action, or its built-in player's); the
+ * other's action is ignored. */
 static void go_step_seats(Env* env) {
     int n = env->grid_size * env->grid_size, mover = env->to_move, colour = mover + 1;
-    int a = env->p.actions[mover], passed_turn = 1;
+    int builtin = ocean_player(&env->p, mover), a = builtin ? -1 : env->p.actions[mover], got = -1, passed_turn = 1;
     env->p.rewards[0] = env->p.rewards[1] = 0;
-    if (a == 0) {
+    if (a != 0) {
+        memcpy(env->before[mover], env->board, (size_t)n);
+        got = builtin ? (builtin == GO_SCRIPTED ? go_greedy(env, colour) : go_random(env, colour))
+                      : go_play(env, a - 1, colour);
+    }
+    if (a == 0 || (builtin && got < 0)) {  /* a pass */
         env->p.rewards[mover] += env->reward_move_pass;
         env->passes++;
+    } else if (got < 0) {
+        env->p.rewards[mover] += env->reward_move_invalid;
+        passed_turn = 0;
     } else {
-        memcpy(env->before[mover], env->board, (size_t)n);
-        int got = go_play(env, a - 1, colour);
-        if (got < 0) {
-            env->p.rewards[mover] += env->reward_move_invalid;
-            passed_turn = 0;
-        } else {
-            env->passes = 0;
-            if (colour == 1) env->moves_made++;
-            else {
-                env->moves_white++;
-                env->last_opponent_move = a - 1;
-            }
-            env->p.rewards[mover] += env->reward_move_valid + (got ? env->reward_player_capture : 0);
-            if (got) env->p.rewards[1 - mover] += env->reward_opponent_capture;
-            env->captures[mover] += got;
-        }
+        env->passes = 0;
+        if (colour == 1) env->moves_made++;
+        else env->moves_white++;
+        if (colour == 2 && !builtin) env->last_opponent_move = a - 1;
+        env->p.rewards[mover] += env->reward_move_valid + (got ? env->reward_player_capture : 0);
+        if (got) env->p.rewards[1 - mover] += env->reward_opponent_capture;
+        env->captures[mover] += got;
     }
     int terminal = env->passes >= 2 || env->moves_made >= 2 * n || env->moves_white >= 2 * n;
     if (passed_turn) env->to_move = 1 - mover;

@@ -19,7 +19,9 @@
  * - "none": both players are agents, a game of two rows (game_seats 2); only the seat to
  *   move acts (the other is masked and its action ignored); a selection keeps the turn, a
  *   placement passes it. Each row's small costs are its own; both rows get the final
- *   reward. `max_steps` counts the steps of both seats.
+ *   reward. `max_steps` counts the steps of both seats. Either seat may be played by a
+ *   built-in player instead (the `players` input: self-play's anchors), which places a card
+ *   in one step, as below.
  * - "scripted": one agent row (game_seats 1) moving first; the built-in player answers each
  *   placement greedily: the card and cell capturing the most cards (ties at random).
  * - "random": as "scripted", but the built-in player places a random card on a random
@@ -37,6 +39,7 @@
  * the two rows' scores add up to 10: read win_rate or the outcomes), win_rate, draw_rate.
  */
 #define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
+#define OCEAN_BUILTIN_PLAYERS 2  /* with opponent "none", either seat may be played by 1 or 2 */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(win_rate) X(draw_rate)
 #define PARAMS(P) P(int, max_steps, 100, 1, 10000000) P(int, opponent, 2, 0, 2)
 #define FIELDS(F) F(int, selected) F(int, selected_second) F(int, agent_score) F(int, opponent_score) F(int, tick) \
@@ -173,23 +176,24 @@ static void tt_place(Env* env, int player, int k, int cell) {
     }
 }
 
-/* The built-in second player's placement: random, or greedy (the most captures, ties at random). */
-static void tt_builtin(Env* env) {
+/* A built-in player's placement for `player` (0 first, 1 second): random, or greedy for `kind`
+ * TT_SCRIPTED (the most captures, ties at random). */
+static void tt_builtin(Env* env, int player, int kind) {
     int cards[5], n = 0, cells[9], m = 0;
     for (int k = 0; k < 5; k++)
-        if (!env->location[1][k]) cards[n++] = k;
+        if (!env->location[player][k]) cards[n++] = k;
     for (int c = 0; c < 9; c++)
         if (!env->owner[c]) cells[m++] = c;
     if (n == 0 || m == 0) return;
-    if (env->opponent != TT_SCRIPTED) {
+    if (kind != TT_SCRIPTED) {
         int k = cards[rng_int(&env->p.rng, n)];
-        tt_place(env, 1, k, cells[rng_int(&env->p.rng, m)]);
+        tt_place(env, player, k, cells[rng_int(&env->p.rng, m)]);
         return;
     }
     int best = -1, ties = 0, pick_k = 0, pick_c = 0;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < m; j++) {
-            int got = tt_captures(env, 1, cards[i], cells[j]);
+            int got = tt_captures(env, player, cards[i], cells[j]);
             if (got > best) {
                 best = got;
                 ties = 0;
@@ -199,7 +203,7 @@ static void tt_builtin(Env* env) {
                 pick_c = cells[j];
             }
         }
-    tt_place(env, 1, pick_k, pick_c);
+    tt_place(env, player, pick_k, pick_c);
 }
 
 static int tt_board_full(const Env* env) {
@@ -226,12 +230,14 @@ static float tt_act(Env* env, int player, int a, int* placed) {
 }
 
 static void c_step(Env* env) {
-    int rows = tt_rows(env), mover = rows == 2 ? env->to_move : 0, placed;
+    int rows = tt_rows(env), mover = rows == 2 ? env->to_move : 0, placed = 1;
+    int builtin = rows == 2 ? ocean_player(&env->p, mover) : 0;  /* a built-in player in this seat */
     env->tick++;
     for (int k = 0; k < rows; k++) env->p.rewards[k] = 0;
-    env->p.rewards[mover] += tt_act(env, mover, env->p.actions[mover], &placed);
+    if (builtin) tt_builtin(env, mover, builtin);
+    else env->p.rewards[mover] += tt_act(env, mover, env->p.actions[mover], &placed);
     if (placed && rows == 2) env->to_move = 1 - mover;
-    if (placed && rows == 1 && !tt_board_full(env)) tt_builtin(env);
+    if (placed && rows == 1 && !tt_board_full(env)) tt_builtin(env, 1, env->opponent);
     int terminal = placed && tt_board_full(env);
     int truncated = !terminal && env->tick >= env->max_steps;
     int diff = env->agent_score - env->opponent_score;
