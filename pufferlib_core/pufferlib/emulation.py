@@ -286,6 +286,11 @@ class PettingZooPufferEnv(_Emulated):
         #: A parallel env of games (`pufferlib.turn_based` sets it) reports each seat's result as the
         #: "outcome" of its final info, written to its `outcomes` row (`pufferlib.environment`).
         self.game_seats = int(getattr(self.env, "game_seats", 0) or 0)
+        #: Its built-in players that can take a seat (`pufferlib.turn_based`): the env reads our
+        #: `players` rows (one per seat, in possible_agents order) at every step.
+        self.builtin_players = dict(getattr(self.env, "builtin_players", None) or {})
+        if self.builtin_players:
+            self.env.players = self.players
         self._returns = np.zeros(self.num_agents, np.float64)
         self._seen = np.zeros(self.num_agents, bool)
         self.episode_length = 0

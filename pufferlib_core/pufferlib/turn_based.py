@@ -29,6 +29,11 @@ seat: `outcome` (win 1, draw 0.5, loss 0: its game return above, equal to or bel
 the other seats'), and `win`, `draw`, `loss` (each 1 or 0), whose means over episodes are the rates.
 `game_seats` (`pufferlib.environment`'s game contract: the seats, or 1 against an opponent) makes
 the emulation write each `outcome` to its row's `outcomes`, for `pufferlib.match` and self-play.
+
+With opponent "none" and Discrete actions, the random player can also take any seat
+(`builtin_players` {"random": 1}, self-play's anchors): `players`, when the emulation binds it,
+holds one entry per seat (in `seats` order; the emulation's `players` rows), 0 for its agent, 1
+for the random player, whose random legal move then replaces the seat's action at its turn.
 """
 
 from __future__ import annotations
@@ -49,6 +54,8 @@ if TYPE_CHECKING:
 OPPONENTS = ("none", "random")
 #: The one agent of an env with an opponent: it holds a different seat from game to game.
 LEARNER = "learner"
+#: The players that can take a seat of a game whose seats are all agents (`players` codes).
+BUILTIN_PLAYERS = {"random": 1}
 
 Dicts = dict[Hashable, Any]
 
@@ -83,6 +90,14 @@ class TurnBasedParallelEnv(ParallelEnv):
         self._rng = np.random.default_rng()
         if self._versus:
             self._check_seats_are_alike()
+        # the moves of each seat whose actions are Discrete (the random player's choices)
+        self._moves = {seat: int(space.start) + np.arange(int(space.n)) for seat in self.seats
+                       if isinstance(space := env.action_space(seat), spaces.Discrete)}
+        #: The built-in players that may take a seat (module doc): with every seat an agent and Discrete actions.
+        self.builtin_players = dict(BUILTIN_PLAYERS) if not self._versus and len(self._moves) == len(self.seats) else {}
+        #: Who plays each seat (0 its agent, 1 the random player), bound by the emulation; None: the agents.
+        self.players: np.ndarray | None = None
+        self._seat_index = {seat: i for i, seat in enumerate(self.seats)}
 
     def _check_seats_are_alike(self) -> None:
         if len(self.seats) < 2:
@@ -100,7 +115,6 @@ class TurnBasedParallelEnv(ParallelEnv):
         if not isinstance(space, spaces.Discrete):
             raise APIUsageError(f"opponent={self.opponent!r} plays Discrete actions, but the seats' action space is "
                                 f"{space}. Use opponent='none' to make every seat an agent.")
-        self._moves = int(space.start) + np.arange(int(space.n))
 
     def observation_space(self, agent: Hashable) -> spaces.Space[Any]:
         """The observation space of an agent (a seat, or `LEARNER`)."""
@@ -133,11 +147,16 @@ class TurnBasedParallelEnv(ParallelEnv):
                 {agent: dict(self.aec.infos.get(seat, {})) for agent, seat in seats.items()})
 
     def step(self, actions: Mapping[Hashable, object]) -> tuple[Dicts, Dicts, Dicts, Dicts, Dicts]:
-        """Play the action of the agent to move (others are ignored), and the opponent's moves if any."""
+        """Play the action of the agent to move (others are ignored; a random legal move where `players`
+        gives its seat to the random player), and the opponent's moves if any."""
         if not self.agents:
             raise APIUsageError("step() was called with no agent to move (the game is over or was never started); "
                                 "call reset() first.")
-        self._play(actions[self.agents[0]])
+        agent = self.agents[0]
+        if self.players is not None and self.players[self._seat_index[self._rows[agent]]]:
+            self._play(self._random_action(self._rows[agent]))
+        else:
+            self._play(actions[agent])
         if self._versus:
             self._play_others()
         return self._report()
@@ -175,9 +194,10 @@ class TurnBasedParallelEnv(ParallelEnv):
         mask = obs.get("action_mask") if isinstance(obs, dict) else None
         if mask is None:
             mask = self.aec.infos.get(seat, {}).get("action_mask")
-        legal = self._moves if mask is None else self._moves[np.asarray(mask, bool)]
+        moves = self._moves[seat]
+        legal = moves if mask is None else moves[np.asarray(mask, bool)]
         if legal.size == 0:  # the env allows nothing: any move, for the env to judge
-            legal = self._moves
+            legal = moves
         return int(self._rng.choice(legal))
 
     def _turn(self) -> list[Hashable]:

@@ -24,12 +24,14 @@ Contract:
   `opponents_per_batch` opponents first (without replacement, by those weights) and the
   games starting in it draw among them: every snapshot acting is one more forward pass per
   step, so the set is kept small (a game started in an earlier batch finishes against its own).
-- Ratings: an online Elo (K = `elo_k`) of the learner and of each snapshot, updated after every
-  game against it; a new snapshot starts at the learner's rating.
+- Ratings: an online Elo (K = `elo_k`) of the learner, of each snapshot and of each anchor,
+  updated after every game against it; a new snapshot starts at the learner's rating, an anchor
+  at START_ELO.
 - Logged (`stats`): selfplay/score, win_rate, draw_rate, loss_rate against the pool since the
   last log (games without a result are left out), selfplay/games, pool_size and elo; against
-  each anchor NAME, selfplay/NAME/score, win_rate, draw_rate, loss_rate and games. Games
-  against anchors count neither in the pool's scores and ratings nor toward a snapshot.
+  each anchor NAME, selfplay/NAME/score, win_rate, draw_rate, loss_rate, games and elo (the
+  anchor's rating). Games against anchors count neither in the pool's scores nor toward a
+  snapshot; they move the learner's rating and the anchor's.
 - `pool.json` holds the pool, the per-snapshot counts and the ratings: `--resume` (the same run
   folder) continues with them. An unreadable pool.json or snapshot file is skipped with a warning.
 """
@@ -127,6 +129,7 @@ class PoolState:
 
     snapshots: list[Snapshot] = field(default_factory=list)
     learner_elo: float = START_ELO
+    anchor_elo: dict[str, float] = field(default_factory=dict)
     last_snapshot_step: int = 0
     since_snapshot: Tally = field(default_factory=Tally)
 
@@ -245,6 +248,7 @@ class SelfPlay:
         try:
             raw = json.loads(path.read_text())
             self.state = PoolState([Snapshot(**s) for s in raw["snapshots"]], float(raw["learner_elo"]),
+                                   {str(k): float(v) for k, v in raw.get("anchor_elo", {}).items()},
                                    int(raw["last_snapshot_step"]), Tally(**raw["since_snapshot"]))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             warnings.warn(f"{path}: not a readable self-play pool ({type(exc).__name__}: {exc}); starting a new "
@@ -261,7 +265,7 @@ class SelfPlay:
         self._claim()
         self.pool_dir.mkdir(parents=True, exist_ok=True)
         raw = {"snapshots": [asdict(s) for s in self.state.snapshots], "learner_elo": self.state.learner_elo,
-               "last_snapshot_step": self.state.last_snapshot_step,
+               "anchor_elo": self.state.anchor_elo, "last_snapshot_step": self.state.last_snapshot_step,
                "since_snapshot": asdict(self.state.since_snapshot)}
         tmp = self.pool_dir / (POOL_FILE + ".tmp")
         tmp.write_text(json.dumps(raw, indent=1))
@@ -380,7 +384,11 @@ class SelfPlay:
         for slot in slots[self.anchor[slots] >= 0].tolist():
             result = float(self.env.outcomes[slot * self.seats + self.learner_seat[slot]])
             if not math.isnan(result):
-                self.anchor_logged[self.anchors[self.anchor[slot]]].add(result)
+                name = self.anchors[self.anchor[slot]]
+                self.anchor_logged[name].add(result)
+                self.state.learner_elo, self.state.anchor_elo[name] = elo_update(
+                    self.state.learner_elo, self.state.anchor_elo.get(name, START_ELO), result,
+                    float(self.config["elo_k"]))
         self._start_games(slots)
 
     def _count(self, numbers: np.ndarray, results: np.ndarray) -> None:
@@ -437,11 +445,12 @@ class SelfPlay:
         out.update(tally.metrics("selfplay/"))
         for name, against in self.anchor_logged.items():
             out[f"selfplay/{name}/games"] = float(against.games)
+            out[f"selfplay/{name}/elo"] = self.state.anchor_elo.get(name, START_ELO)
             out.update(against.metrics(f"selfplay/{name}/"))
         self.anchor_logged = {name: Tally() for name in self.anchors}
         return out
 
     def close(self) -> None:
         """Write pool.json (the counts and ratings since the last snapshot)."""
-        if self.state.snapshots:
+        if self.state.snapshots or self.state.anchor_elo:
             self._save_state()

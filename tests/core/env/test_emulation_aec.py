@@ -196,6 +196,30 @@ def test_a_seed_repeats_the_games():
     assert games(7) != games(8)
 
 
+def test_the_random_player_takes_a_seat_that_players_gives_it():
+    """Self-play's anchors: with every seat an agent, a `players` entry of 1 hands its seat to random
+    legal moves (the seat's own actions, here always the centre, are ignored); 0 gives it back."""
+    env = tictactoe()
+    assert env.builtin_players == {"random": 1} and tictactoe(opponent="random").builtin_players == {}
+
+    def illegal_endings(games=40):
+        env.reset(seed=0)
+        rng, ended, illegal = np.random.default_rng(0), 0, 0
+        while ended < games:
+            actions = np.full((2, 1), 4, np.int32)  # the centre: illegal once taken
+            actions[0] = rng.choice(np.flatnonzero(view(env, 0)["action_mask"])) if env.masks[0] else 4
+            _, rewards, terminals, _, _ = env.step(actions)
+            if terminals.any():
+                ended += 1
+                illegal += rewards[1] < 0 and rewards[0] == 0  # the env's penalty for an illegal move: -1 alone
+        return illegal
+
+    env.players[1] = 1
+    assert illegal_endings() == 0
+    env.players[1] = 0
+    assert illegal_endings() > 10
+
+
 def test_tictactoe_learns_to_beat_a_random_player(tmp_path):
     """Against the random opponent, from a random seat: a random player wins ~44% (58% moving first, 29%
     second; 0.40-0.48 in the first epoch of seeds 1-7). Over seeds 1-7, the mean win rate of epochs 10-12

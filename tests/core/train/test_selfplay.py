@@ -4,6 +4,7 @@ and masks, resume, bad input, and a trainer run that logs selfplay/* and leaves 
 import json
 import math
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -266,6 +267,30 @@ def test_anchor_games_hand_the_anchors_rows_to_the_env_and_mask_them(tmp_path):
         env.close()
 
 
+def test_games_against_an_anchor_rate_it_and_the_learner_and_resume_restores_both(tmp_path):
+    env = connect4(num_envs=4)
+    try:
+        play = make_selfplay(tmp_path, env, anchors="scripted", anchor_share=1.0)
+        assert (play.anchor == 0).all()
+        done = np.ones(env.num_agents, bool)
+        env.outcomes[:] = np.tile([1.0, 0.0], 4)  # seat 0 won every game
+        results = (play.learner_seat == 0).astype(float)
+        play.observe(None, done, np.zeros_like(done))
+        learner, anchor = 1000.0, 1000.0
+        for result in results:  # the slots' games, in order
+            learner, anchor = elo_update(learner, anchor, result, CONFIG["elo_k"])
+        stats = play.stats()
+        assert stats["selfplay/scripted/elo"] == pytest.approx(anchor)
+        assert stats["selfplay/elo"] == pytest.approx(learner)
+        assert stats["selfplay/scripted/games"] == 4 and stats["selfplay/games"] == 0  # not the pool's games
+        play.close()
+        again = make_selfplay(tmp_path, env, anchors="scripted", anchor_share=1.0)
+        assert again.state.anchor_elo == {"scripted": pytest.approx(anchor)}
+        assert again.state.learner_elo == pytest.approx(learner)
+    finally:
+        env.close()
+
+
 def test_a_run_with_an_anchor_logs_its_games_against_it(tmp_path):
     """On the multiprocessing backend: the players input reaches envs stepped in worker processes."""
     env = tron(num_envs=64, num_workers=2, backend="multiprocessing")
@@ -290,9 +315,6 @@ def test_anchors_must_be_built_in_players_the_env_can_seat():
         assert selfplay.check(env, {**CONFIG, "anchors": "random"}) == 2
     finally:
         env.close()
-    env = pufferlib.make("ocean-go", num_envs=2, opponent="none")  # its greedy player plays only as `opponent`
-    try:
-        with pytest.raises(APIUsageError, match="are none"):
-            selfplay.check(env, {**CONFIG, "anchors": "scripted"})
-    finally:
-        env.close()
+    no_players = SimpleNamespace(game_seats=2, builtin_players={})  # a game whose seats only agents can take
+    with pytest.raises(APIUsageError, match="are none"):
+        selfplay.check(no_players, {**CONFIG, "anchors": "scripted"})
