@@ -128,7 +128,7 @@ class PuffeRL:
         elif device.type == "cpu":
             self.thread_tuner = ThreadTuner(candidate_counts(usable_cores()), others=OtherLoad())
         if self.config["selfplay"]["enabled"]:
-            selfplay.check(env, self.config["selfplay"], int(os.environ.get("WORLD_SIZE", "1")))
+            selfplay.check(env, self.config["selfplay"])
         initial = (checkpoint.load(cfg["init_from"], cfg["data_dir"], env_id=self.env_id,
                                    allow_env_mismatch=allow_env_mismatch, hub_dir=self.config["hub"]["dir"])
                    if cfg["init_from"] else None)
@@ -155,7 +155,8 @@ class PuffeRL:
         self.selfplay: SelfPlay | None = None
         if self.config["selfplay"]["enabled"]:
             self.selfplay = SelfPlay(env, self.policy, self.config["selfplay"], self.run_dir, self._claim_run_dir,
-                                     self.device, {"config": self.config, "env_id": self.env_id}, cfg["seed"])
+                                     self.device, {"config": self.config, "env_id": self.env_id}, cfg["seed"],
+                                     self.rank, self.world_size)
             self.rollout.selfplay = self.selfplay
         self._hook("pufferlib_train_start", trainer=self)
 

@@ -34,6 +34,13 @@ Contract:
   snapshot; they move the learner's rating and the anchor's.
 - `pool.json` holds the pool, the per-snapshot counts and the ratings: `--resume` (the same run
   folder) continues with them. An unreadable pool.json or snapshot file is skipped with a warning.
+- Games are counted (tallies, ratings, the snapshot trigger) when they are settled: at every
+  `maybe_snapshot` (once per epoch), `stats` and `close`. Under torchrun every rank plays its own
+  games against its own draws (seeded per rank) and settles the games of all ranks, in rank order
+  (`all_gather_object` of the results: these three calls are collective there), so the pool, the
+  counts and the ratings are the same on every rank. Every rank takes the same snapshots (its
+  weights are the same at the same step) and keeps them in memory; rank 0 alone writes the pool's
+  files. A resumed run reads RUN_DIR/pool on every rank (a shared folder, as checkpoints need).
 """
 
 from __future__ import annotations
@@ -162,7 +169,7 @@ def anchor_names(config: Mapping[str, Any]) -> list[str]:
     return [name.strip() for name in str(config.get("anchors", "") or "").split(",") if name.strip()]
 
 
-def check(env: VecEnv, config: Mapping[str, Any], world_size: int = 1) -> int:
+def check(env: VecEnv, config: Mapping[str, Any]) -> int:
     """The env's seats per game; APIUsageError when self-play cannot run on it (before a trainer
     acquires anything)."""
     seats = int(getattr(env, "game_seats", 0) or 0)
@@ -182,9 +189,6 @@ def check(env: VecEnv, config: Mapping[str, Any], world_size: int = 1) -> int:
                             "transport does not carry: use the serial or multiprocessing backend.")
     if config["sampler"] not in SAMPLERS:
         raise APIUsageError(f"selfplay.sampler = {config['sampler']!r} must be one of {list(SAMPLERS)}.")
-    if world_size > 1:
-        raise APIUsageError("[selfplay] under torchrun is not supported yet: the pool belongs to one process. "
-                            "Train self-play on one rank.")
     return seats
 
 
@@ -195,21 +199,26 @@ class SelfPlay:
     `[selfplay]` section; `run_dir`: the run folder (a resumed run's pool is read there);
     `claim()`: the run folder, claimed for writing (made on first use); `meta`: what each snapshot
     file holds besides the weights (the run's config and env id: a snapshot is a checkpoint that
-    `puffer match` and `pufferlib.load` read); `seed`: the draws.
+    `puffer match` and `pufferlib.load` read); `seed`: the draws; `rank`, `world_size`: this
+    process's place under torchrun (module docstring).
     """
 
     def __init__(self, env: VecEnv, policy: torch.nn.Module, config: Mapping[str, Any], run_dir: Path,
                  claim: Callable[[], Path], device: torch.device, meta: Mapping[str, Any],
-                 seed: int | None = None):
+                 seed: int | None = None, rank: int = 0, world_size: int = 1):
         seats = check(env, config)
+        self.rank, self.world_size = rank, world_size
         self.env, self.policy, self.config, self.device = env, policy, dict(config), device
         self._share = float(config["opponent_share"])
         self._run_dir, self._claim, self._meta = run_dir, claim, dict(meta)
         self.seats, self.rows = seats, env.num_agents
         self.slots = self.rows // seats
-        self.rng = np.random.default_rng(seed)
+        self.rng = np.random.default_rng(None if seed is None else seed + rank)
         self.state = PoolState()
         self._loaded: dict[str, tuple[torch.nn.Module, Actor]] = {}  # snapshot file -> policy, actor
+        self._weights: dict[str, dict[str, torch.Tensor]] = {}  # snapshot file -> weights, for the pool's snapshots
+        # Games ended since they were last settled: (snapshot file or anchor name, is an anchor, result).
+        self._unsettled: list[tuple[str, bool, float]] = []
         # Opponents are named by a number that stays theirs (an eviction shifts the pool's indices
         # while games against the evicted snapshot are still in flight): `files[number]`.
         self.files: list[str] = []
@@ -262,6 +271,8 @@ class SelfPlay:
         self.state.snapshots = kept
 
     def _save_state(self) -> None:
+        if self.rank != 0:
+            return
         self._claim()
         self.pool_dir.mkdir(parents=True, exist_ok=True)
         raw = {"snapshots": [asdict(s) for s in self.state.snapshots], "learner_elo": self.state.learner_elo,
@@ -272,24 +283,32 @@ class SelfPlay:
         tmp.replace(self.pool_dir / POOL_FILE)
 
     def snapshot(self, step: int) -> Snapshot:
-        """Add the learner's current weights to the pool (evicting one past `pool_size`)."""
-        self._claim()
-        self.pool_dir.mkdir(parents=True, exist_ok=True)
+        """Add the learner's current weights to the pool (evicting one past `pool_size`); rank 0 writes
+        its file."""
         snap = Snapshot(f"snapshot_{step:012d}.pt", step, elo=self.state.learner_elo)
         weights = {k: v.detach().cpu().clone() for k, v in self.policy.state_dict().items()}
-        checkpoint.save(self.pool_dir / snap.file, {"policy": checkpoint.policy_state(weights), "optimizers": [],
-                                                    "global_step": step, "epoch": 0, **self._meta})
+        self._weights[snap.file] = weights
+        if self.rank == 0:
+            self._claim()
+            self.pool_dir.mkdir(parents=True, exist_ok=True)
+            checkpoint.save(self.pool_dir / snap.file, {"policy": checkpoint.policy_state(weights),
+                                                        "optimizers": [], "global_step": step, "epoch": 0,
+                                                        **self._meta})
         snaps = self.state.snapshots
         snaps.append(snap)
         while len(snaps) > max(2, int(self.config["pool_size"])):
             dropped = snaps.pop(eviction_index([s.step for s in snaps]))
-            (self.pool_dir / dropped.file).unlink(missing_ok=True)  # games in flight keep its loaded policy
+            self._weights.pop(dropped.file, None)  # games in flight keep its loaded policy
+            if self.rank == 0:
+                (self.pool_dir / dropped.file).unlink(missing_ok=True)
         self.state.last_snapshot_step, self.state.since_snapshot = step, Tally()
         self._save_state()
         return snap
 
     def maybe_snapshot(self, step: int) -> Snapshot | None:
-        """Take a snapshot when one is due at agent step `step` (module docstring); else None."""
+        """Settle the games played (collective under torchrun); take a snapshot when one is due at agent
+        step `step` (module docstring); else None."""
+        self._settle()
         since = self.state.since_snapshot
         if not self.state.snapshots:
             return self.snapshot(step)
@@ -306,7 +325,10 @@ class SelfPlay:
             path = self.pool_dir / file
             try:
                 frozen = copy.deepcopy(self.policy)
-                checkpoint.load_policy(frozen, checkpoint.load(path, map_location=self.device))
+                if file in self._weights:
+                    frozen.load_state_dict(self._weights[file])
+                else:
+                    checkpoint.load_policy(frozen, checkpoint.load(path, map_location=self.device))
             except (CheckpointError, APIUsageError, OSError) as exc:
                 warnings.warn(f"{path}: not a snapshot of this policy ({type(exc).__name__}: {exc}); skipped",
                               stacklevel=3)
@@ -378,32 +400,40 @@ class SelfPlay:
         if not done.any():
             return
         slots = self._slot_of_row[rows[done & (self._seat_of_row[rows] == 0)]]
-        versus = slots[self.opponent[slots] >= 0]
-        if len(versus):
-            self._count(self.opponent[versus], self.env.outcomes[versus * self.seats + self.learner_seat[versus]])
-        for slot in slots[self.anchor[slots] >= 0].tolist():
+        for slot in slots[(self.opponent[slots] >= 0) | (self.anchor[slots] >= 0)].tolist():
             result = float(self.env.outcomes[slot * self.seats + self.learner_seat[slot]])
-            if not math.isnan(result):
-                name = self.anchors[self.anchor[slot]]
-                self.anchor_logged[name].add(result)
-                self.state.learner_elo, self.state.anchor_elo[name] = elo_update(
-                    self.state.learner_elo, self.state.anchor_elo.get(name, START_ELO), result,
-                    float(self.config["elo_k"]))
+            if math.isnan(result):  # no result: not counted
+                continue
+            if self.anchor[slot] >= 0:
+                self._unsettled.append((self.anchors[self.anchor[slot]], True, result))
+            else:
+                self._unsettled.append((self.files[self.opponent[slot]], False, result))
         self._start_games(slots)
 
-    def _count(self, numbers: np.ndarray, results: np.ndarray) -> None:
-        """Count the learner's `results` (NaN: no result, skipped) against opponents `numbers`."""
+    def _settle(self) -> None:
+        """Count the games ended since the last call (of every rank under torchrun, in rank order):
+        the tallies, the snapshots' counts and the ratings."""
+        games, self._unsettled = self._unsettled, []
+        if self.world_size > 1:
+            import torch.distributed as dist
+
+            gathered: list = [None] * self.world_size
+            dist.all_gather_object(gathered, games)
+            games = [game for ranks_games in gathered for game in ranks_games]
         pool = {snap.file: snap for snap in self.state.snapshots}
-        for number, result in zip(numbers.tolist(), results.tolist()):
-            if math.isnan(result):
+        k = float(self.config["elo_k"])
+        for name, is_anchor, result in games:
+            if is_anchor:
+                self.anchor_logged[name].add(result)
+                self.state.learner_elo, self.state.anchor_elo[name] = elo_update(
+                    self.state.learner_elo, self.state.anchor_elo.get(name, START_ELO), result, k)
                 continue
             self.logged.add(result)
             self.state.since_snapshot.add(result)
-            snap = pool.get(self.files[number])
+            snap = pool.get(name)
             if snap is not None:  # not evicted while the game went on
                 snap.add(result)
-                self.state.learner_elo, snap.elo = elo_update(self.state.learner_elo, snap.elo, result,
-                                                              float(self.config["elo_k"]))
+                self.state.learner_elo, snap.elo = elo_update(self.state.learner_elo, snap.elo, result, k)
 
     def act_opponents(self, obs: np.ndarray, ids: np.ndarray | None, send: np.ndarray) -> None:
         """Write the snapshots' actions into `send` for the rows of `obs` (rows `ids`, None: all)
@@ -438,7 +468,9 @@ class SelfPlay:
         return masks & (self.learner_rows if ids is None else self.learner_rows[np.asarray(ids)])
 
     def stats(self) -> dict[str, float]:
-        """selfplay/* metrics since the last call (module docstring); the counts start over."""
+        """selfplay/* metrics since the last call (module docstring), after settling the games
+        (collective under torchrun); the counts start over."""
+        self._settle()
         tally, self.logged = self.logged, Tally()
         out = {"selfplay/games": float(tally.games), "selfplay/pool_size": float(len(self.state.snapshots)),
                "selfplay/elo": self.state.learner_elo}
@@ -451,6 +483,8 @@ class SelfPlay:
         return out
 
     def close(self) -> None:
-        """Write pool.json (the counts and ratings since the last snapshot)."""
+        """Settle the last games (collective under torchrun); rank 0 writes pool.json (the counts and
+        ratings since the last snapshot)."""
+        self._settle()
         if self.state.snapshots or self.state.anchor_elo:
             self._save_state()

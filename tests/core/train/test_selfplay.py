@@ -3,6 +3,7 @@ and masks, resume, bad input, and a trainer run that logs selfplay/* and leaves 
 
 import json
 import math
+import textwrap
 import warnings
 from types import SimpleNamespace
 
@@ -153,7 +154,7 @@ def test_a_corrupt_pool_is_skipped_with_a_warning(tmp_path):
         env.close()
 
 
-def test_selfplay_needs_every_seat_an_agent_and_one_process():
+def test_selfplay_needs_every_seat_an_agent():
     env = pufferlib.make("ocean-connect4", num_envs=2)  # the scripted opponent plays one side
     try:
         with pytest.raises(APIUsageError, match="pass --env.opponent none"):
@@ -166,12 +167,54 @@ def test_selfplay_needs_every_seat_an_agent_and_one_process():
             PuffeRL({"selfplay": {"enabled": True}}, env=env, device="cpu")
     finally:
         env.close()
-    env = connect4()
-    try:
-        with pytest.raises(APIUsageError, match="under torchrun is not supported yet"):
-            selfplay.check(env, CONFIG, world_size=2)
-    finally:
-        env.close()
+
+
+TORCHRUN_SCRIPT = textwrap.dedent("""
+    import json, os, sys, torch, pufferlib
+    from pufferlib import PuffeRL
+    from pufferlib.train.dashboard import Dashboard
+
+    out, rank = sys.argv[1], int(os.environ["RANK"])
+    env = pufferlib.make("ocean-connect4", num_envs=32, opponent="none", seed=rank)
+    trainer = PuffeRL({"selfplay": {"enabled": True, "snapshot_interval": 4096, "opponent_share": 0.5,
+                                    "anchors": "scripted", "anchor_share": 0.25}},
+                      env=env, env_id="ocean-connect4", device="cpu", seed=1, total_timesteps=4096 * 4,
+                      batch_size=2048, minibatch_size=2048, checkpoint_interval=0, run_dir=f"{out}/run",
+                      dashboard=Dashboard(interval=1e9, rich=False))
+    logged = []
+    while not trainer.done_training():
+        trainer.evaluate(); trainer.train(); logged.append(trainer.mean_and_log())
+    state = trainer.selfplay.state
+    trainer.close()
+    with open(f"{out}/rank{rank}.json", "w") as f:
+        json.dump({"pool": [[s.file, s.step, s.wins, s.draws, s.losses, s.elo] for s in state.snapshots],
+                   "learner_elo": state.learner_elo, "anchor_elo": state.anchor_elo,
+                   "games": sum(m["selfplay/games"] for m in logged),
+                   "anchor_games": sum(m["selfplay/scripted/games"] for m in logged)}, f)
+""")
+
+
+@pytest.mark.slow
+def test_selfplay_under_torchrun_keeps_one_pool_and_one_rating_on_every_rank(tmp_path):
+    """Two CPU ranks: each plays its own games; the games of both are counted on both, in the same
+    order (the same counts and ratings); both take the same snapshots; rank 0 alone writes the pool."""
+    from tests.core.train.test_pufferl_train import GLOO_TEARDOWN_ABORT, run_torchrun
+
+    script = tmp_path / "selfplay.py"
+    script.write_text(TORCHRUN_SCRIPT)
+    returncode, output = run_torchrun(script, tmp_path)
+    if returncode != 0 and GLOO_TEARDOWN_ABORT in output:  # once more; twice in a row fails the test
+        returncode, output = run_torchrun(script, tmp_path)
+    assert returncode == 0, output
+    r0, r1 = (json.loads((tmp_path / f"rank{r}.json").read_text()) for r in (0, 1))
+    assert r0 == r1
+    assert [snap[1] for snap in r0["pool"]] == [4096, 8192, 12288, 16384]  # global steps: both ranks' batches
+    assert r0["games"] > 0 and r0["anchor_games"] > 0 and r0["anchor_elo"]["scripted"] != 1000.0
+    assert sum(sum(snap[2:5]) for snap in r0["pool"]) == r0["games"]
+    pool = json.loads((tmp_path / "run" / "pool" / "pool.json").read_text())
+    assert [s["file"] for s in pool["snapshots"]] == [snap[0] for snap in r0["pool"]]
+    assert sorted(p.name for p in (tmp_path / "run" / "pool").iterdir()) == sorted(
+        [snap[0] for snap in r0["pool"]] + ["pool.json"])
 
 
 def test_a_selfplay_run_logs_its_games_and_leaves_its_pool(tmp_path):
