@@ -289,11 +289,14 @@ class PettingZooPufferEnv(_Emulated):
         #: Its built-in players that can take a seat (`pufferlib.turn_based`): the env reads our
         #: `players` rows (one per seat, in possible_agents order) at every step.
         self.builtin_players = dict(getattr(self.env, "builtin_players", None) or {})
-        if self.builtin_players:
-            self.env.players = self.players
         self._returns = np.zeros(self.num_agents, np.float64)
         self._seen = np.zeros(self.num_agents, bool)
         self.episode_length = 0
+
+    def _bind(self, buf: Buffers) -> None:
+        super()._bind(buf)
+        if getattr(self.env, "builtin_players", None):  # it reads who plays each seat from our rows
+            self.env.players = self.players
 
     def _write_obs(self, obs: dict[Hashable, object]) -> None:
         if self._obs_checks > 0:

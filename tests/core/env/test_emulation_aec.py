@@ -199,25 +199,31 @@ def test_a_seed_repeats_the_games():
 def test_the_random_player_takes_a_seat_that_players_gives_it():
     """Self-play's anchors: with every seat an agent, a `players` entry of 1 hands its seat to random
     legal moves (the seat's own actions, here always the centre, are ignored); 0 gives it back."""
-    env = tictactoe()
-    assert env.builtin_players == {"random": 1} and tictactoe(opponent="random").builtin_players == {}
+    assert tictactoe().builtin_players == {"random": 1} and tictactoe(opponent="random").builtin_players == {}
+    env = pufferlib.make("pettingzoo-tictactoe", num_envs=2)  # the vectorizer rebinds each copy's rows
+    layout = env.envs[0].obs_layout
+    assert env.builtin_players == {"random": 1}
 
     def illegal_endings(games=40):
-        env.reset(seed=0)
+        obs, _ = env.reset(seed=0)
         rng, ended, illegal = np.random.default_rng(0), 0, 0
         while ended < games:
-            actions = np.full((2, 1), 4, np.int32)  # the centre: illegal once taken
-            actions[0] = rng.choice(np.flatnonzero(view(env, 0)["action_mask"])) if env.masks[0] else 4
-            _, rewards, terminals, _, _ = env.step(actions)
-            if terminals.any():
+            actions = np.full((4, 1), 4, np.int32)  # the centre: illegal once taken
+            for row in np.flatnonzero(env.masks[::2]) * 2:  # seat 0 of each game plays random legal squares
+                actions[row] = rng.choice(np.flatnonzero(layout.unflatten(obs[row])["action_mask"]))
+            obs, rewards, terminals, _, _ = env.step(actions)
+            for game in np.flatnonzero(terminals[1::2]):
                 ended += 1
-                illegal += rewards[1] < 0 and rewards[0] == 0  # the env's penalty for an illegal move: -1 alone
+                illegal += rewards[2 * game + 1] < 0 and rewards[2 * game] == 0  # an illegal move's -1 alone
         return illegal
 
-    env.players[1] = 1
-    assert illegal_endings() == 0
-    env.players[1] = 0
-    assert illegal_endings() > 10
+    try:
+        env.players[1::2] = 1
+        assert illegal_endings() == 0
+        env.players[1::2] = 0
+        assert illegal_endings() > 10
+    finally:
+        env.close()
 
 
 def test_tictactoe_learns_to_beat_a_random_player(tmp_path):
