@@ -437,7 +437,8 @@ class SelfPlay:
 
     def act_opponents(self, obs: np.ndarray, ids: np.ndarray | None, send: np.ndarray) -> None:
         """Write the snapshots' actions into `send` for the rows of `obs` (rows `ids`, None: all)
-        that snapshots hold. Runs inside the rollout's inference mode."""
+        that snapshots hold (a feed-forward snapshot's only where the env's masks say its seat
+        moves). Runs inside the rollout's inference mode."""
         held_rows, numbers = self.held()
         if not len(held_rows):
             return
@@ -449,12 +450,17 @@ class SelfPlay:
                 return
             numbers = self.opponent[self._slot_of_row[np.asarray(ids)[positions]]]
             held_rows = np.asarray(ids)[positions]
+        waiting = ~self.env.masks[held_rows]  # seats not to move: their actions are ignored
         for number in (numbers[:1] if (numbers == numbers[0]).all() else np.unique(numbers)):
             loaded = self._policy_of(self.files[number])
             if loaded is None:
                 continue
             actor = loaded[1]
-            pick = numbers == number
+            # A feed-forward snapshot skips the waiting seats; a recurrent one steps them too, as
+            # the learner's state steps on every row.
+            pick = (numbers == number) if actor.recurrent else (numbers == number) & ~waiting
+            if not pick.any():
+                continue
             pos, rows = positions[pick], held_rows[pick]
             index = torch.from_numpy(rows).to(self.device)
             state = actor.state(index, torch.from_numpy(self.starts[rows]).to(self.device)) if actor.recurrent else None

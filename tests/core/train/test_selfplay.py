@@ -102,11 +102,14 @@ def test_seats_and_opponents_are_drawn_per_game_and_snapshot_rows_are_masked(tmp
         assert (rows[versus].sum(1) == 1).all() and (rows[versus][np.arange(versus.sum()), seats]).all()
         masks = play.train_masks(np.ones(env.num_agents, bool), None)
         assert masks.sum() == env.num_agents - versus.sum()
-        # The snapshot's actions replace the learner's only on the rows it holds.
+        # The snapshot's actions replace the learner's only on the rows it holds, where its seat moves
+        # (a waiting seat's action is ignored: a feed-forward snapshot skips it).
         obs = np.zeros((env.num_agents, 42), np.float32)
         send = np.full(env.num_agents, -1, np.int64)  # as the rollout sends a Discrete action
+        env.masks[:] = np.arange(env.num_agents) % 2 == 0  # seat 0 to move in every game
         play.act_opponents(obs, None, send)
-        assert (send[~play.learner_rows] >= 0).all() and (send[play.learner_rows] == -1).all()
+        acting = ~play.learner_rows & env.masks
+        assert acting.any() and (send[acting] >= 0).all() and (send[~acting] == -1).all()
     finally:
         env.close()
 
