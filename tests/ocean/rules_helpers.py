@@ -2,8 +2,6 @@
 
 import numpy as np
 
-from puffer_ocean import envs
-
 
 def make(cls, **kwargs):
     env = cls(num_envs=1, **kwargs)
@@ -13,9 +11,9 @@ def make(cls, **kwargs):
 
 def random_legal(env, obs, rng):
     """One uniformly random action per row, among the legal ones where the game's observation leads
-    with them (a MaskedGame; a row without a legal action gets 0)."""
+    with them (`legal_actions`; a row without a legal action gets 0)."""
     n = env.single_action_space.n
-    if not isinstance(env, envs.MaskedGame):
+    if not env.legal_actions:
         return rng.integers(0, n, (env.num_agents, 1))
     legal = np.asarray(obs)[:, :n] > 0
     return (rng.random(legal.shape) * legal).argmax(1)[:, None]

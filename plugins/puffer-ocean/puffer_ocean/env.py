@@ -15,6 +15,7 @@ import numpy as np
 from gymnasium import spaces
 
 from puffer_ocean import _ocean
+from pufferlib import ObsLayout
 from pufferlib.environment import PufferEnv
 from pufferlib.errors import APIUsageError
 from pufferlib.vector.base import check_seed
@@ -79,7 +80,12 @@ class OceanEnv(PufferEnv):
         self.agents_per_env = self._info["num_agents"]
         self.num_agents = self.num_envs * self.agents_per_env
         obs_space, self.single_action_space = _build_spaces(self._info)
-        self.single_observation_space = self._observation_space(obs_space)
+        #: Whether the observation starts with the legal actions (`OceanSpaces.legal_actions`): it is
+        #: then the Dict {"action_mask", "observation"} (`obs_layout`), stored as one flat float row,
+        #: and training, `puffer eval` and `puffer match` sample legal actions only.
+        self.legal_actions = bool(self._info.get("legal_actions", 0))
+        self.single_observation_space = (self._masked_space(obs_space) if self.legal_actions
+                                         else self._observation_space(obs_space))
         self._discrete = not isinstance(self.single_action_space, spaces.Box)
         # The envs that keep the last observation of an ended episode (pufferlib.environment).
         self.writes_final_observations = bool(self._info["writes_final"])
@@ -107,6 +113,19 @@ class OceanEnv(PufferEnv):
     def _observation_space(self, flat: spaces.Box) -> spaces.Box:
         """The flat observation Box; envs with structured observations set `obs_layout` here."""
         return flat
+
+    def _masked_space(self, flat: spaces.Box) -> spaces.Box:
+        """The flat Box of a Dict {"action_mask": (n,), "observation": (rest,)} observation (`obs_layout`)."""
+        n = int(getattr(self.single_action_space, "n", 0))
+        if not n or len(flat.shape) != 1 or flat.shape[0] <= n or flat.dtype != np.float32:
+            raise APIUsageError(f"ocean-{self.env_name}: an observation that starts with the legal actions needs a "
+                                f"Discrete action space and a flat float32 observation longer than its legal-action "
+                                f"entries; it has {self.single_action_space} and {flat}.")
+        self.obs_layout = ObsLayout(spaces.Dict({
+            "action_mask": spaces.Box(0, 1, (n,), np.float32),
+            "observation": spaces.Box(flat.low[n:], flat.high[n:], (flat.shape[0] - n,), np.float32),
+        }))
+        return self.obs_layout.flat_space
 
     @classmethod
     def params(cls) -> dict[str, tuple[str, float, float, float]]:

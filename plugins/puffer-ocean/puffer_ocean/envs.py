@@ -3,9 +3,9 @@
 The classes are derived from `puffer_ocean.specs.ENVS`: env `name` gets the class
 `specs.class_name(name)` (e.g. `TrashPickup`), an `OceanEnv` whose behaviour lives in
 csrc/envs/<name>.h and whose docstring is the spec's description. An env that needs
-Python-side behaviour (here: `Spaces`, with its Dict observation layout, and the games whose
-observation starts with their legal moves, `MaskedGame`) defines its class below; the loop at
-the end only adds the classes not written out.
+Python-side behaviour (here: `Spaces`, with its Dict observation layout) defines its class
+below; the loop at the end only adds the classes not written out. (A game whose observation
+starts with its legal actions says so in C, `OceanSpaces.legal_actions`: `OceanEnv` lays it out.)
 """
 
 from __future__ import annotations
@@ -39,39 +39,6 @@ class Spaces(OceanEnv):
                                 f"{layout.flat_space}.")
         self.obs_layout = layout
         return layout.flat_space
-
-
-class MaskedGame(OceanEnv):
-    """A game whose C observation starts with its legal actions, one entry per action of its
-    Discrete action space (1 legal, 0 not; all 0 for a seat that waits): presented as the Dict
-    {"action_mask": (n,), "observation": (rest,)}, so the trainer, `puffer eval` and `puffer
-    match` sample legal actions only (`pufferlib.pytorch.action_mask`). The storage stays one
-    flat float row."""
-
-    def _observation_space(self, flat: spaces.Box) -> spaces.Box:
-        n = int(getattr(self.single_action_space, "n", 0))
-        if not n or len(flat.shape) != 1 or flat.shape[0] <= n or flat.dtype != np.float32:
-            raise APIUsageError(f"ocean-{self.env_name}: a masked game needs a Discrete action space and a flat "
-                                f"float32 observation longer than its legal-action entries; it has "
-                                f"{self.single_action_space} and {flat}.")
-        layout = ObsLayout(spaces.Dict({
-            "action_mask": spaces.Box(0, 1, (n,), np.float32),
-            "observation": spaces.Box(flat.low[n:], flat.high[n:], (flat.shape[0] - n,), np.float32),
-        }))
-        self.obs_layout = layout
-        return layout.flat_space
-
-
-class Checkers(MaskedGame):
-    env_name = "checkers"
-
-
-class Hex(MaskedGame):
-    env_name = "hex"
-
-
-class Chess(MaskedGame):
-    env_name = "chess"
 
 
 def _derive_classes() -> list[str]:

@@ -209,8 +209,8 @@ static PyObject* Vec_spaces(Vec* v, PyObject* unused) {
     for (int i = 0; i < s->obs_ndim; i++) PyTuple_SET_ITEM(shape, i, PyLong_FromLong(s->obs_shape[i]));
     PyObject* nvec = PyList_New(s->act_kind == 'B' ? 0 : s->act_dims);
     for (int i = 0; s->act_kind != 'B' && i < s->act_dims; i++) PyList_SET_ITEM(nvec, i, PyLong_FromLong(s->act_n[i]));
-    return Py_BuildValue("{s:i,s:i,s:N,s:C,s:d,s:d,s:C,s:i,s:N,s:d,s:d,s:i,s:i,s:O,s:i}", "num_agents", s->num_agents,
-                         "game_seats", s->game_seats,
+    return Py_BuildValue("{s:i,s:i,s:i,s:N,s:C,s:d,s:d,s:C,s:i,s:N,s:d,s:d,s:i,s:i,s:O,s:i}", "num_agents",
+                         s->num_agents, "game_seats", s->game_seats, "legal_actions", s->legal_actions,
                          "obs_shape", shape, "obs_dtype", s->obs_dtype, "obs_low", s->obs_low, "obs_high",
                          s->obs_high, "act_kind", s->act_kind, "act_dims", s->act_dims, "act_n", nvec,
                          "act_low", s->act_low, "act_high", s->act_high, "render_width", s->render_width,

@@ -65,6 +65,8 @@ typedef struct {
 typedef struct {
     int num_agents;                    /* agents per copy */
     int game_seats;                    /* rows per game of an env of games (0: not a game) */
+    int legal_actions;                 /* 1: a flat float observation starting with one entry per action of
+                                        * a Discrete space, 1 legal, 0 not (all 0 for a waiting seat) */
     int obs_ndim;
     int obs_shape[3];
     char obs_dtype;                    /* 'f' float32 or 'B' uint8 */

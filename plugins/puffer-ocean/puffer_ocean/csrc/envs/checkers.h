@@ -73,6 +73,7 @@ static inline int chk_owner(int v) { return v == 0 ? -1 : (v - 1) / 2; }
 static inline int chk_king(int v) { return v == 2 || v == 4; }
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
+    s->legal_actions = 1;  /* the observation starts with the legal actions */
     s->num_agents = chk_rows(env);
     s->game_seats = chk_rows(env);
     s->obs_ndim = 1;

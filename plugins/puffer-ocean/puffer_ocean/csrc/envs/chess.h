@@ -93,6 +93,7 @@ static inline int ch_on(int f, int r) { return f >= 0 && f < 8 && r >= 0 && r < 
 static inline int ch_frame(int player, int s) { return player == 0 ? s : s ^ 56; }
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
+    s->legal_actions = 1;  /* the observation starts with the legal actions */
     s->num_agents = ch_rows(env);
     s->game_seats = ch_rows(env);
     s->obs_ndim = 1;

@@ -33,7 +33,11 @@
  * Observation (2 * grid_size^2 + 2 floats) of a row, from its own side: the board (0 empty,
  * 1 its stones, 2 the other colour's), the board before its own last move, the current area
  * score from its side ((black - white - komi) for black, its negation for white) /
- * grid_size^2, its legal moves made / (2 * grid_size^2).
+ * grid_size^2, its legal moves made / (2 * grid_size^2). With `legal_actions` 1 it starts with
+ * the row's legal actions (grid_size^2 + 1 more entries, 1 legal: the pass and every point
+ * where its stone would be legal; all 0 while it waits for its turn), which the trainer, `puffer
+ * eval` and `puffer match` use as the action mask: no step goes to an illegal move (the default
+ * 0 keeps the reference's observation, and its stepping speed).
  *
  * Log, per row and game: score, the area score from the row's side (with two seats the
  * two rows' scores cancel: read win_rate or the outcomes), win_rate, its captures.
@@ -44,7 +48,8 @@
 #define PARAMS(P) P(int, grid_size, 7, 3, 19) P(float, komi, 7.5, -100, 100) P(int, max_steps, 1000, 1, 10000000) \
     P(float, reward_move_pass, -0.25, -10, 10) P(float, reward_move_invalid, -0.1, -10, 10) \
     P(float, reward_move_valid, 0.1, -10, 10) P(float, reward_player_capture, 0.25, -10, 10) \
-    P(float, reward_opponent_capture, -0.25, -10, 10) P(int, opponent, 1, 0, 2)
+    P(float, reward_opponent_capture, -0.25, -10, 10) P(int, opponent, 1, 0, 2) \
+    P(int, legal_actions, 0, 0, 1)
 #define FIELDS(F) F(int, moves_made) F(int, moves_white) F(int, tick) F(int, last_opponent_move) F(float, area_score) \
     F(int, to_move) F(int, passes)
 #include "../puffer.h"
@@ -76,7 +81,8 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
     s->num_agents = go_rows(env);
     s->game_seats = go_rows(env);
     s->obs_ndim = 1;
-    s->obs_shape[0] = 2 * n + 2;
+    s->obs_shape[0] = 2 * n + 2 + (env->legal_actions ? n + 1 : 0);
+    s->legal_actions = env->legal_actions;
     s->obs_dtype = 'f';
     s->obs_low = -2;
     s->obs_high = 2;
@@ -252,11 +258,28 @@ static int go_random(Env* env, int colour) {
 /* The colour (1 black, 2 white) whose view agent row k sees. */
 static inline int go_colour_of(const Env* env, int k) { return env->opponent == GO_NONE ? k + 1 : 1; }
 
+/* Whether `colour` may play at `pos`. An empty point with an empty neighbour is
+ * always legal (no suicide; a repeat of the board before would need that neighbour filled), so
+ * only the points without one are tried. */
+static int go_legal(Env* env, int pos, int colour) {
+    int N = env->grid_size, x = pos % N, y = pos / N;
+    if (env->board[pos]) return 0;
+    if ((x > 0 && !env->board[pos - 1]) || (x < N - 1 && !env->board[pos + 1]) ||
+        (y > 0 && !env->board[pos - N]) || (y < N - 1 && !env->board[pos + N])) return 1;
+    return go_try(env, pos, colour) >= 0;
+}
+
 static void go_observe(Env* env) {
     int n = env->grid_size * env->grid_size;
     for (int k = 0; k < go_rows(env); k++) {
-        float* o = (float*)env->p.observations + (size_t)k * (2 * n + 2);
+        float* o = (float*)env->p.observations + (size_t)k * (2 * n + 2 + (env->legal_actions ? n + 1 : 0));
         int colour = go_colour_of(env, k);
+        if (env->legal_actions) {
+            int moves = go_rows(env) == 1 || k == env->to_move;
+            o[0] = (float)moves;  /* the pass */
+            for (int i = 0; i < n; i++) o[1 + i] = moves ? (float)go_legal(env, i, colour) : 0.0f;
+            o += n + 1;
+        }
         const uint8_t* before = env->before[colour - 1];
         for (int i = 0; i < n; i++) o[i] = env->board[i] == 0 ? 0.0f : env->board[i] == colour ? 1.0f : 2.0f;
         for (int i = 0; i < n; i++) o[n + i] = before[i] == 0 ? 0.0f : before[i] == colour ? 1.0f : 2.0f;

@@ -39,6 +39,7 @@ static inline int hex_rows(Env* env) { return env->opponent == HEX_NONE ? 2 : 1;
 static inline int hex_player_of(Env* env, int k) { return env->opponent == HEX_NONE ? k : env->agent_player; }
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
+    s->legal_actions = 1;  /* the observation starts with the legal actions */
     s->num_agents = hex_rows(env);
     s->game_seats = hex_rows(env);
     s->obs_ndim = 1;
