@@ -480,7 +480,8 @@ class PuffeRL:
         rewards = data.rewards * scale if scale != 1.0 else data.rewards
         return ppo.compute_advantages(rewards, data.values, data.terminals, data.truncations,
                                       data.bootstrap, cfg["gamma"], cfg["gae_lambda"], ratio,
-                                      cfg["vtrace_rho_clip"], cfg["vtrace_c_clip"], data.final_values)
+                                      cfg["vtrace_rho_clip"], cfg["vtrace_c_clip"], data.final_values,
+                                      data.weights)
 
     def _update(self, fields: tuple[torch.Tensor, ...], tensors: tuple[torch.Tensor, ...], weights: torch.Tensor | None,
                 cfg: Mapping) -> tuple[dict[str, torch.Tensor], torch.Tensor]:

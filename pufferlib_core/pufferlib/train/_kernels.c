@@ -10,10 +10,10 @@
  * rows (it may be strided in its first dimension only: a column of the (rows, horizon, ...)
  * storage). Both tuples have one length.
  *
- * gae(rewards, values, terminals, truncations, bootstrap, final_values, ratio, gamma,
+ * gae(rewards, values, terminals, truncations, bootstrap, final_values, ratio, acting, gamma,
  *     gae_lambda, rho_clip, c_clip, out) writes generalised advantage estimates of (rows, T)
  * rollouts into `out`, as pufferlib.train.ppo.compute_advantages documents them; per row r,
- * from t = T-1 down to 0 (A[T] = 0):
+ * from t = T-1 down to 0 (A[T] = 0), when every step acts:
  *
  *   next    = values[t + 1], or bootstrap[r] after the last step; for a truncated step
  *             final_values[t] (values[t] where that is NaN or final_values is None)
@@ -22,9 +22,15 @@
  *   with ratio: delta *= min(ratio[t], rho_clip), chain *= min(ratio[t], c_clip)
  *   A[t]    = delta + chain * A[t + 1]
  *
- * Every array is C-contiguous, (rows, T) float32 but `bootstrap` (rows,); `terminals` and
- * `truncations` may be bool instead; `final_values` and `ratio` may be None; `out` is
- * writable. The recursion walks each row backwards in memory order; in Python it costs two
+ * With `acting` (0 where the row did not act: masked), a step that did not act is passed
+ * through: A = 0 there, and its reward and its end (terminal, or truncation with its final
+ * value) belong to the transition of the row's previous acting step, whose next step is the
+ * row's next acting step (a turn-based game: my move, the other's reply, my next move). A step
+ * that ends its episode itself keeps what follows out of its transition.
+ *
+ * Every array is C-contiguous, (rows, T) float32 but `bootstrap` (rows,); `terminals`,
+ * `truncations` and `acting` may be bool instead; `final_values`, `ratio` and `acting` may be
+ * None; `out` is writable. The recursion walks each row backwards in memory order; in Python it costs two
  * numpy calls per time step, and the arrays around it a dozen numpy calls per batch.
  */
 #define PY_SSIZE_T_CLEAN
@@ -138,21 +144,23 @@ static PyObject *copy_rows(PyObject *module, PyObject *args) {
 }
 
 static PyObject *gae(PyObject *module, PyObject *args) {
-    PyObject *objs[8]; /* rewards, values, terminals, truncations, bootstrap, final_values, ratio, out */
+    /* rewards, values, terminals, truncations, bootstrap, final_values, ratio, acting, out */
+    PyObject *objs[9];
     double gamma, lam, rho_clip, c_clip;
-    if (!PyArg_ParseTuple(args, "OOOOOOOddddO:gae", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5],
-                          &objs[6], &gamma, &lam, &rho_clip, &c_clip, &objs[7]))
+    if (!PyArg_ParseTuple(args, "OOOOOOOOddddO:gae", &objs[0], &objs[1], &objs[2], &objs[3], &objs[4], &objs[5],
+                          &objs[6], &objs[7], &gamma, &lam, &rho_clip, &c_clip, &objs[8]))
         return NULL;
-    static const char *names[8] = {"rewards", "values", "terminals", "truncations", "bootstrap", "final_values",
-                                   "ratio", "out"};
-    Py_buffer views[8];
-    int held[8] = {0};
+    static const char *names[9] = {"rewards", "values", "terminals", "truncations", "bootstrap", "final_values",
+                                   "ratio", "acting", "out"};
+    Py_buffer views[9];
+    int held[9] = {0};
     PyObject *result = NULL;
     Py_ssize_t rows = -1, steps = -1; /* any shape for rewards; every other array follows it */
-    for (int k = 0; k < 8; k++) {
-        if ((k == 5 || k == 6) && objs[k] == Py_None)
+    for (int k = 0; k < 9; k++) {
+        if ((k == 5 || k == 6 || k == 7) && objs[k] == Py_None)
             continue;
-        if (gae_input(objs[k], &views[k], names[k], k == 4 ? 1 : 2, rows, steps, k == 2 || k == 3, k == 7) < 0)
+        if (gae_input(objs[k], &views[k], names[k], k == 4 ? 1 : 2, rows, steps, k == 2 || k == 3 || k == 7,
+                      k == 8) < 0)
             goto done;
         held[k] = 1;
         if (k == 0) {
@@ -163,19 +171,35 @@ static PyObject *gae(PyObject *module, PyObject *args) {
     {
         const float *r = views[0].buf, *v = views[1].buf, *boot = views[4].buf;
         const float *final = held[5] ? views[5].buf : NULL, *ratio = held[6] ? views[6].buf : NULL;
-        float *out = views[7].buf;
+        const Py_buffer *acting = held[7] ? &views[7] : NULL;
+        float *out = views[8].buf;
         const float g = (float)gamma, chain_full = (float)(gamma * lam);
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t row = 0; row < rows; row++) {
-            float last = 0.0f;
+            /* What the transition of the next acting step back in time continues into: the value of
+             * its next state, A there, and the rewards and end of the passed-through steps between. */
+            float last = 0.0f, next = boot[row], carried = 0.0f, carried_term = 0.0f, carried_done = 0.0f;
             for (Py_ssize_t t = steps - 1; t >= 0; t--) {
                 Py_ssize_t i = row * steps + t;
                 float term = entry(&views[2], i), trunc = entry(&views[3], i);
-                float next = t == steps - 1 ? boot[row] : v[i + 1];
-                if (trunc > 0.0f)
-                    next = (final != NULL && final[i] == final[i]) ? final[i] : v[i]; /* x == x: not NaN */
-                float delta = r[i] + g * next * (1.0f - term) - v[i];
-                float done = term + trunc < 1.0f ? term + trunc : 1.0f;
+                float ended = term + trunc < 1.0f ? term + trunc : 1.0f;
+                /* x == x: not NaN */
+                float end_value = trunc > 0.0f ? ((final != NULL && final[i] == final[i]) ? final[i] : v[i]) : 0.0f;
+                if (acting != NULL && entry(acting, i) == 0.0f) { /* passed through */
+                    out[i] = 0.0f;
+                    if (ended > 0.0f) { /* its episode ends here: what follows is another's */
+                        carried = r[i], carried_term = term, carried_done = 1.0f, next = end_value, last = 0.0f;
+                    } else {
+                        carried += r[i];
+                    }
+                    continue;
+                }
+                float reward = r[i], done = carried_done, terminal = carried_term, after = next;
+                if (ended > 0.0f) /* the step ends its episode itself */
+                    done = ended, terminal = term, after = end_value;
+                else
+                    reward += carried;
+                float delta = reward + g * after * (1.0f - terminal) - v[i];
                 float chain = chain_full * (1.0f - done);
                 if (ratio != NULL) {
                     delta *= ratio[i] < rho_clip ? ratio[i] : (float)rho_clip;
@@ -183,13 +207,14 @@ static PyObject *gae(PyObject *module, PyObject *args) {
                 }
                 last = delta + chain * last;
                 out[i] = last;
+                next = v[i], carried = 0.0f, carried_term = 0.0f, carried_done = 0.0f;
             }
         }
         Py_END_ALLOW_THREADS
     }
     result = Py_NewRef(Py_None);
 done:
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < 9; k++)
         if (held[k])
             PyBuffer_Release(&views[k]);
     return result;
@@ -200,8 +225,8 @@ static PyMethodDef module_methods[] = {
      "copy_rows(destinations, sources): copy each source array into its destination (None: skip); return the "
      "number of nonzero bytes of the last source (0 when it is skipped)."},
     {"gae", gae, METH_VARARGS,
-     "gae(rewards, values, terminals, truncations, bootstrap, final_values, ratio, gamma, gae_lambda, rho_clip, "
-     "c_clip, out): generalised advantage estimates of (rows, T) float32 arrays into out (see _kernels.c)."},
+     "gae(rewards, values, terminals, truncations, bootstrap, final_values, ratio, acting, gamma, gae_lambda, "
+     "rho_clip, c_clip, out): generalised advantage estimates of (rows, T) float32 arrays into out (see _kernels.c)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -18,7 +18,8 @@ from pufferlib.train._kernels import gae
 def compute_advantages(rewards: torch.Tensor, values: torch.Tensor, terminals: torch.Tensor,
                        truncations: torch.Tensor, bootstrap: torch.Tensor, gamma: float, gae_lambda: float,
                        ratio: torch.Tensor | None = None, rho_clip: float = 1.0,
-                       c_clip: float = 1.0, final_values: torch.Tensor | None = None) -> torch.Tensor:
+                       c_clip: float = 1.0, final_values: torch.Tensor | None = None,
+                       acting: torch.Tensor | None = None) -> torch.Tensor:
     """Generalised advantage estimates of (rows, time) rollouts.
 
     `bootstrap` (rows,) is the value of the observation after each row's last step.
@@ -29,6 +30,10 @@ def compute_advantages(rewards: torch.Tensor, values: torch.Tensor, terminals: t
     `ratio` (rows, time): pi/mu of the current policy over the behaviour policy; when
     given, temporal differences are weighted by min(rho_clip, ratio) and the chain by
     min(c_clip, ratio), as in V-trace. With ratio None (or all ones) this is plain GAE.
+    `acting` (rows, time; nonzero where the row acted, e.g. the rollout's masks): a step where
+    the row did not act (a seat waiting for its turn, an absent agent) is passed through: its
+    advantage is 0, and its reward and its end belong to the transition of the row's previous
+    acting step, which continues into the row's next acting step. None: every step acted.
     """
     # The loop over time runs in C on the host (pufferlib.train._kernels.gae), over float32 (or bool) arrays.
     def host(x: torch.Tensor) -> np.ndarray:
@@ -38,7 +43,7 @@ def compute_advantages(rewards: torch.Tensor, values: torch.Tensor, terminals: t
     out = np.empty(tuple(rewards.shape), np.float32)
     gae(host(rewards), host(values), host(terminals), host(truncations), host(bootstrap),
         None if final_values is None else host(final_values), None if ratio is None else host(ratio),
-        gamma, gae_lambda, rho_clip, c_clip, out)
+        None if acting is None else host(acting), gamma, gae_lambda, rho_clip, c_clip, out)
     return torch.from_numpy(out).to(values.device)
 
 

@@ -40,9 +40,71 @@ def test_gae_matches_the_numpy_formulation(shape, extras, flags):
     final = final if extras != "plain" else None
     ratio = ratio if extras == "vtrace" else None
     out = np.full(shape, np.nan, np.float32)
-    gae(r, v, term.astype(flags), trunc.astype(flags), boot, final, ratio, 0.97, 0.9, 0.8, 1.1, out)
+    gae(r, v, term.astype(flags), trunc.astype(flags), boot, final, ratio, None, 0.97, 0.9, 0.8, 1.1, out)
     expected = numpy_advantages(r, v, term, trunc, boot, 0.97, 0.9, final, ratio, 0.8, 1.1)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def acting_reference(r, v, term, trunc, boot, final, acting, gamma, lam):
+    """Advantages where the steps a row did not act are passed through, written forwards: each acting
+    step's transition runs to the row's next acting step, taking the rewards of the steps between,
+    or stops at the first of them that ends the episode (whose end it takes)."""
+    out = np.zeros_like(r)
+    own = np.where(np.isnan(final), v, final)  # a truncated step's final value, or its own
+    for row in range(len(r)):
+        acts = list(np.flatnonzero(acting[row]))
+        transitions = []  # per acting step: (reward, next value, terminal, chain continues)
+
+        def end_value(u, row=row):
+            return own[row, u] if trunc[row, u] else 0.0
+
+        for k, t in enumerate(acts):
+            after = acts[k + 1] if k + 1 < len(acts) else r.shape[1]
+            if term[row, t] or trunc[row, t]:
+                transitions.append((r[row, t], end_value(t), bool(term[row, t]), False))
+                continue
+            reward, ended = r[row, t], None
+            for u in range(t + 1, after):
+                reward += r[row, u]
+                if term[row, u] or trunc[row, u]:
+                    ended = u
+                    break
+            if ended is not None:
+                transitions.append((reward, end_value(ended), bool(term[row, ended]), False))
+            else:
+                transitions.append((reward, v[row, after] if after < r.shape[1] else boot[row], False, True))
+        last = 0.0
+        for t, (reward, after_value, terminal, goes_on) in reversed(list(zip(acts, transitions))):
+            delta = reward + gamma * after_value * (1.0 - terminal) - v[row, t]
+            last = delta + (gamma * lam * last if goes_on else 0.0)
+            out[row, t] = last
+    return out
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_gae_passes_through_the_steps_a_row_did_not_act(seed):
+    r, v, term, trunc, boot, final, _ = rollout(5, 40, seed)
+    acting = np.random.default_rng(seed + 100).random((5, 40)) < 0.5
+    out = np.full((5, 40), np.nan, np.float32)
+    gae(r, v, term, trunc, boot, final, None, acting, 0.97, 0.9, 1.0, 1.0, out)
+    np.testing.assert_allclose(out, acting_reference(r, v, term, trunc, boot, final, acting, 0.97, 0.9),
+                               rtol=1e-5, atol=1e-5)
+    everywhere = np.empty_like(out)  # every step acting: plain GAE
+    gae(r, v, term, trunc, boot, final, None, np.ones((5, 40), bool), 0.97, 0.9, 1.0, 1.0, everywhere)
+    np.testing.assert_allclose(everywhere, numpy_advantages(r, v, term, trunc, boot, 0.97, 0.9, final), rtol=1e-5,
+                               atol=1e-5)
+
+
+def test_a_loss_on_the_other_seats_move_is_the_last_moves_reward():
+    """A turn-based game: the row moves at steps 0 and 2 and waits at 1 and 3; the other seat wins at
+    step 3. The row's last move gets the -1, undiscounted, and nothing of the waiting steps' values."""
+    r = np.array([[0, 0, 0, -1]], np.float32)
+    v = np.array([[0.2, 9.0, 0.1, 9.0]], np.float32)  # 9: the (untrained) values of waiting observations
+    term = np.array([[0, 0, 0, 1]], bool)
+    out = np.empty((1, 4), np.float32)
+    gae(r, v, term, np.zeros_like(term), np.zeros(1, np.float32), None, None, np.array([[1, 0, 1, 0]], bool),
+        0.5, 1.0, 1.0, 1.0, out)
+    assert out[0].tolist() == pytest.approx([0.5 * 0.1 - 0.2 + 0.5 * (-1 - 0.1), 0, -1 - 0.1, 0])
 
 
 def test_gae_stops_the_chain_at_a_done_and_bootstraps_the_last_step():
@@ -50,7 +112,7 @@ def test_gae_stops_the_chain_at_a_done_and_bootstraps_the_last_step():
     no, done = np.zeros((1, 3), bool), np.array([[False, True, False]])
     out = np.empty((1, 3), np.float32)
     # rewards 1, values 0, bootstrap 10, gamma 0.5, lambda 1
-    gae(one, 0 * one, done, no, np.array([10.0], np.float32), None, None, 0.5, 1.0, 1.0, 1.0, out)
+    gae(one, 0 * one, done, no, np.array([10.0], np.float32), None, None, None, 0.5, 1.0, 1.0, 1.0, out)
     assert out.tolist() == [[1.5, 1.0, 6.0]]  # step 1 ends the episode: step 0 sees only it
 
 
@@ -61,7 +123,7 @@ def test_gae_refuses_bad_inputs_with_what_was_wrong():
     def call(**change):
         args = dict(r=good, v=good, term=flags, trunc=flags, boot=boot, final=None, ratio=None, out=out) | change
         gae(args["r"], args["v"], args["term"], args["trunc"], args["boot"], args["final"], args["ratio"],
-            0.9, 0.9, 1.0, 1.0, args["out"])
+            args.get("acting"), 0.9, 0.9, 1.0, 1.0, args["out"])
 
     call()
     with pytest.raises(TypeError, match="values must be float32 \\(format d given\\)"):
@@ -70,6 +132,8 @@ def test_gae_refuses_bad_inputs_with_what_was_wrong():
         call(r=flags)  # flags may be bool, rewards may not
     with pytest.raises(TypeError, match="ratio must be a C-contiguous array"):
         call(ratio=np.zeros((3, 2), np.float32).T)
+    with pytest.raises(ValueError, match="acting has 2 rows and its own T"):
+        call(acting=np.zeros((2, 4), bool))
     with pytest.raises(ValueError, match="bootstrap must have 1 dimensions"):
         call(boot=good)
     with pytest.raises(ValueError, match="final_values has 2 rows and its own T; rewards has \\(2, 3\\)"):
