@@ -5,8 +5,10 @@
 
 Each round trains a fresh trainer of each kind for `--epochs` batches of 16,384 agent steps
 (the shipped connect4 sizes), after one untimed warm-up batch; SPS = agent steps / wall seconds
-of `evaluate()` + `train()`. The self-play run snapshots every 16,384 steps, so from its second
-batch on half its games are against frozen snapshots (their forward passes are the cost).
+of `evaluate()` + `train()`. The self-play run takes its first snapshot after its first batch, so
+from its second batch on half its games are against frozen snapshots (their forward passes are
+the cost), and then one every 4 batches (65,536 steps: each is a checkpoint file written; the
+default, `snapshot_interval = 0`, snapshots only when the learner beats the pool, far less often).
 Prints each round's two figures and the ratio, then median [min, max] of the ratios (target
 >= 0.85).
 """
@@ -27,7 +29,7 @@ def sps(selfplay: bool, epochs: int, num_envs: int) -> float:
     """Steady-state training SPS of one fresh trainer (one untimed batch first)."""
     env = pufferlib.make("ocean-connect4", num_envs=num_envs, opponent="none", seed=1)
     with tempfile.TemporaryDirectory() as run_dir:
-        config = {"selfplay": {"enabled": selfplay, "snapshot_interval": 16384}}
+        config = {"selfplay": {"enabled": selfplay, "snapshot_interval": 65536}}
         trainer = PuffeRL(config, env=env, device="cpu", seed=1, total_timesteps=10**9, batch_size=16384,
                           minibatch_size=4096, checkpoint_interval=0, learning_rate=0.003, run_dir=run_dir,
                           dashboard=Dashboard(interval=1e9, rich=False))

@@ -394,12 +394,18 @@ class SelfPlay:
     def observe(self, ids: np.ndarray | None, terminals: np.ndarray, truncations: np.ndarray) -> None:
         """After a recv() of rows `ids` (None: all, in order): count the games that ended against a
         snapshot or an anchor (outcome of the learner's seat) and draw the next games of their slots."""
-        done = np.asarray(terminals) | np.asarray(truncations)
-        rows = np.arange(self.rows) if ids is None else np.asarray(ids)
-        self.starts[rows] = done
-        if not done.any():
-            return
-        slots = self._slot_of_row[rows[done & (self._seat_of_row[rows] == 0)]]
+        if ids is None:  # every row, in order (a game's rows end together: its seat 0 says it)
+            np.logical_or(terminals, truncations, out=self.starts)
+            if not self.starts.any():
+                return
+            slots = np.flatnonzero(self.starts[::self.seats])
+        else:
+            done = np.asarray(terminals) | np.asarray(truncations)
+            rows = np.asarray(ids)
+            self.starts[rows] = done
+            if not done.any():
+                return
+            slots = self._slot_of_row[rows[done & (self._seat_of_row[rows] == 0)]]
         for slot in slots[(self.opponent[slots] >= 0) | (self.anchor[slots] >= 0)].tolist():
             result = float(self.env.outcomes[slot * self.seats + self.learner_seat[slot]])
             if math.isnan(result):  # no result: not counted
