@@ -33,7 +33,7 @@ from pufferlib.agent import Agent, load
 from pufferlib.errors import APIUsageError, CheckpointError
 from pufferlib.match import BUILT_IN, play_match
 from pufferlib.train import checkpoint
-from pufferlib.train.selfplay import POOL_DIR, POOL_FILE
+from pufferlib.train.pool import POOL_DIR, POOL_FILE
 
 DB_NAME = "league.db"
 #: Precision of the prior on each rating (on the natural scale): weak; see the module docstring.

@@ -40,7 +40,7 @@ from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
 from pufferlib.train import checkpoint, published
 from pufferlib.train.playback import write_video
-from pufferlib.train.selfplay import Counts
+from pufferlib.train.pool import Counts
 
 #: Built-in players: values of a game env's `opponent` argument.
 BUILT_IN = ("scripted", "random")

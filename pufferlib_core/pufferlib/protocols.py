@@ -114,6 +114,10 @@ class VecEnv(EnvSpaces, Protocol):
         """Rows per game of an env of competitive games, 0 for others (`pufferlib.environment`)."""
 
     @property
+    def masks(self) -> np.ndarray:
+        """Each row's mask of its latest recv() (False: it does not act), by global row id."""
+
+    @property
     def outcomes(self) -> np.ndarray:
         """Games only: each row's result (1, 0.5, 0, NaN) where its game ended, by global row id."""
 

@@ -18,7 +18,8 @@ from pufferlib.config import env_config, load_default, merge
 from pufferlib.errors import APIUsageError
 from pufferlib.train import selfplay
 from pufferlib.train.dashboard import Dashboard
-from pufferlib.train.selfplay import SelfPlay, Snapshot, elo_update, eviction_index, sampling_weights
+from pufferlib.train.pool import Snapshot, elo_update, eviction_index, sampling_weights
+from pufferlib.train.selfplay import SelfPlay
 
 CONFIG = dict(load_default()["selfplay"], enabled=True)
 
