@@ -2,10 +2,11 @@
 
 For each env id, trains `puffer train ID` with its shipped config for `--seeds` seeds (in
 subprocesses, one at a time, logging every epoch), reads the mean episode return of the last
-epoch that ended episodes and the SPS from each run's metrics.jsonl, plays random actions
+epoch that ended episodes and the SPS from each run's metrics.jsonl, times each `puffer train` (wall
+seconds from start to exit, median over seeds), plays random actions
 until 10 infos report it, and prints one Markdown row:
 
-    | env | budget (steps) | return: median [min, max] over seeds | random play | SPS | reference |
+    | env | budget (steps) | return: median [min, max] over seeds | random play | SPS | wall time | reference |
 
     python benchmarks/bench_learning.py gym-Pendulum-v1 gym-Acrobot-v1 --seeds 3
     python benchmarks/bench_learning.py ocean-target --metric score --seeds 1   # Ocean's README table
@@ -25,8 +26,8 @@ A row is a regression check: a changed config or trainer shows as a changed scor
 `--against NAME` scores a game's runs by matches instead: after each run, its last checkpoint
 plays `--games` games (seats alternating, `pufferlib.match.play_match`) against the env's
 built-in player NAME (`scripted`, `random`), and the row reports the match score (wins + draws
-/ 2) / games; the random-play column is then an untrained policy's score against NAME (its
-near-uniform choice among legal moves). This is how runs trained by self-play are scored:
+/ 2) / games; the random-play column is then the score against NAME of an untrained policy
+of the runs' config (its near-uniform choice among legal moves). This is how runs trained by self-play are scored:
 
     python benchmarks/bench_learning.py ocean-hex --against scripted --env.opponent none --selfplay.enabled true
 """
@@ -39,6 +40,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import numpy as np
@@ -58,9 +60,10 @@ REFERENCES = {
 
 
 def train_run(env_id: str, seed: int, steps: int | None, data_dir: Path, metric: str,
-              overrides: list[str] = ()) -> tuple[float, float, Path]:
+              overrides: list[str] = ()) -> tuple[float, float, Path, float]:
     """(the info `metric`'s mean over the last epoch that reported it, mean SPS of the run's epochs,
-    the run folder) of one `puffer train` run (`overrides`: more `puffer train` flags)."""
+    the run folder, the wall seconds of `puffer train` from start to exit) of one run
+    (`overrides`: more `puffer train` flags)."""
     # One log step per epoch: the last one then holds the last epoch's episodes, however fast the
     # machine (with timed log steps, a short run's last step averaged over most of its training).
     argv = [sys.executable, "-m", "pufferlib", "train", env_id, "--train.seed", str(seed), "--vec.seed",
@@ -68,12 +71,15 @@ def train_run(env_id: str, seed: int, steps: int | None, data_dir: Path, metric:
     if steps:
         argv += ["--train.total-timesteps", str(steps)]
     argv += list(overrides)
+    start = time.perf_counter()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    seconds = time.perf_counter() - start
     metrics = sorted(data_dir.glob("*/metrics.jsonl"), key=lambda p: p.stat().st_mtime)[-1]
     rows = [json.loads(line) for line in metrics.read_text().splitlines()[1:] if line.strip()]
     returns = [r[f"environment/{metric}"] for r in rows if f"environment/{metric}" in r]
     sps = [r["SPS"] for r in rows if "SPS" in r]
-    return (returns[-1] if returns else float("nan")), (statistics.mean(sps) if sps else float("nan")), metrics.parent
+    return ((returns[-1] if returns else float("nan")), (statistics.mean(sps) if sps else float("nan")),
+            metrics.parent, seconds)
 
 
 def match_score(env_id: str, player: object, against: str, games: int, seed: int) -> float:
@@ -86,13 +92,13 @@ def match_score(env_id: str, player: object, against: str, games: int, seed: int
     return result.score
 
 
-def untrained_score(env_id: str, against: str, games: int) -> float:
-    """An untrained policy of the env's shipped config against `against` (`match_score`)."""
-    from pufferlib import config
+def untrained_score(env_id: str, against: str, games: int, run_dir: Path) -> float:
+    """An untrained policy of the config the run `run_dir` trained with (its env arguments and policy,
+    from its metrics.jsonl header) against `against` (`match_score`)."""
     from pufferlib.agent import build
 
-    spec_config, _ = config.env_config(env_id)
-    return match_score(env_id, build(env_id, config.merge(config.load_default(), spec_config)), against, games, 0)
+    header = json.loads((run_dir / "metrics.jsonl").read_text().splitlines()[0])
+    return match_score(env_id, build(env_id, header["config"]), against, games, 0)
 
 
 def random_play(env_id: str, metric: str, reports: int = 10) -> float:
@@ -148,26 +154,29 @@ def main() -> None:
     args, overrides = parser.parse_known_args()
     scored = f"match score against {args.against}" if args.against else args.metric
     baseline = "untrained policy" if args.against else "random play"
-    print(f"| env | budget (steps) | {scored}: median [min, max] | seeds | {baseline} | SPS | reference |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"| env | budget (steps) | {scored}: median [min, max] | seeds | {baseline} | SPS | wall time | reference |")
+    print("|---|---|---|---|---|---|---|---|")
     for env_id in args.env_ids:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(args.data_dir) / env_id if args.data_dir else Path(tmp)
             results = []
             for seed in range(args.first_seed, args.first_seed + args.seeds):
-                score, rate, run_dir = train_run(env_id, seed, args.steps, root / str(seed), args.metric, overrides)
+                score, rate, run_dir, seconds = train_run(env_id, seed, args.steps, root / str(seed), args.metric,
+                                                          overrides)
                 if args.against:
                     score = match_score(env_id, str(run_dir), args.against, args.games, seed)
-                results.append((score, rate))
-                print(f"{env_id} seed {seed}: {scored} {score:.4g}, {rate:,.0f} SPS", file=sys.stderr, flush=True)
-            baseline_score = (untrained_score(env_id, args.against, args.games) if args.against
+                results.append((score, rate, seconds))
+                print(f"{env_id} seed {seed}: {scored} {score:.4g}, {rate:,.0f} SPS, {seconds:.0f} s", file=sys.stderr,
+                      flush=True)
+            baseline_score = (untrained_score(env_id, args.against, args.games, run_dir) if args.against
                               else random_play(env_id, args.metric))
         scores = [r[0] for r in results]
         sps = statistics.median(r[1] for r in results)
+        wall = statistics.median(r[2] for r in results)
         print(f"| {env_id} | {budget(env_id, args.steps):,} | {number(statistics.median(scores))} "
               f"[{number(min(scores))}, {number(max(scores))}] | {len(scores)} | "
               f"{number(baseline_score)} | "
-              f"{sps:,.0f} | "
+              f"{sps:,.0f} | {wall:,.0f} s | "
               f"{REFERENCES.get(env_id, '')} |", flush=True)
 
 
