@@ -11,8 +11,11 @@ The rule, so that the numbers mean the same on every run:
   `(slot + j) % seats` and B every other seat, so A plays each seat equally often. Both agents
   act on every row (each keeps its own LSTM state per row); each row takes the action of the
   player holding it.
-- An agent against a built-in player: the env is made with `opponent=<name>`; the agent holds
-  every row and the env plays the other side (and chooses who starts).
+- An agent against a built-in player that can take a seat (the env's `builtin_players` with
+  every seat an agent): as between two agents, seats alternating the same way, the built-in
+  player playing B's seats (the env's `players` input). Otherwise the env is made with
+  `opponent=<name>`: the agent holds every row and the env plays the other side (and chooses
+  who starts).
 - N games are split evenly over the slots, and each slot counts its first games to that
   quota, in the order they started: short games are not favoured. Games are seeded (`seed`).
 - `video_path`: env copy 0's first game (slot 0's, seats as above) is recorded to that GIF or
@@ -142,6 +145,18 @@ def play_match(env_id: str, a: Agent | str, b: Agent | str, games: int = 100, *,
     return result
 
 
+def _seats_builtin(agent: Agent, name: str) -> bool:
+    """Whether the agent's env, with every seat an agent, lets the built-in player `name` take a seat."""
+    try:
+        env = agent.make_env(1, opponent="none")
+    except APIUsageError:  # an env without opponent="none"
+        return False
+    try:
+        return env.game_seats >= 2 and name in (getattr(env, "builtin_players", None) or {})
+    finally:
+        env.close()
+
+
 def _make_env(agent: Agent, other: Agent | str, games: int, num_envs: int | None, render: bool) -> VecEnv:
     """The env of the match: every seat an agent, or the built-in player `other` on the other side
     (rendering `rgb_array` frames when `render`)."""
@@ -151,7 +166,7 @@ def _make_env(agent: Agent, other: Agent | str, games: int, num_envs: int | None
     if not seats:
         raise APIUsageError(f"{agent.env_id} declares no games (game_seats = 0): a match needs an env of "
                             "competitive games (see pufferlib.environment).")
-    opponent = other if isinstance(other, str) else "none"
+    opponent = "none" if not isinstance(other, str) or _seats_builtin(agent, other) else other
     overrides: dict[str, Any] = {"opponent": opponent, **({"render_mode": "rgb_array"} if render else {})}
     try:
         env = agent.make_env(1, **overrides)
@@ -204,6 +219,8 @@ def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: in
     by_seat = np.zeros(seats, np.int64)
     slot_of_row, seat_of_row = np.arange(rows) // seats, np.arange(rows) % seats
     players: list[Agent] = [agent] if isinstance(other, str) else [agent, other]
+    # a built-in player in B's seats (_make_env made every seat an agent): the env plays them
+    builtin = env.builtin_players[other] if isinstance(other, str) and seats > 1 else 0
     states: list[Any] = [None] * len(players)
     starts = np.ones(rows, bool)
     if env.agents_per_batch != rows:
@@ -217,6 +234,8 @@ def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: in
     while (counted < quota).any():
         a_seat = (np.arange(slots) + played) % seats
         a_rows = seat_of_row == a_seat[slot_of_row]
+        if builtin:  # changes only where a game just ended (`played` moved on)
+            env.players[:] = np.where(a_rows, 0, builtin)
         acts = []
         for i, player in enumerate(players):
             act, states[i] = player.act(obs, states[i], deterministic=deterministic, episode_start=starts)

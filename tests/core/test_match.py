@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from pufferlib import cli
+from pufferlib import cli, match
 from pufferlib.agent import build
 from pufferlib.config import env_config, load_default, merge
 from pufferlib.errors import APIUsageError
@@ -32,9 +32,17 @@ def test_an_agent_against_itself_scores_one_half_within_its_interval_on_both_sea
 def test_against_a_built_in_player_the_result_is_from_a_side(connect4):
     result = play_match("ocean-connect4", connect4, "scripted", 100, seed=2)
     assert result.score < 0.2 and result.b == "scripted"  # the scripted player wins and blocks
+    assert result.games_by_seat == (50, 50)  # it takes a seat (the env's players input): seats alternate
     flipped = play_match("ocean-connect4", "scripted", connect4, 100, seed=2)
     assert (flipped.wins, flipped.losses, flipped.draws) == (result.losses, result.wins, result.draws)
     assert flipped.a == "scripted"
+
+
+def test_a_built_in_player_that_takes_no_seat_plays_the_other_side(connect4, monkeypatch):
+    """An env whose built-in players cannot take a seat is made with opponent=NAME: one row per game."""
+    monkeypatch.setattr(match, "_seats_builtin", lambda agent, name: False)
+    result = play_match("ocean-connect4", connect4, "scripted", 40, seed=2)
+    assert result.games_by_seat == (40,) and result.score < 0.2
 
 
 @pytest.mark.parametrize("games, num_envs", [(10, 4), (7, 3), (1, None)])
@@ -87,8 +95,8 @@ def test_turn_based_pettingzoo_games_are_games_with_their_action_masks():
     agent = untrained("pettingzoo-tictactoe")
     result = play_match("pettingzoo-tictactoe", agent, agent, 60, seed=1)
     assert result.games == 60 and result.games_by_seat == (30, 30) and result.no_result == 0
-    against_random = play_match("pettingzoo-tictactoe", agent, "random", 30, seed=1)
-    assert against_random.games == 30 and against_random.games_by_seat == (30,)
+    against_random = play_match("pettingzoo-tictactoe", agent, "random", 30, seed=1)  # the random player seated
+    assert against_random.games == 30 and against_random.games_by_seat == (15, 15)
 
 
 @pytest.mark.parametrize("backend, workers", [("serial", None), ("multiprocessing", 2)])

@@ -410,8 +410,8 @@ def test_a_match_of_an_untrained_agent_against_itself_splits_the_games_over_the_
     agent = build(env_id, config)
     result = play_match(env_id, agent, agent, 20, seed=0)
     assert result.games + result.no_result == 20 and result.games_by_seat == (10, 10)
-    against = play_match(env_id, agent, "scripted", 4, seed=0)  # the built-in player of one seat
-    assert against.games + against.no_result == 4 and against.games_by_seat == (4,)
+    against = play_match(env_id, agent, "scripted", 4, seed=0)  # the built-in player in the other seat
+    assert against.games + against.no_result == 4 and against.games_by_seat == (2, 2)
 
 
 # ---- built-in players in a seat (the `players` input: self-play's anchors) ----
