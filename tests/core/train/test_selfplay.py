@@ -202,14 +202,9 @@ TORCHRUN_SCRIPT = textwrap.dedent("""
 def test_selfplay_under_torchrun_keeps_one_pool_and_one_rating_on_every_rank(tmp_path):
     """Two CPU ranks: each plays its own games; the games of both are counted on both, in the same
     order (the same counts and ratings); both take the same snapshots; rank 0 alone writes the pool."""
-    from tests.core.train.test_pufferl_train import GLOO_TEARDOWN_ABORT, run_torchrun
+    from tests.core.train.test_pufferl_train import torchrun_succeeds
 
-    script = tmp_path / "selfplay.py"
-    script.write_text(TORCHRUN_SCRIPT)
-    returncode, output = run_torchrun(script, tmp_path)
-    if returncode != 0 and GLOO_TEARDOWN_ABORT in output:  # once more; twice in a row fails the test
-        returncode, output = run_torchrun(script, tmp_path)
-    assert returncode == 0, output
+    torchrun_succeeds(TORCHRUN_SCRIPT, tmp_path)
     r0, r1 = (json.loads((tmp_path / f"rank{r}.json").read_text()) for r in (0, 1))
     assert r0 == r1
     assert [snap[1] for snap in r0["pool"]] == [4096, 8192, 12288, 16384]  # global steps: both ranks' batches
