@@ -30,14 +30,15 @@ def test_boardconv_is_named_in_a_config_and_acts_on_connect4():
         env.close()
 
 
-def test_boardconv_sees_the_same_pattern_anywhere_on_the_board():
-    """Shifting a piece by a column shifts the convolutions' planes: the first layer's output moves with it."""
-    agent = connect4_agent()
-    conv = next(m for m in agent.policy.modules() if isinstance(m, BoardConv))
-    board = np.zeros((2, 6, 7), np.float32)
-    board[0, 5, 2], board[1, 5, 3] = 1, 1
-    planes = torch.cat([(torch.from_numpy(board) > 0).float()[:, None], (torch.from_numpy(board) < 0).float()[:, None],
-                        (torch.from_numpy(board) == 0).float()[:, None]], 1)
+def test_boardconv_reads_connect4s_board_and_sees_a_pattern_anywhere_on_it():
+    """connect4's observation is row-major from the top row, +1 own, -1 other: the planes put each
+    piece on its cell, and a piece one column over moves the first layer's output with it."""
+    conv = next(m for m in connect4_agent().policy.modules() if isinstance(m, BoardConv))
+    obs = np.zeros((2, 42), np.float32)
+    obs[0, 5 * 7 + 2], obs[0, 0] = 1, -1  # own piece on the bottom row, column 2; the other's top left
+    obs[1, 5 * 7 + 3], obs[1, 1] = 1, -1  # the same, one column to the right
+    planes = conv.planes(torch.from_numpy(obs))
+    assert planes[0, 0, 5, 2] == 1 and planes[0, 1, 0, 0] == 1 and planes[0, 2].sum() == 40
     first = conv.convs[0](planes).detach()
     assert torch.allclose(first[0, :, :, 1:5], first[1, :, :, 2:6], atol=1e-6)
 

@@ -39,13 +39,16 @@ class BoardConv(nn.Module):
         self.encoder = nn.Sequential(layer_init(nn.Linear(channels * rows * cols + self.extra, hidden_size)), nn.ReLU())
         self.head = ActionHead(env.single_action_space, hidden_size)
 
+    def planes(self, obs: torch.Tensor) -> torch.Tensor:
+        """(batch, obs) -> (batch, 3, rows, cols): the cells that hold the row's own pieces, the other
+        player's, and the empty ones."""
+        board = obs[:, :self.rows * self.cols].float().view(-1, 1, self.rows, self.cols)
+        return torch.cat([(board > 0).float(), (board < 0).float(), (board == 0).float()], 1)
+
     def encode_observations(self, obs: torch.Tensor) -> torch.Tensor:
         """(batch, obs) -> (batch, hidden_size)."""
-        obs = obs.float()
-        cells = self.rows * self.cols
-        board = obs[:, :cells].view(-1, 1, self.rows, self.cols)
-        planes = torch.cat([(board > 0).float(), (board < 0).float(), (board == 0).float()], 1)
-        return self.encoder(torch.cat([self.convs(planes), obs[:, cells:]], 1))
+        rest = obs[:, self.rows * self.cols:].float()
+        return self.encoder(torch.cat([self.convs(self.planes(obs)), rest], 1))
 
     def decode_actions(self, hidden: torch.Tensor):
         """(batch, hidden_size) -> (logits, value)."""
