@@ -122,6 +122,23 @@ def test_target_speed_heading_and_position_are_clamped():
         env.close()
 
 
+def test_target_moves_along_its_heading():
+    """Each step moves a puffer by speed * (cos, sin) of its heading (an inline sin/cos, to 3e-7)."""
+    env = make(envs.Target, num_agents=1, num_goals=1, width=1000, height=1000)
+    try:
+        for heading in np.linspace(0, 2 * np.pi, 97, dtype=np.float32):
+            env.set_field("heading[0]", float(heading))
+            env.set_field("speed[0]", 20.0)
+            env.set_field("ax[0]", 500.0)
+            env.set_field("ay[0]", 500.0)
+            env.step(np.array([[4, 2]]))  # no turn, no speed change
+            moved = np.array([env.field("ax[0]") - 500.0, env.field("ay[0]") - 500.0])
+            expected = 20.0 * np.array([np.cos(float(env.field("heading[0]"))), np.sin(float(env.field("heading[0]")))])
+            np.testing.assert_allclose(moved, expected, atol=1e-4)
+    finally:
+        env.close()
+
+
 def test_target_episode_is_truncated_after_max_steps_keeping_the_final_view():
     env = make(envs.Target, max_steps=5)
     try:
@@ -276,6 +293,43 @@ def test_trash_pickup_ends_when_every_piece_is_in_a_bin():
         _, rew, term, trunc, _ = env.step(np.array([3, 4]))
         assert term.all() and not trunc.any() and rew.tolist() == pytest.approx([0.49, -0.01])
         assert env.log()["score"] == 1
+    finally:
+        env.close()
+
+
+def trash_view(grid, g, r, x, y, agents):
+    """The observation of the agent at (x, y) by the rule, from the ansi grid and `agents` ((x, y) ->
+    carrying) (5 planes of the (2 r + 1)^2 window: 1 trash, 2 bin, 3 agent, 4 agents carrying;
+    plane 0 and off-grid cells 0)."""
+    side = 2 * r + 1
+    view = np.zeros((5, side, side), np.uint8)
+    for dy in range(-r, r + 1):
+        for dx in range(-r, r + 1):
+            cell = (x + dx, y + dy)
+            if not (0 <= cell[0] < g and 0 <= cell[1] < g):
+                continue
+            kind = 3 if cell in agents else {"t": 1, "B": 2}.get(grid[cell[1]][cell[0]], 0)
+            view[kind, dy + r, dx + r] = 1
+            view[4, dy + r, dx + r] = agents.get(cell, 0)
+    view[0] = 0
+    return view.reshape(-1)
+
+
+@pytest.mark.parametrize("grid_size,sight", [(10, 5), (10, 2), (6, 3)])
+def test_trash_pickup_observation_is_each_agents_window_of_the_grid(grid_size, sight):
+    env = make(envs.TrashPickup, grid_size=grid_size, num_agents=3, num_trash=6, num_bins=2,
+               agent_sight_range=sight, render_mode="ansi")
+    rng = np.random.default_rng(grid_size + sight)
+    try:
+        for _ in range(150):
+            obs, _, _, _, _ = env.step(rng.integers(0, 5, 3))
+            grid = trash_grid(env, grid_size)
+            # agents 0 and 1 from their fields (agent 1 renders as "B", like a bin), agent 2 as "C"
+            spots = [(int(env.field(f"ax[{a}]")), int(env.field(f"ay[{a}]"))) for a in (0, 1)]
+            spots += [next((x, y) for y in range(grid_size) for x in range(grid_size) if grid[y][x] in "Cc")]
+            agents = {(x, y): int(grid[y][x].islower()) for x, y in spots}
+            for a, (x, y) in enumerate(spots):
+                np.testing.assert_array_equal(obs[a], trash_view(grid, grid_size, sight, x, y, agents))
     finally:
         env.close()
 

@@ -60,6 +60,20 @@ static inline double rng_uniform(uint64_t* s, double lo, double hi) {
     return lo + (hi - lo) * ((double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0));
 }
 
+/* sin and cos of x (|x| < 1e4) to within 3e-7 (not libm's exact bits), inline and branch-free so
+ * a loop over agents vectorizes: x less the nearest multiple k of pi/2 (in two parts, Cody-Waite),
+ * the Cephes polynomials of sinf and cosf on [-pi/4, pi/4], swapped and signed by k mod 4. */
+static inline void fast_sincosf(float x, float* sin_out, float* cos_out) {
+    int k = (int)(x * 0.63661977f + (x >= 0 ? 0.5f : -0.5f));
+    float r = (x - (float)k * 1.5703125f) - (float)k * 4.83826794897e-4f;
+    float z = r * r;
+    float s = r + r * z * (-1.6666654611e-1f + z * (8.3321608736e-3f + z * -1.9515295891e-4f));
+    float c = 1.0f - 0.5f * z + z * z * (4.166664568298827e-2f + z * (-1.388731625493765e-3f + z * 2.443315711809948e-5f));
+    float sv = k & 1 ? c : s, cv = k & 1 ? s : c;
+    *sin_out = k & 2 ? -sv : sv;
+    *cos_out = (k + 1) & 2 ? -cv : cv;
+}
+
 /* ---- rgb_array drawing into an (h, w, 3) uint8 canvas ---- */
 
 static inline void draw_rect(uint8_t* px, int w, int h, int x, int y, int rw, int rh,

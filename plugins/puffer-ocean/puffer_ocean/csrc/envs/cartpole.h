@@ -15,6 +15,7 @@
 #define CP_MASSCART 1.0
 #define CP_MASSPOLE 0.1
 #define CP_TOTAL_MASS (CP_MASSPOLE + CP_MASSCART)
+#define CP_INV_TOTAL_MASS (1.0 / CP_TOTAL_MASS)  /* x / m as x * (1 / m): a multiply, not a division */
 #define CP_LENGTH 0.5
 #define CP_POLEMASS_LENGTH (CP_MASSPOLE * CP_LENGTH)
 #define CP_FORCE_MAG 10.0
@@ -70,6 +71,20 @@ static void c_reset(Env* env) {
     cartpole_observe(env);
 }
 
+/* sin and cos of the pole's angle. Inside |theta| <= 0.25 (every angle the game reaches before
+ * it ends at 0.21) by their Taylor series to the x^11 and x^12 terms, inline: the next terms are
+ * below 1e-19, so the results are libm's to within an ulp; elsewhere libm's. */
+static inline void cartpole_sincos(double t, double* s, double* c) {
+    if (t < -0.25 || t > 0.25) {
+        *s = sin(t);
+        *c = cos(t);
+        return;
+    }
+    double z = t * t;
+    *s = t + t * z * (-1.0 / 6 + z * (1.0 / 120 + z * (-1.0 / 5040 + z * (1.0 / 362880 + z * (-1.0 / 39916800)))));
+    *c = 1.0 + z * (-0.5 + z * (1.0 / 24 + z * (-1.0 / 720 + z * (1.0 / 40320 + z * (-1.0 / 3628800 + z * (1.0 / 479001600))))));
+}
+
 static void c_step(Env* env) {
     double force;
     if (env->continuous) {
@@ -78,11 +93,12 @@ static void c_step(Env* env) {
     } else {
         force = env->p.actions[0] == 1 ? CP_FORCE_MAG : -CP_FORCE_MAG;
     }
-    double costheta = cos(env->theta), sintheta = sin(env->theta);
-    double temp = (force + CP_POLEMASS_LENGTH * env->theta_dot * env->theta_dot * sintheta) / CP_TOTAL_MASS;
+    double sintheta, costheta;
+    cartpole_sincos(env->theta, &sintheta, &costheta);
+    double temp = (force + CP_POLEMASS_LENGTH * env->theta_dot * env->theta_dot * sintheta) * CP_INV_TOTAL_MASS;
     double thetaacc = (CP_GRAVITY * sintheta - costheta * temp) /
-                      (CP_LENGTH * (4.0 / 3.0 - CP_MASSPOLE * costheta * costheta / CP_TOTAL_MASS));
-    double xacc = temp - CP_POLEMASS_LENGTH * thetaacc * costheta / CP_TOTAL_MASS;
+                      (CP_LENGTH * (4.0 / 3.0 - CP_MASSPOLE * costheta * costheta * CP_INV_TOTAL_MASS));
+    double xacc = temp - CP_POLEMASS_LENGTH * thetaacc * costheta * CP_INV_TOTAL_MASS;
     env->x = env->x + CP_TAU * env->x_dot;
     env->x_dot = env->x_dot + CP_TAU * xacc;
     env->theta = env->theta + CP_TAU * env->theta_dot;

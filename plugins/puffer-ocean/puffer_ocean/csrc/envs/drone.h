@@ -47,7 +47,7 @@ typedef struct {
     Log log;
     PUFFER_PARAMS
     float x, y, z, vx, vy, vz, qw, qx, qy, qz, wx, wy, wz, rpm[4];
-    float rx, ry, rz, nx, ny, nz, last_dist, ret;
+    float rx, ry, rz, nx, ny, nz, last_dist, ret, inv_rings, inv_moves;  /* 1 / max_rings, 1 / max_moves */
     int ring, tick;
 } Env;
 
@@ -67,7 +67,11 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
     return 0;
 }
 
-static int c_init(Env* env, char* err) { return 0; }
+static int c_init(Env* env, char* err) {
+    env->inv_rings = 1.0f / env->max_rings;
+    env->inv_moves = 1.0f / env->max_moves;
+    return 0;
+}
 static void c_close(Env* env) {}
 
 static inline float dr_clamp(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -105,27 +109,27 @@ static inline float dr_dist(const Env* env) {
 static void dr_observe(Env* env) {
     float* o = (float*)env->p.observations, body[3];
     dr_rotate(env, 1, env->vx, env->vy, env->vz, body);
-    for (int i = 0; i < 3; i++) o[i] = body[i] / DR_MAX_VEL;
-    o[3] = env->wx / DR_MAX_OMEGA;
-    o[4] = env->wy / DR_MAX_OMEGA;
-    o[5] = env->wz / DR_MAX_OMEGA;
+    for (int i = 0; i < 3; i++) o[i] = body[i] * (1.0f / DR_MAX_VEL);  /* scales as multiplies: no divisions */
+    o[3] = env->wx * (1.0f / DR_MAX_OMEGA);
+    o[4] = env->wy * (1.0f / DR_MAX_OMEGA);
+    o[5] = env->wz * (1.0f / DR_MAX_OMEGA);
     o[6] = env->qw;
     o[7] = env->qx;
     o[8] = env->qy;
     o[9] = env->qz;
-    for (int m = 0; m < 4; m++) o[10 + m] = env->rpm[m] / DR_MAX_RPM;
+    for (int m = 0; m < 4; m++) o[10 + m] = env->rpm[m] * (1.0f / DR_MAX_RPM);
     float dx = env->rx - env->x, dy = env->ry - env->y, dz = env->rz - env->z;
-    o[14] = dr_clamp(dx / (2 * DR_GX), -1, 1);
-    o[15] = dr_clamp(dy / (2 * DR_GY), -1, 1);
-    o[16] = dr_clamp(dz / (2 * DR_GZ), -1, 1);
+    o[14] = dr_clamp(dx * (0.5f / DR_GX), -1, 1);
+    o[15] = dr_clamp(dy * (0.5f / DR_GY), -1, 1);
+    o[16] = dr_clamp(dz * (0.5f / DR_GZ), -1, 1);
     o[17] = dr_clamp(dx, -1, 1);
     o[18] = dr_clamp(dy, -1, 1);
     o[19] = dr_clamp(dz, -1, 1);
     o[20] = env->nx;
     o[21] = env->ny;
     o[22] = env->nz;
-    o[23] = (float)env->ring / env->max_rings;
-    o[24] = (float)env->tick / env->max_moves;
+    o[23] = (float)env->ring * env->inv_rings;
+    o[24] = (float)env->tick * env->inv_moves;
 }
 
 static void c_reset(Env* env) {
@@ -170,9 +174,9 @@ static void dr_physics(Env* env, const float* a) {
     float tx = arm * ((T[0] + T[1]) - (T[2] + T[3])) - DR_K_ANG * env->wx + (DR_IYY - DR_IZZ) * env->wy * env->wz;
     float ty = arm * ((T[0] + T[3]) - (T[1] + T[2])) - DR_K_ANG * env->wy + (DR_IZZ - DR_IXX) * env->wz * env->wx;
     float tz = DR_K_DRAG * (-T[0] + T[1] - T[2] + T[3]) - DR_K_ANG * env->wz + (DR_IXX - DR_IYY) * env->wx * env->wy;
-    env->wx = dr_clamp(env->wx + DR_DT * tx / DR_IXX, -DR_MAX_OMEGA, DR_MAX_OMEGA);
-    env->wy = dr_clamp(env->wy + DR_DT * ty / DR_IYY, -DR_MAX_OMEGA, DR_MAX_OMEGA);
-    env->wz = dr_clamp(env->wz + DR_DT * tz / DR_IZZ, -DR_MAX_OMEGA, DR_MAX_OMEGA);
+    env->wx = dr_clamp(env->wx + tx * (DR_DT / DR_IXX), -DR_MAX_OMEGA, DR_MAX_OMEGA);
+    env->wy = dr_clamp(env->wy + ty * (DR_DT / DR_IYY), -DR_MAX_OMEGA, DR_MAX_OMEGA);
+    env->wz = dr_clamp(env->wz + tz * (DR_DT / DR_IZZ), -DR_MAX_OMEGA, DR_MAX_OMEGA);
     /* q += dt / 2 * q (0, w), then normalised */
     float w = env->qw, x = env->qx, y = env->qy, z = env->qz, h = 0.5f * DR_DT;
     env->qw = w + h * (-x * env->wx - y * env->wy - z * env->wz);

@@ -69,9 +69,12 @@ typedef struct {
     int captures[2];                           /* stones captured by black, white */
     float area_score, ret[2];                  /* area_score: black - white - komi */
     int stamp;                                 /* visit marks: seen[i] == stamp */
+    int liberty;                               /* the first liberty go_group found, -1 none */
     uint8_t board[GO_CELLS], ko[GO_CELLS], tmp[GO_CELLS];
+    uint8_t scored[GO_CELLS];                  /* the board area_score was counted on */
     uint8_t before[2][GO_CELLS];               /* the board before black's, white's last move */
     int seen[GO_CELLS], queue[GO_CELLS];
+    int16_t nbr[GO_CELLS][4];                  /* each point's left, right, up, down neighbour; -1 off the board */
 } Env;
 
 static inline int go_rows(const Env* env) { return env->opponent == GO_NONE ? 2 : 1; }
@@ -93,7 +96,17 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
     return 0;
 }
 
-static int c_init(Env* env, char* err) { return 0; }
+static int c_init(Env* env, char* err) {
+    int N = env->grid_size;
+    for (int pos = 0; pos < N * N; pos++) {
+        int x = pos % N, y = pos / N;
+        env->nbr[pos][0] = (int16_t)(x > 0 ? pos - 1 : -1);
+        env->nbr[pos][1] = (int16_t)(x < N - 1 ? pos + 1 : -1);
+        env->nbr[pos][2] = (int16_t)(y > 0 ? pos - N : -1);
+        env->nbr[pos][3] = (int16_t)(y < N - 1 ? pos + N : -1);
+    }
+    return 0;
+}
 static void c_close(Env* env) {}
 
 /* A fresh visit mark (the marks restart before the counter could overflow). */
@@ -105,21 +118,23 @@ static int go_stamp(Env* env) {
     return ++env->stamp;
 }
 
-/* Flood the group at `start` on `b`; returns its liberties, its stones in env->queue[0..*size). */
+/* Flood the group at `start` on `b`; returns its liberties, its stones in env->queue[0..*size),
+ * the first liberty it met in env->liberty. */
 static int go_group(Env* env, const uint8_t* b, int start, int* size) {
-    int N = env->grid_size, color = b[start], head = 0, tail = 0, libs = 0;
+    int color = b[start], head = 0, tail = 0, libs = 0;
+    env->liberty = -1;
     go_stamp(env);
     env->queue[tail++] = start;
     env->seen[start] = env->stamp;
     while (head < tail) {
-        int pos = env->queue[head++], x = pos % N, y = pos / N;
-        int nb[4] = {x > 0 ? pos - 1 : -1, x < N - 1 ? pos + 1 : -1, y > 0 ? pos - N : -1, y < N - 1 ? pos + N : -1};
+        int pos = env->queue[head++];
+        const int16_t* nb = env->nbr[pos];
         for (int i = 0; i < 4; i++) {
             int q = nb[i];
             if (q < 0 || env->seen[q] == env->stamp) continue;
             if (b[q] == 0) {
                 env->seen[q] = env->stamp;
-                libs++;
+                if (libs++ == 0) env->liberty = q;
             } else if (b[q] == color) {
                 env->seen[q] = env->stamp;
                 env->queue[tail++] = q;
@@ -136,8 +151,7 @@ static int go_try(Env* env, int pos, int player) {
     if (env->board[pos]) return -1;
     memcpy(env->tmp, env->board, (size_t)n);
     env->tmp[pos] = (uint8_t)player;
-    int x = pos % N, y = pos / N;
-    int nb[4] = {x > 0 ? pos - 1 : -1, x < N - 1 ? pos + 1 : -1, y > 0 ? pos - N : -1, y < N - 1 ? pos + N : -1};
+    const int16_t* nb = env->nbr[pos];
     for (int i = 0; i < 4; i++) {
         int q = nb[i];
         if (q < 0 || env->tmp[q] != 3 - player) continue;
@@ -162,7 +176,7 @@ static int go_play(Env* env, int pos, int player) {
 
 /* Area score: black - white - komi (Tromp-Taylor). */
 static float go_area(Env* env) {
-    int n = env->grid_size * env->grid_size, N = env->grid_size, black = 0, white = 0;
+    int n = env->grid_size * env->grid_size, black = 0, white = 0;
     int mark = go_stamp(env);
     for (int i = 0; i < n; i++) {
         if (env->board[i] == 1) black++;
@@ -172,8 +186,8 @@ static float go_area(Env* env) {
             env->queue[tail++] = i;
             env->seen[i] = mark;
             while (head < tail) {
-                int pos = env->queue[head++], x = pos % N, y = pos / N;
-                int nb[4] = {x > 0 ? pos - 1 : -1, x < N - 1 ? pos + 1 : -1, y > 0 ? pos - N : -1, y < N - 1 ? pos + N : -1};
+                int pos = env->queue[head++];
+                const int16_t* nb = env->nbr[pos];
                 for (int k = 0; k < 4; k++) {
                     int q = nb[k];
                     if (q < 0) continue;
@@ -191,17 +205,13 @@ static float go_area(Env* env) {
     return (float)(black - white) - env->komi;
 }
 
-/* A liberty of the group at `start` (the first found), or -1. */
-static int go_a_liberty(Env* env, int start) {
-    int size, N = env->grid_size;
-    go_group(env, env->board, start, &size);
-    for (int k = 0; k < size; k++) {
-        int pos = env->queue[k], x = pos % N, y = pos / N;
-        int nb[4] = {x > 0 ? pos - 1 : -1, x < N - 1 ? pos + 1 : -1, y > 0 ? pos - N : -1, y < N - 1 ? pos + N : -1};
-        for (int i = 0; i < 4; i++)
-            if (nb[i] >= 0 && env->board[nb[i]] == 0) return nb[i];
-    }
-    return -1;
+/* area_score of the board, counted again only when the board changed (an illegal move, half
+ * of random play, leaves it as it was). */
+static void go_update_area(Env* env) {
+    size_t n = (size_t)(env->grid_size * env->grid_size);
+    if (!memcmp(env->board, env->scored, n)) return;
+    memcpy(env->scored, env->board, n);
+    env->area_score = go_area(env);
 }
 
 /* The greedy player's move for `colour` (1 black, 2 white); returns the stones it captured, -1
@@ -217,8 +227,7 @@ static int go_greedy(Env* env, int colour) {
         for (int k = 0; k < size; k++) done[env->queue[k]] = 1;
         int tier = env->board[i] != colour ? libs - 1 : libs == 1 ? 0 : -1;
         if (tier < 0 || tier > 3) continue;
-        int lib = go_a_liberty(env, i);
-        if (lib >= 0) cand[tier][count[tier]++] = lib;
+        if (env->liberty >= 0) cand[tier][count[tier]++] = env->liberty;
     }
     for (int t = 0; t < 4; t++)
         for (int k = 0; k < count[t]; k++) {
@@ -295,6 +304,7 @@ static void go_set_masks(Env* env) {
 static void c_reset(Env* env) {
     int n = env->grid_size * env->grid_size;
     memset(env->board, 0, (size_t)n);
+    memset(env->scored, 0, (size_t)n);  /* the empty board's area: -komi */
     memset(env->ko, 0, (size_t)n);
     memset(env->before, 0, sizeof(env->before));
     env->moves_made = env->moves_white = env->tick = env->to_move = env->passes = 0;
@@ -378,7 +388,7 @@ static void go_step_builtin(Env* env) {
         }
     }
     if (env->moves_made >= 2 * n) terminal = 1;
-    env->area_score = go_area(env);
+    go_update_area(env);
     env->p.rewards[0] = reward;
     go_finish(env, terminal);
 }
@@ -411,7 +421,7 @@ static void go_step_seats(Env* env) {
     }
     int terminal = env->passes >= 2 || env->moves_made >= 2 * n || env->moves_white >= 2 * n;
     if (passed_turn) env->to_move = 1 - mover;
-    env->area_score = go_area(env);
+    go_update_area(env);
     go_finish(env, terminal);
 }
 

@@ -103,8 +103,10 @@ static void c_step(Env* env) {
         const int32_t* act = env->p.actions + 2 * a;
         env->heading[a] = target_clamp(env->heading[a] + (float)(act[0] - 4) * (1.0f / 12.0f), 0, TG_TWO_PI);
         env->speed[a] = target_clamp(env->speed[a] + (float)(act[1] - 2), -20.0f, 20.0f);
-        env->ax[a] = target_clamp(env->ax[a] + env->speed[a] * cosf(env->heading[a]), 0, (float)env->width);
-        env->ay[a] = target_clamp(env->ay[a] + env->speed[a] * sinf(env->heading[a]), 0, (float)env->height);
+        float sin_h, cos_h;
+        fast_sincosf(env->heading[a], &sin_h, &cos_h);
+        env->ax[a] = target_clamp(env->ax[a] + env->speed[a] * cos_h, 0, (float)env->width);
+        env->ay[a] = target_clamp(env->ay[a] + env->speed[a] * sin_h, 0, (float)env->height);
         float reward = 0;
         for (int g = 0; g < env->num_goals; g++) {
             float dx = env->gx[g] - env->ax[a], dy = env->gy[g] - env->ay[a];

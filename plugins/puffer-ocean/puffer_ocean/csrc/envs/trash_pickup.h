@@ -71,18 +71,21 @@ static void tp_observe(Env* env) {
     for (int a = 0; a < env->num_agents; a++) {
         uint8_t* o = (uint8_t*)env->p.observations + (size_t)a * 5 * plane;
         memset(o, 0, (size_t)(5 * plane));
-        for (int dy = -r; dy <= r; dy++) {
-            int y = env->ay[a] + dy;
-            if (y < 0 || y >= g) continue;
-            for (int dx = -r; dx <= r; dx++) {
-                int x = env->ax[a] + dx;
-                if (x < 0 || x >= g) continue;
-                int cell = y * g + x, kind = env->grid[cell], at = (dy + r) * side + dx + r;
-                if (kind == TP_EMPTY) continue;
-                o[kind * plane + at] = 1;
-                o[4 * plane + at] = carrier[cell];
+        /* The window's part inside the grid, without a branch per cell: every cell marks the
+         * plane of its kind, empty cells plane 0, which is cleared again below. */
+        int ax = env->ax[a], ay = env->ay[a];
+        int x0 = ax - r < 0 ? -ax : -r, x1 = ax + r >= g ? g - 1 - ax : r;
+        int y0 = ay - r < 0 ? -ay : -r, y1 = ay + r >= g ? g - 1 - ay : r;
+        for (int dy = y0; dy <= y1; dy++) {
+            const uint8_t* kinds = env->grid + (ay + dy) * g + ax;
+            const uint8_t* carried = carrier + (ay + dy) * g + ax;
+            uint8_t* row = o + (dy + r) * side + r;
+            for (int dx = x0; dx <= x1; dx++) {
+                row[kinds[dx] * plane + dx] = 1;
+                row[4 * plane + dx] = carried[dx];
             }
         }
+        memset(o, 0, (size_t)plane);
     }
 }
 
