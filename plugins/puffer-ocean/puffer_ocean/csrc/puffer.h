@@ -19,6 +19,10 @@
 
 #include "ocean.h"
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
 #define PUFFER_X_FLOAT(name) float name;
 #define PUFFER_P_DECL(type, name, def, lo, hi) type name;
 #define PUFFER_F_DECL(type, name) type name;
@@ -58,6 +62,16 @@ static inline float rng_float(uint64_t* s) {
 /* Uniform double in [lo, hi). */
 static inline double rng_uniform(uint64_t* s, double lo, double hi) {
     return lo + (hi - lo) * ((double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0));
+}
+
+/* v clamped to [lo, hi] without a branch (SSE max then min; a NaN v gives lo): for values that
+ * hit their bounds at random, where a mispredicted branch costs more than the clamp. */
+static inline float clampf(float v, float lo, float hi) {
+#if defined(__SSE__)
+    return _mm_cvtss_f32(_mm_min_ss(_mm_max_ss(_mm_set_ss(v), _mm_set_ss(lo)), _mm_set_ss(hi)));
+#else
+    return v > lo ? (v < hi ? v : hi) : lo;
+#endif
 }
 
 /* sin and cos of x (|x| < 1e4) to within 3e-7 (not libm's exact bits), inline and branch-free so

@@ -55,10 +55,20 @@ static void c_close(Env* env) {}
 static void boids_sense(Env* env, int i, float* align, int* close, float* obs) {
     int n = env->num_agents, seen[BOIDS_SEEN], count = 0, neighbours = 0;
     float dist[BOIDS_SEEN], r2 = env->radius * env->radius, near2 = r2 / 16, cos_sum = 0;
+    float d2[BOIDS_MAX];
+    int within[BOIDS_MAX], m = 0;
     *close = 0;
+    for (int j = 0; j < n; j++) {  /* every distance, then the birds within the radius listed without a branch */
+        float dx = env->x[j] - env->x[i], dy = env->y[j] - env->y[i];
+        d2[j] = dx * dx + dy * dy;
+    }
     for (int j = 0; j < n; j++) {
-        float dx = env->x[j] - env->x[i], dy = env->y[j] - env->y[i], d = dx * dx + dy * dy;
-        if (j == i || d > r2) continue;
+        within[m] = j;
+        m += (d2[j] <= r2) & (j != i);
+    }
+    for (int w = 0; w < m; w++) {
+        int j = within[w];
+        float d = d2[j];
         neighbours++;
         cos_sum += env->hc[j] * env->hc[i] + env->hs[j] * env->hs[i];  /* cos(a_j - a_i) */
         *close += d < near2;
@@ -91,10 +101,7 @@ static void boids_sense(Env* env, int i, float* align, int* close, float* obs) {
 }
 
 static void boids_headings(Env* env) {
-    for (int i = 0; i < env->num_agents; i++) {
-        env->hc[i] = cosf(env->a[i]);
-        env->hs[i] = sinf(env->a[i]);
-    }
+    for (int i = 0; i < env->num_agents; i++) fast_sincosf(env->a[i], &env->hs[i], &env->hc[i]);
 }
 
 static void boids_observe(Env* env) {
@@ -127,21 +134,22 @@ static void c_step(Env* env) {
         else if (action == 2) env->a[i] -= env->turn;
         else if (action == 3 && (env->v[i] += 0.001f) > BOIDS_VMAX) env->v[i] = BOIDS_VMAX;
         else if (action == 4 && (env->v[i] -= 0.001f) < BOIDS_VMIN) env->v[i] = BOIDS_VMIN;
-        env->a[i] = fmodf(env->a[i] + 6.2831853f, 6.2831853f);
+        env->a[i] += env->a[i] < 0 ? 6.2831853f : env->a[i] >= 6.2831853f ? -6.2831853f : 0;  /* kept in [0, 2 pi) */
     }
+    boids_headings(env);
     for (int i = 0; i < n; i++) {
-        float x = env->x[i] + env->v[i] * cosf(env->a[i]), y = env->y[i] + env->v[i] * sinf(env->a[i]);
+        float x = env->x[i] + env->v[i] * env->hc[i], y = env->y[i] + env->v[i] * env->hs[i];
         edge[i] = x < 0 || x > 1 || y < 0 || y > 1;
         if (edge[i]) {  /* stop at the edge and head to the centre */
             x = x < 0 ? 0 : x > 1 ? 1 : x;
             y = y < 0 ? 0 : y > 1 ? 1 : y;
             env->a[i] = atan2f(0.5f - y, 0.5f - x);
             if (env->a[i] < 0) env->a[i] += 6.2831853f;
+            fast_sincosf(env->a[i], &env->hs[i], &env->hc[i]);
         }
         env->x[i] = x;
         env->y[i] = y;
     }
-    boids_headings(env);
     for (int i = 0; i < n; i++) {
         float align;
         int close;

@@ -72,29 +72,28 @@ static void c_close(Env* env) {
     env->factories = NULL;
 }
 
-static inline float cv_clamp(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 static inline float cv_coord(Env* env, int extent) {
     return CV_MARGIN + (float)rng_int(&env->p.rng, extent - 2 * (int)CV_MARGIN + 1);
 }
 
 static void convert_observe(Env* env) {
-    int R = env->num_resources, dim = 3 * R + 4;
+    int R = env->num_resources, F = env->num_factories, dim = 3 * R + 4;
     float iw = 1.0f / env->width, ih = 1.0f / env->height;
+    const CvFactory* factories = env->factories;
     for (int a = 0; a < env->num_agents; a++) {
         const CvAgent* ag = &env->agents[a];
-        float* obs = (float*)env->p.observations + (size_t)a * dim;
-        float best[8];
-        for (int r = 0; r < R; r++) {
-            best[r] = INFINITY;
-            obs[2 * r] = obs[2 * r + 1] = 0;
-        }
-        for (int f = 0, r = 0; f < env->num_factories; f++, r = r + 1 == R ? 0 : r + 1) {  /* r = f % R */
-            float dx = env->factories[f].x - ag->x, dy = env->factories[f].y - ag->y, dd = dx * dx + dy * dy;
-            if (dd < best[r]) {
-                best[r] = dd;
-                obs[2 * r] = dx * iw;
-                obs[2 * r + 1] = dy * ih;
+        float* restrict obs = (float*)env->p.observations + (size_t)a * dim;  /* aliases no state */
+        for (int r = 0; r < R; r++) {  /* the nearest factory of resource r (factories r, r + R, ...); 0, 0 if none */
+            float best = INFINITY, bx = 0, by = 0;
+            for (int f = r; f < F; f += R) {
+                float dx = factories[f].x - ag->x, dy = factories[f].y - ag->y, dd = dx * dx + dy * dy;
+                int nearer = dd < best;  /* selects, not a branch: which factory is nearer is a coin flip */
+                best = nearer ? dd : best;
+                bx = nearer ? dx : bx;
+                by = nearer ? dy : by;
             }
+            obs[2 * r] = bx * iw;
+            obs[2 * r + 1] = by * ih;
         }
         obs += 2 * R;
         obs[0] = ag->heading * (1.0f / CV_TWO_PI);
@@ -129,10 +128,12 @@ static void c_step(Env* env) {
     for (int a = 0; a < env->num_agents; a++) {
         CvAgent* ag = &env->agents[a];
         const int32_t* act = env->p.actions + 2 * a;
-        ag->heading = cv_clamp(ag->heading + (float)(act[0] - 4) * (1.0f / 12.0f), 0, CV_TWO_PI);
-        ag->speed = cv_clamp(ag->speed + (float)(act[1] - 2), -20.0f, 20.0f);
-        ag->x = cv_clamp(ag->x + ag->speed * cosf(ag->heading), CV_MARGIN, xmax);
-        ag->y = cv_clamp(ag->y + ag->speed * sinf(ag->heading), CV_MARGIN, ymax);
+        ag->heading = clampf(ag->heading + (float)(act[0] - 4) * (1.0f / 12.0f), 0, CV_TWO_PI);
+        ag->speed = clampf(ag->speed + (float)(act[1] - 2), -20.0f, 20.0f);
+        float sin_h, cos_h;
+        fast_sincosf(ag->heading, &sin_h, &cos_h);
+        ag->x = clampf(ag->x + ag->speed * cos_h, CV_MARGIN, xmax);
+        ag->y = clampf(ag->y + ag->speed * sin_h, CV_MARGIN, ymax);
         if (rng_int(&env->p.rng, env->num_agents) == 0) {
             ag->x = cv_coord(env, env->width);
             ag->y = cv_coord(env, env->height);
@@ -152,9 +153,11 @@ static void c_step(Env* env) {
     }
     for (int f = 0; f < env->num_factories; f++) {
         CvFactory* fa = &env->factories[f];
-        float x = fa->x + 2.0f * cosf(fa->heading), y = fa->y + 2.0f * sinf(fa->heading);
-        fa->x = cv_clamp(x, CV_MARGIN, xmax);
-        fa->y = cv_clamp(y, CV_MARGIN, ymax);
+        float sin_h, cos_h;
+        fast_sincosf(fa->heading, &sin_h, &cos_h);
+        float x = fa->x + 2.0f * cos_h, y = fa->y + 2.0f * sin_h;
+        fa->x = clampf(x, CV_MARGIN, xmax);
+        fa->y = clampf(y, CV_MARGIN, ymax);
         if (fa->x != x || fa->y != y) fa->heading = rng_float(&env->p.rng) * CV_TWO_PI;
     }
     int truncated = env->tick >= env->max_steps;

@@ -63,7 +63,7 @@ static void target_observe(Env* env) {
     int dim = 2 * (env->num_agents + env->num_goals) + 4;
     float iw = 1.0f / env->width, ih = 1.0f / env->height;
     for (int a = 0; a < env->num_agents; a++) {
-        float* obs = (float*)env->p.observations + (size_t)a * dim;
+        float* restrict obs = (float*)env->p.observations + (size_t)a * dim;  /* aliases no state */
         float x = env->ax[a], y = env->ay[a];
         for (int g = 0; g < env->num_goals; g++) {
             *obs++ = (env->gx[g] - x) * iw;
@@ -94,28 +94,29 @@ static void c_reset(Env* env) {
     target_observe(env);
 }
 
-static inline float target_clamp(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
 
 static void c_step(Env* env) {
     uint64_t moved = 0;  /* bit g: star g was reached this step */
+    float* restrict rewards = env->p.rewards;  /* aliases no state */
+    int agents = env->num_agents, goals = env->num_goals;
     env->tick++;
-    for (int a = 0; a < env->num_agents; a++) {
+    for (int a = 0; a < agents; a++) {
         const int32_t* act = env->p.actions + 2 * a;
-        env->heading[a] = target_clamp(env->heading[a] + (float)(act[0] - 4) * (1.0f / 12.0f), 0, TG_TWO_PI);
-        env->speed[a] = target_clamp(env->speed[a] + (float)(act[1] - 2), -20.0f, 20.0f);
+        env->heading[a] = clampf(env->heading[a] + (float)(act[0] - 4) * (1.0f / 12.0f), 0, TG_TWO_PI);
+        env->speed[a] = clampf(env->speed[a] + (float)(act[1] - 2), -20.0f, 20.0f);
         float sin_h, cos_h;
         fast_sincosf(env->heading[a], &sin_h, &cos_h);
-        env->ax[a] = target_clamp(env->ax[a] + env->speed[a] * cos_h, 0, (float)env->width);
-        env->ay[a] = target_clamp(env->ay[a] + env->speed[a] * sin_h, 0, (float)env->height);
+        env->ax[a] = clampf(env->ax[a] + env->speed[a] * cos_h, 0, (float)env->width);
+        env->ay[a] = clampf(env->ay[a] + env->speed[a] * sin_h, 0, (float)env->height);
         float reward = 0;
-        for (int g = 0; g < env->num_goals; g++) {
+        for (int g = 0; g < goals; g++) {
             float dx = env->gx[g] - env->ax[a], dy = env->gy[g] - env->ay[a];
             if (dx * dx + dy * dy <= TG_RADIUS * TG_RADIUS) {
                 reward += 1.0f;
                 moved |= 1ull << g;
             }
         }
-        env->p.rewards[a] = reward;
+        rewards[a] = reward;
         env->last_reward[a] = reward > 1.0f ? 1.0f : reward;
         env->eaten[a] += reward;
     }

@@ -92,23 +92,23 @@ static inline int tt_score(const Env* env, int player) { return player == 0 ? en
 
 /* Everything but the hands, which only change at reset (tt_observe_hands), for every row. */
 static void tt_observe(Env* env) {
-    for (int row = 0; row < tt_rows(env); row++) {
+    static const float OWNED[3] = {0.5f, 0.0f, 1.0f};  /* by owner * mine + 1: the other's, empty, mine */
+    for (int row = 0, rows = tt_rows(env); row < rows; row++) {
         int me = row, other = 1 - row, mine = me == 0 ? 1 : -1;
-        float* o = (float*)env->p.observations + (size_t)row * TT_OBS;
-        for (int c = 0; c < 9; c++) *o++ = env->owner[c] == mine ? 1.0f : env->owner[c] == -mine ? 0.5f : 0.0f;
-        for (int k = 0; k < 5; k++) *o++ = env->location[me][k] != 0;
-        for (int c = 0; c < 9; c++) *o++ = env->owner[c] != 0;
+        float* restrict o = (float*)env->p.observations + (size_t)row * TT_OBS;  /* aliases no field */
+        for (int c = 0; c < 9; c++) o[c] = OWNED[env->owner[c] * mine + 1];
+        for (int k = 0; k < 5; k++) o[9 + k] = env->location[me][k] != 0;
+        for (int c = 0; c < 9; c++) o[14 + c] = env->owner[c] != 0;
         int selected = *tt_selected(env, me);
-        *o++ = selected >= 0;
-        *o++ = (selected + 1) * 0.2f;
-        *o++ = (env->last_played[other] + 1) * 0.2f;
-        *o++ = tt_score(env, me) * 0.1f;
-        *o++ = tt_score(env, other) * 0.1f;
-        for (int c = 0; c < 9; c++)
-            for (int d = 0; d < 4; d++) *o++ = env->cell_values[c][d] * 0.1f;
-        o += 40;
-        for (int p = 0; p < 2; p++)
-            for (int k = 0; k < 5; k++) *o++ = env->location[p == 0 ? me : other][k] * (1.0f / 9.0f);
+        o[23] = selected >= 0;
+        o[24] = (selected + 1) * 0.2f;
+        o[25] = (env->last_played[other] + 1) * 0.2f;
+        o[26] = tt_score(env, me) * 0.1f;
+        o[27] = tt_score(env, other) * 0.1f;
+        const uint8_t* values = &env->cell_values[0][0];
+        for (int i = 0; i < 36; i++) o[28 + i] = values[i] * 0.1f;
+        for (int k = 0; k < 5; k++) o[104 + k] = env->location[me][k] * (1.0f / 9.0f);  /* 64..103: the hands */
+        for (int k = 0; k < 5; k++) o[109 + k] = env->location[other][k] * (1.0f / 9.0f);
     }
 }
 
