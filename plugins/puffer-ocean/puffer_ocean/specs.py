@@ -44,7 +44,7 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
     "continuous": ("Box actions: output the observed targets", {},
                    _config(64, 40_000, 1024, 256, learning_rate=0.01)),
     "cartpole": ("Gymnasium CartPole-v1 physics, discrete or continuous", {},
-                 _config(64, 200_000, 2048, 512, learning_rate=0.005)),
+                 _config(64, 500_000, 2048, 512, learning_rate=0.005)),
     "pong": ("Pong against a scripted opponent: timing and tracking", {},
              _config(256, 5_000_000, 16384, 4096, learning_rate=0.003)),
     "breakout": ("Breakout: long horizons, many objects", {},
