@@ -7,20 +7,14 @@ the top (torch and pufferlib inside the measuring functions), so loading it is c
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_ceiling.py"
-_spec = importlib.util.spec_from_file_location("benchmarks_bench_ceiling", _PATH)
-assert _spec is not None and _spec.loader is not None
-bench = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = bench  # dataclasses look their module up there
-_spec.loader.exec_module(bench)
+from tests.benchmarks import load_benchmark
+
+bench = load_benchmark("bench_ceiling")
 
 
 def test_the_bounds_add_times_per_sample():

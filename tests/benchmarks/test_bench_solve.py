@@ -6,19 +6,13 @@ standard library, so loading it is cheap.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
 import pytest
 
-_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_solve.py"
-_spec = importlib.util.spec_from_file_location("benchmarks_bench_solve", _PATH)
-assert _spec is not None and _spec.loader is not None
-bench = importlib.util.module_from_spec(_spec)
-sys.modules[_spec.name] = bench  # dataclasses look their module up there
-_spec.loader.exec_module(bench)
+from tests.benchmarks import load_benchmark
+
+bench = load_benchmark("bench_solve")
 
 T0 = 1_000.0
 

@@ -271,10 +271,11 @@ static inline int go_colour_of(const Env* env, int k) { return env->opponent == 
  * always legal (no suicide; a repeat of the board before would need that neighbour filled), so
  * only the points without one are tried. */
 static int go_legal(Env* env, int pos, int colour) {
-    int N = env->grid_size, x = pos % N, y = pos / N;
     if (env->board[pos]) return 0;
-    if ((x > 0 && !env->board[pos - 1]) || (x < N - 1 && !env->board[pos + 1]) ||
-        (y > 0 && !env->board[pos - N]) || (y < N - 1 && !env->board[pos + N])) return 1;
+    for (int i = 0; i < 4; i++) {
+        int q = env->nbr[pos][i];
+        if (q >= 0 && !env->board[q]) return 1;
+    }
     return go_try(env, pos, colour) >= 0;
 }
 
