@@ -209,6 +209,14 @@ class Rollout:
         timer.lap_forward()
         return acted, state  # as they come: this runs every step
 
+    def _act_opponents(self, timer: PhaseTimer, obs: np.ndarray, ids: np.ndarray | None, send: np.ndarray) -> None:
+        """Self-play's snapshots act on the rows of `obs` they hold (`SelfPlay.act_opponents`),
+        timed as `forward` (the copies before it as `copy`)."""
+        assert self.selfplay is not None
+        timer.lap_copy()
+        self.selfplay.act_opponents(obs, ids, send)
+        timer.lap_forward()
+
     def _send_recv(self, timer: PhaseTimer, send: np.ndarray | None) -> Batch:
         """`env.send(send)` (None: nothing to send, as after a reset) and what `env.recv()` returns,
         timed as `env`; the infos received go to the episode stats."""
@@ -274,7 +282,7 @@ class Rollout:
                 break
             send = actor.to_env(action)
             if self.selfplay is not None:
-                self.selfplay.act_opponents(obs, None, send)
+                self._act_opponents(timer, obs, None, send)
             keep((obs_dev, action, logprob, value))
             if recurrent:
                 assert state is not None  # a recurrent actor has a state
@@ -315,7 +323,7 @@ class Rollout:
             (action, logprob, value, new_state), state = self._act(timer, obs_dev, starts, index)
             send = actor.to_env(action)
             if self.selfplay is not None:
-                self.selfplay.act_opponents(obs, ids, send)
+                self._act_opponents(timer, obs, ids, send)
             if room is not None:
                 writer.write(ids, t, room, obs, obs_dev, action, send, logprob, value, starts, masks, state)
             if writer.bootstrap(ids, t, value):  # the batch is complete; these observations start the next

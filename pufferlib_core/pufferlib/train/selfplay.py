@@ -148,6 +148,7 @@ class SelfPlay:
         self.active = np.zeros(0, np.int64)  # the opponents' numbers that this batch's new games draw from
         self._held: tuple[np.ndarray, np.ndarray] | None = None  # see `held`
         self._active_cdf = np.ones(1)  # cumulative draw weights of `active`
+        self._seat_range = np.arange(seats)
         self._seat_of_row = np.arange(self.rows) % seats
         self._slot_of_row = np.arange(self.rows) // seats
         self._restore()
@@ -274,18 +275,20 @@ class SelfPlay:
         the learner's seat; hand the anchors' rows to the env (its `players`) and the rest back."""
         if not len(slots):
             return
-        draws = self.rng.random((3, len(slots)))
-        anchored = draws[2] < self._anchor_share
-        versus = (draws[0] < self._share) & bool(len(self.active)) & ~anchored
+        # One draw per game and purpose (this runs at every step where games end): whether
+        # against a snapshot, which one, whether against an anchor, which one, the learner's seat.
+        versus, pick, anchored, which, seat = self.rng.random((5, len(slots)))
+        anchored = anchored < self._anchor_share
+        versus = (versus < self._share) & ~anchored if len(self.active) else np.zeros(len(slots), bool)
         opponents = np.full(len(slots), -1, np.int64)
         if versus.any():
-            picks = np.minimum(np.searchsorted(self._active_cdf, draws[1][versus] * self._active_cdf[-1], "right"),
+            picks = np.minimum(np.searchsorted(self._active_cdf, pick[versus] * self._active_cdf[-1], "right"),
                                len(self.active) - 1)
             opponents[versus] = self.active[picks]
         self.opponent[slots] = opponents
-        self.anchor[slots] = np.where(anchored, self.rng.integers(0, len(self._anchor_codes), len(slots)), -1)
-        self.learner_seat[slots] = self.rng.integers(0, self.seats, len(slots))
-        rows = (slots[:, None] * self.seats + np.arange(self.seats)).ravel()
+        self.anchor[slots] = np.where(anchored, (which * len(self._anchor_codes)).astype(np.int64), -1)
+        self.learner_seat[slots] = (seat * self.seats).astype(np.int64)
+        rows = (slots[:, None] * self.seats + self._seat_range).ravel()
         slot_of = self._slot_of_row[rows]
         mirror = (self.opponent[slot_of] < 0) & (self.anchor[slot_of] < 0)
         self.learner_rows[rows] = mirror | (self._seat_of_row[rows] == self.learner_seat[slot_of])
@@ -368,7 +371,7 @@ class SelfPlay:
             numbers = self.opponent[self._slot_of_row[np.asarray(ids)[positions]]]
             held_rows = np.asarray(ids)[positions]
         waiting = ~self.env.masks[held_rows]  # seats not to move: their actions are ignored
-        for number in (numbers[:1] if (numbers == numbers[0]).all() else np.unique(numbers)):
+        for number in dict.fromkeys(numbers.tolist()):  # the opponents acting, each once
             loaded = self._policy_of(self.files[number])
             if loaded is None:
                 continue

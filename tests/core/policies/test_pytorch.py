@@ -76,6 +76,36 @@ def test_discrete_sampling_follows_probabilities():
     assert torch.allclose(freq, torch.tensor([0.7, 0.2, 0.1]), atol=0.02)
 
 
+@pytest.mark.parametrize("rows, n", [(64, 5), (600, 3), (4096, 7), (512, 2), (512, 9)])
+def test_log_probs_entropy_and_gradients_equal_torch_at_every_width(rows, n):
+    """`_log_softmax` pads narrow heads of large batches to 8 columns (a faster CPU kernel): the
+    log-probs, the entropy and the gradients are those of torch.distributions.Categorical."""
+    torch.manual_seed(1)
+    logits = (3 * torch.randn(rows, n)).requires_grad_()
+    mask = torch.rand(rows, n) < 0.7
+    mask[:, 0] = True
+    action, logprob, entropy = sample_logits(logits, action_mask=mask)
+    assert bool(mask.gather(1, action[:, None]).all())  # a masked choice is never drawn
+    masked = logits.masked_fill(~mask, torch.finfo(logits.dtype).min)
+    dist = torch.distributions.Categorical(logits=masked)
+    assert torch.allclose(logprob, dist.log_prob(action), atol=1e-5)
+    assert torch.allclose(entropy, dist.entropy(), atol=1e-5)
+    (grad,) = torch.autograd.grad((logprob + 0.1 * entropy).sum(), logits)
+    (expected,) = torch.autograd.grad((dist.log_prob(action) + 0.1 * dist.entropy()).sum(), logits)
+    assert torch.allclose(grad, expected, atol=1e-5)
+
+
+def test_a_uniform_draw_of_zero_never_picks_a_masked_choice(monkeypatch):
+    """Sampling turns uniform draws into Exp(1) noise; a draw of exactly 0 (which `rand` can give)
+    must not make a forbidden choice win, even where one choice alone is allowed."""
+    monkeypatch.setattr(torch, "rand_like", torch.zeros_like)
+    logits = torch.randn(1024, 5)
+    mask = torch.zeros(1024, 5, dtype=torch.bool)
+    mask[torch.arange(1024), torch.arange(1024) % 5] = True
+    action, _, _ = sample_logits(logits, action_mask=mask)
+    assert torch.equal(action, torch.arange(1024) % 5)
+
+
 def test_multidiscrete_list_and_split_tensor_agree():
     nvec = [3, 4]
     logits = torch.randn(16, 7)
