@@ -100,14 +100,16 @@ class Actor:
         return action, logprob, value.float().view(-1), state
 
     def choose(self, obs: torch.Tensor, state: LSTMState | None, deterministic: bool = False,
-               ) -> tuple[torch.Tensor, LSTMState | None]:
-        """(action, new LSTM state or None) of every row, for acting outside training: sampled, or
-        with `deterministic` the greedy action (`pufferlib.pytorch.greedy_action`)."""
-        if not deterministic:
-            action, _, _, state = self.act(obs, state)
-            return action, state
+               rows: RowIndex = ALL_ROWS) -> tuple[torch.Tensor, LSTMState | None]:
+        """(action, new LSTM state or None) of `rows` (every row by default), for acting outside
+        training: sampled (`pufferlib.pytorch.sample_action`: no log-prob or value computed), or with
+        `deterministic` the greedy action (`pufferlib.pytorch.greedy_action`)."""
         logits, _, state = self._forward(obs, state)
-        return pufferlib.pytorch.greedy_action(logits, self.nvec, self.action_mask(obs)), state
+        if deterministic:
+            return pufferlib.pytorch.greedy_action(logits, self.nvec, self.action_mask(obs)), state
+        if isinstance(logits, pufferlib.pytorch.StateDependentNormal):
+            return logits.mean + logits.noise(self._held_noise(rows, logits)), state
+        return pufferlib.pytorch.sample_action(logits, self.nvec, self.action_mask(obs)), state
 
     def _forward(self, obs: torch.Tensor, state: LSTMState | None,
                  ) -> tuple[Logits, torch.Tensor, LSTMState | None]:

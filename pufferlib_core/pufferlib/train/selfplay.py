@@ -103,6 +103,13 @@ def check(env: VecEnv, config: Mapping[str, Any]) -> int:
     return seats
 
 
+def _by_slot(rows: np.ndarray, seats: int) -> np.ndarray:
+    """`rows` (one entry per agent row) as a (games, seats) view: writing to it writes `rows`."""
+    view = rows.reshape(-1, seats)
+    assert np.may_share_memory(view, rows), "a (games, seats) view of the rows needs them evenly strided"
+    return view
+
+
 class SelfPlay:
     """The pool, the opponents' actions and the game bookkeeping of one self-play run.
 
@@ -287,15 +294,14 @@ class SelfPlay:
             opponents[versus] = self.active[picks]
         self.opponent[slots] = opponents
         self.anchor[slots] = np.where(anchored, (which * len(self._anchor_codes)).astype(np.int64), -1)
-        self.learner_seat[slots] = (seat * self.seats).astype(np.int64)
-        rows = (slots[:, None] * self.seats + self._seat_range).ravel()
-        slot_of = self._slot_of_row[rows]
-        mirror = (self.opponent[slot_of] < 0) & (self.anchor[slot_of] < 0)
-        self.learner_rows[rows] = mirror | (self._seat_of_row[rows] == self.learner_seat[slot_of])
-        self.snapshot_rows[rows] = ~self.learner_rows[rows] & (self.opponent[slot_of] >= 0)
+        self.learner_seat[slots] = seat = (seat * self.seats).astype(np.int64)
+        # Per game (slot) and seat: the row slot * seats + seat of the (slots, seats) views.
+        learner = (self._seat_range == seat[:, None]) | ((opponents < 0) & ~anchored)[:, None]
+        _by_slot(self.learner_rows, self.seats)[slots] = learner
+        _by_slot(self.snapshot_rows, self.seats)[slots] = ~learner & (opponents >= 0)[:, None]
         if self.anchors:  # the env plays the anchor's rows from its next step on
-            played = ~self.learner_rows[rows] & (self.anchor[slot_of] >= 0)
-            self.env.players[rows] = np.where(played, self._anchor_codes[np.maximum(self.anchor[slot_of], 0)], 0)
+            codes = self._anchor_codes[np.maximum(self.anchor[slots], 0)]
+            _by_slot(self.env.players, self.seats)[slots] = np.where(~learner & anchored[:, None], codes[:, None], 0)
         self._held = None  # who holds which row changed: `held` recomputes it
 
     def held(self) -> tuple[np.ndarray, np.ndarray]:
@@ -384,7 +390,7 @@ class SelfPlay:
             pos, rows = positions[pick], held_rows[pick]
             index = torch.from_numpy(rows).to(self.device)
             state = actor.state(index, torch.from_numpy(self.starts[rows]).to(self.device)) if actor.recurrent else None
-            action, _, _, new_state = actor.act(torch.from_numpy(obs[pos]).to(self.device), state, index)
+            action, new_state = actor.choose(torch.from_numpy(obs[pos]).to(self.device), state, rows=index)
             if actor.recurrent:
                 actor.keep_state(index, new_state)
             send[pos] = actor.to_env(action)
