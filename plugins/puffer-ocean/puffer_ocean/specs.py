@@ -36,7 +36,7 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
     "password": ("type a fixed password: sparse reward", {},
                  _config(64, 30_000, 1024, 256, learning_rate=0.01, ent_coef=0.01)),
     "stochastic": ("the optimal policy is stochastic", {},
-                   _config(64, 100_000, 4096, 1024, learning_rate=0.005, ent_coef=0.02)),
+                   _config(64, 200_000, 4096, 1024, learning_rate=0.005, ent_coef=0.02)),
     "multiagent": ("two agents, each rewarded for a different action", {},
                    _config(32, 16_384, 1024, 256, learning_rate=0.01)),
     "spaces": ("dict observation and multi-discrete action", {},
