@@ -106,6 +106,20 @@ def test_a_uniform_draw_of_zero_never_picks_a_masked_choice(monkeypatch):
     assert torch.equal(action, torch.arange(1024) % 5)
 
 
+def test_sample_action_draws_as_sample_logits_does_without_scoring():
+    """`sample_action` (acting outside training) follows the probabilities, never draws a masked
+    choice, and gives MultiDiscrete and Box actions the shapes `sample_logits` gives."""
+    torch.manual_seed(0)
+    logits = torch.log(torch.tensor([[0.7, 0.2, 0.1, 0.0]])).expand(40000, 4) + 5.0  # unnormalized
+    mask = torch.tensor([[1, 1, 1, 0]]).bool().expand(40000, 4)
+    action = pufferlib.pytorch.sample_action(logits, action_mask=mask)
+    freq = torch.bincount(action, minlength=4).float() / len(action)
+    assert torch.allclose(freq, torch.tensor([0.7, 0.2, 0.1, 0.0]), atol=0.01)
+    assert pufferlib.pytorch.sample_action(torch.randn(16, 7), nvec=[3, 4]).shape == (16, 2)
+    normal = torch.distributions.Normal(torch.zeros(8, 2), torch.ones(8, 2))
+    assert pufferlib.pytorch.sample_action(normal).shape == (8, 2)
+
+
 def test_multidiscrete_list_and_split_tensor_agree():
     nvec = [3, 4]
     logits = torch.randn(16, 7)
