@@ -92,11 +92,8 @@ class Actor:
         """(action, logprob, value, new LSTM state or None) for one batch of observations, of agent
         rows `rows` (their order in the batch; the rows matter to gSDE's held noise)."""
         logits, value, state = self._forward(obs, state)
-        held = None
-        if isinstance(logits, pufferlib.pytorch.StateDependentNormal):
-            held = logits.mean + logits.noise(self._held_noise(rows, logits))
-        action, logprob, _ = pufferlib.pytorch.sample_logits(logits, held, self.nvec, self.action_mask(obs),
-                                                             entropy=False)
+        action, logprob, _ = pufferlib.pytorch.sample_logits(logits, self._held_action(rows, logits), self.nvec,
+                                                             self.action_mask(obs), entropy=False)
         return action, logprob, value.float().view(-1), state
 
     def choose(self, obs: torch.Tensor, state: LSTMState | None, deterministic: bool = False,
@@ -107,8 +104,9 @@ class Actor:
         logits, _, state = self._forward(obs, state)
         if deterministic:
             return pufferlib.pytorch.greedy_action(logits, self.nvec, self.action_mask(obs)), state
-        if isinstance(logits, pufferlib.pytorch.StateDependentNormal):
-            return logits.mean + logits.noise(self._held_noise(rows, logits)), state
+        held = self._held_action(rows, logits)
+        if held is not None:
+            return held, state
         return pufferlib.pytorch.sample_action(logits, self.nvec, self.action_mask(obs)), state
 
     def _forward(self, obs: torch.Tensor, state: LSTMState | None,
@@ -117,6 +115,13 @@ class Actor:
             return self.policy(obs, state)
         logits, value = self.policy(obs)[:2]
         return logits, value, None
+
+    def _held_action(self, rows: RowIndex, logits: Logits) -> torch.Tensor | None:
+        """gSDE's action of `rows` (the mean plus the rows' held noise) for a StateDependentNormal
+        head; None for any other head, whose action is sampled."""
+        if not isinstance(logits, pufferlib.pytorch.StateDependentNormal):
+            return None
+        return logits.mean + logits.noise(self._held_noise(rows, logits))
 
     def _held_noise(self, rows: RowIndex, dist: pufferlib.pytorch.StateDependentNormal) -> torch.Tensor:
         """gSDE's noise matrices of `rows`; each row draws a new one every `dist.hold` steps."""

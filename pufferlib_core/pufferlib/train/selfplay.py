@@ -150,6 +150,8 @@ class SelfPlay:
         self.learner_seat = np.zeros(self.slots, np.int64)
         self.learner_rows = np.ones(self.rows, bool)  # rows the learner holds (trained)
         self.snapshot_rows = np.zeros(self.rows, bool)  # rows a snapshot holds (it acts on them)
+        self._learner_by_slot = _by_slot(self.learner_rows, seats)  # (games, seats) views of the two
+        self._snapshot_by_slot = _by_slot(self.snapshot_rows, seats)
         self.starts = np.ones(self.rows, bool)  # rows whose game starts at the next action
         self.logged = Tally()
         self.active = np.zeros(0, np.int64)  # the opponents' numbers that this batch's new games draw from
@@ -297,8 +299,8 @@ class SelfPlay:
         self.learner_seat[slots] = seat = (seat * self.seats).astype(np.int64)
         # Per game (slot) and seat: the row slot * seats + seat of the (slots, seats) views.
         learner = (self._seat_range == seat[:, None]) | ((opponents < 0) & ~anchored)[:, None]
-        _by_slot(self.learner_rows, self.seats)[slots] = learner
-        _by_slot(self.snapshot_rows, self.seats)[slots] = ~learner & (opponents >= 0)[:, None]
+        self._learner_by_slot[slots] = learner
+        self._snapshot_by_slot[slots] = ~learner & (opponents >= 0)[:, None]
         if self.anchors:  # the env plays the anchor's rows from its next step on
             codes = self._anchor_codes[np.maximum(self.anchor[slots], 0)]
             _by_slot(self.env.players, self.seats)[slots] = np.where(~learner & anchored[:, None], codes[:, None], 0)

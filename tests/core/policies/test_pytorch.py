@@ -110,7 +110,8 @@ def test_sample_action_draws_as_sample_logits_does_without_scoring():
     """`sample_action` (acting outside training) follows the probabilities, never draws a masked
     choice, and gives MultiDiscrete and Box actions the shapes `sample_logits` gives."""
     torch.manual_seed(0)
-    logits = torch.log(torch.tensor([[0.7, 0.2, 0.1, 0.0]])).expand(40000, 4) + 5.0  # unnormalized
+    # unnormalized; the last choice, the likeliest by its logit, is masked
+    logits = torch.cat([torch.log(torch.tensor([0.7, 0.2, 0.1])) + 5.0, torch.tensor([20.0])]).expand(40000, 4)
     mask = torch.tensor([[1, 1, 1, 0]]).bool().expand(40000, 4)
     action = pufferlib.pytorch.sample_action(logits, action_mask=mask)
     freq = torch.bincount(action, minlength=4).float() / len(action)
