@@ -11,6 +11,7 @@ resource in one worker, one after the other.
 
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -34,9 +35,20 @@ def pytest_sessionfinish(session, exitstatus):
 # for one another (the parallel part took 440 s of wall and 661 s of CPU with the default, 378 s
 # and 577 s with one thread each, on the 2-core machine). Subprocesses inherit the setting; the
 # serial part, alone on the machine, keeps the default.
-if os.environ.get("PYTEST_XDIST_WORKER"):
+_WORKER = bool(os.environ.get("PYTEST_XDIST_WORKER"))
+if _WORKER:
     for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ.setdefault(_var, "1")
+
+
+@pytest.fixture(autouse=True)
+def one_torch_thread_per_worker():
+    """A test that sets torch's thread count (a trainer with `cpu_threads` 0 or 2, the thread tuner)
+    must not leave it to the tests after it in the same worker."""
+    yield
+    torch = sys.modules.get("torch")
+    if _WORKER and torch is not None and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
 
 # Keep plugin discovery deterministic for the core tests: entry points installed in this
 # venv are still discovered (that is the point of some tests), but no SDL window opens.
