@@ -389,7 +389,8 @@ def test_tripletriad_random_stays_the_default_and_the_scripted_player_is_stronge
 # ---- the game contract: checker and matches ----
 
 @pytest.mark.parametrize("env_id, kwargs, steps", [("ocean-go", {"grid_size": N}, 300),
-                                                   ("ocean-tripletriad", {}, 200), ("ocean-hex", {"size": 5}, 200),
+                                                   ("ocean-tripletriad", {}, 200), ("ocean-tripletriad", {"legal_actions": 1}, 200),
+                                                   ("ocean-hex", {"size": 5}, 200),
                                                    ("ocean-tron", {"size": 6}, 200), ("ocean-checkers", {}, 200),
                                                    ("ocean-slimevolley", {"points": 1}, 600),
                                                    ("ocean-chess", {"max_plies": 60}, 200)])
@@ -454,3 +455,39 @@ def test_games_without_seat_players_say_so():
         assert env.builtin_players == {}
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("opponent", ["none", "random"])
+def test_tripletriad_legal_actions_lead_the_observation_and_make_every_move_a_card_then_a_cell(opponent):
+    """With `legal_actions` 1 the observation starts with the mover's legal actions (its cards in hand
+    with none selected, then the empty cells), the rest is the plain observation of the same game,
+    and random legal play never pays an illegal action's cost (in this mode a legal selection is free)."""
+    plain = envs.Tripletriad(num_envs=4, opponent=opponent)
+    legal = envs.Tripletriad(num_envs=4, opponent=opponent, legal_actions=1)
+    rng = np.random.default_rng(0)
+    try:
+        assert legal.legal_actions and legal.observations.shape[1] == plain.observations.shape[1] + 14
+        plain.reset(seed=3)
+        obs, _ = legal.reset(seed=3)
+        for _ in range(120):
+            mask = obs[:, :14] > 0
+            movers = legal.masks.copy() if opponent == "none" else np.ones(legal.num_agents, bool)
+            assert (mask.any(1) == movers).all()
+            picking = obs[:, 14 + 23] == 0  # no card selected: the cards in hand are legal, no cell
+            assert (mask[movers & picking, 5:].sum(1) == 0).all() and (mask[movers & ~picking, :5].sum(1) == 0).all()
+            assert (mask[:, :5] == (obs[:, 14 + 9:14 + 14] == 0) & picking[:, None] & movers[:, None]).all()
+            actions = random_legal(legal, obs, rng)[:, 0].astype(np.int32)
+            obs, rewards, _, _, _ = legal.step(actions)
+            plain_obs, plain_rewards, _, _, _ = plain.step(actions)
+            np.testing.assert_array_equal(obs[:, 14:], plain_obs)
+            selections = (actions < 5) & movers  # cost 0.1 in the plain env, nothing when legal
+            np.testing.assert_allclose(rewards, plain_rewards + 0.1 * selections, atol=1e-6)
+            assert set(rewards.tolist()) <= {-1.0, 0.0, 1.0}  # game results only: no action cost
+        legal.reset(seed=4)  # a selection while card 1 is selected: refused, at a cost
+        legal.step(np.zeros(legal.num_agents, np.int32))
+        assert legal.field("selected") == 0 and legal.observations[0, :14].tolist() == [0] * 5 + [1] * 9
+        _, rewards, _, _, _ = legal.step(np.ones(legal.num_agents, np.int32))
+        assert legal.field("selected") == 0 and rewards[0] == pytest.approx(-0.1)
+    finally:
+        plain.close()
+        legal.close()

@@ -35,18 +35,26 @@
  * other's x 40; cell (1-9) / 9 where each card of its hand, then the other's, lies x 10
  * (0 in hand).
  *
+ * With `legal_actions` 1 the observation starts with the row's legal actions (14 more entries,
+ * 1 legal; all 0 for the seat that waits), which the trainer, `puffer eval` and `puffer match`
+ * use as the action mask: with no card selected, the cards of its hand; with one selected, the
+ * empty cells. A move is then always two steps, a card and its cell: in this mode a selection
+ * while a card is selected is illegal too (it costs 0.1 and changes nothing), and a legal
+ * selection costs nothing (only illegal actions cost).
+ *
  * Log, per row and game: score, the cards the row's player owns at the end (with two seats
  * the two rows' scores add up to 10: read win_rate or the outcomes), win_rate, draw_rate.
  */
 #define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
 #define OCEAN_BUILTIN_PLAYERS 2  /* with opponent "none", either seat may be played by 1 or 2 */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(win_rate) X(draw_rate)
-#define PARAMS(P) P(int, max_steps, 100, 1, 10000000) P(int, opponent, 2, 0, 2)
+#define PARAMS(P) P(int, max_steps, 100, 1, 10000000) P(int, opponent, 2, 0, 2) P(int, legal_actions, 0, 0, 1)
 #define FIELDS(F) F(int, selected) F(int, selected_second) F(int, agent_score) F(int, opponent_score) F(int, tick) \
     F(int, to_move) F(int, owner[0]) F(int, owner[1]) F(int, owner[3]) F(int, owner[4])
 #include "../puffer.h"
 
-#define TT_OBS 114
+#define TT_OBS 114   /* without the legal actions */
+#define TT_ACTIONS 14
 #define TT_NONE 0
 #define TT_SCRIPTED 1
 
@@ -67,12 +75,14 @@ typedef struct {
 } Env;
 
 static inline int tt_rows(const Env* env) { return env->opponent == TT_NONE ? 2 : 1; }
+static inline int tt_obs_size(const Env* env) { return TT_OBS + (env->legal_actions ? TT_ACTIONS : 0); }
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
     s->num_agents = tt_rows(env);
     s->game_seats = tt_rows(env);
     s->obs_ndim = 1;
-    s->obs_shape[0] = TT_OBS;
+    s->obs_shape[0] = tt_obs_size(env);
+    s->legal_actions = env->legal_actions;
     s->obs_dtype = 'f';
     s->obs_low = 0;
     s->obs_high = 1;
@@ -95,7 +105,13 @@ static void tt_observe(Env* env) {
     static const float OWNED[3] = {0.5f, 0.0f, 1.0f};  /* by owner * mine + 1: the other's, empty, mine */
     for (int row = 0, rows = tt_rows(env); row < rows; row++) {
         int me = row, other = 1 - row, mine = me == 0 ? 1 : -1;
-        float* restrict o = (float*)env->p.observations + (size_t)row * TT_OBS;  /* aliases no field */
+        float* restrict o = (float*)env->p.observations + (size_t)row * tt_obs_size(env);  /* aliases no field */
+        if (env->legal_actions) {
+            int moves = rows == 1 || row == env->to_move, chosen = *tt_selected(env, me) >= 0;
+            for (int k = 0; k < 5; k++) o[k] = (float)(moves && !chosen && !env->location[me][k]);
+            for (int c = 0; c < 9; c++) o[5 + c] = (float)(moves && chosen && !env->owner[c]);
+            o += TT_ACTIONS;
+        }
         for (int c = 0; c < 9; c++) o[c] = OWNED[env->owner[c] * mine + 1];
         for (int k = 0; k < 5; k++) o[9 + k] = env->location[me][k] != 0;
         for (int c = 0; c < 9; c++) o[14 + c] = env->owner[c] != 0;
@@ -113,8 +129,9 @@ static void tt_observe(Env* env) {
 }
 
 static void tt_observe_hands(Env* env) {
+    int size = tt_obs_size(env), hands = size - TT_OBS + 9 + 15 + 4 + 36;  /* after the legal actions, if any */
     for (int row = 0; row < tt_rows(env); row++) {
-        float* o = (float*)env->p.observations + (size_t)row * TT_OBS + 9 + 15 + 4 + 36;
+        float* o = (float*)env->p.observations + (size_t)row * size + hands;
         for (int p = 0; p < 2; p++)
             for (int k = 0; k < 5; k++)
                 for (int d = 0; d < 4; d++) *o++ = env->hand[p == 0 ? row : 1 - row][k][d] * 0.1f;
@@ -217,6 +234,11 @@ static int tt_board_full(const Env* env) {
 static float tt_act(Env* env, int player, int a, int* placed) {
     int* selected = tt_selected(env, player);
     *placed = 0;
+    if (a < 5 && env->legal_actions) {  /* only an illegal action costs */
+        if (*selected >= 0 || env->location[player][a]) return -0.1f;
+        *selected = a;
+        return 0;
+    }
     if (a < 5) {
         if (!env->location[player][a]) *selected = a;
         return -0.1f;
