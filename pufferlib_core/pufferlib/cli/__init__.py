@@ -49,22 +49,22 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `puffer` (and `python -m pufferlib`)."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help"):
-        print("usage: puffer COMMAND [options]\n\ncommands:")
-        for name, (_, help_text) in COMMANDS.items():
-            print(f"  {name:<10} {help_text}")
-        print("\n`puffer COMMAND --help` describes a command's options.")
-        return 0
-    name, rest = argv[0], argv[1:]
-    if name not in COMMANDS:
+    name, rest = (argv[0], argv[1:]) if argv else ("--help", [])
+    if name not in COMMANDS and name not in ("-h", "--help"):
         import difflib
 
         close = difflib.get_close_matches(name, list(COMMANDS), n=3)
         hint = f" Did you mean: {', '.join(close)}?" if close else ""
         print(f"puffer: unknown command {name!r}.{hint} Commands: {', '.join(COMMANDS)}", file=sys.stderr)
         return 2
-    module, _, func = COMMANDS[name][0].partition(":")
     try:
+        if name in ("-h", "--help"):
+            print("usage: puffer COMMAND [options]\n\ncommands:")
+            for command, (_, help_text) in COMMANDS.items():
+                print(f"  {command:<10} {help_text}")
+            print("\n`puffer COMMAND --help` describes a command's options.", flush=True)
+            return 0
+        module, _, func = COMMANDS[name][0].partition(":")
         return int(getattr(importlib.import_module(module), func)(rest) or 0)
     except PufferError as exc:  # the message says what to fix; a traceback would only hide it
         print(f"puffer {name}: error: {exc}", file=sys.stderr)

@@ -40,12 +40,13 @@ def test_an_env_key_gymnasium_does_not_take_is_a_one_line_error(capsys):
     assert "gym-CartPole-v1 does not take one of the [env] keys given (foo)" in one_line_error(capsys, "train")
 
 
-def test_a_closed_output_pipe_ends_the_command_quietly(monkeypatch):
+@pytest.mark.parametrize("argv", [["list"], ["--help"], []])
+def test_a_closed_output_pipe_ends_the_command_quietly(monkeypatch, argv):
     read, write = os.pipe()
     os.close(read)  # the reader left, as `head` does
     with open(write, "w", buffering=1) as closed:  # line-buffered, as a terminal's stdout
         monkeypatch.setattr("sys.stdout", closed)
-        assert cli.main(["list"]) == 1
+        assert cli.main(argv) == 1
 
 
 def test_a_run_folder_that_cannot_be_made_is_refused_before_training(tmp_path):

@@ -1,5 +1,6 @@
 """`puffer sweep --sweep.backend ray`: trials as Ray tasks on a local Ray bound to 127.0.0.1 only."""
 
+import importlib.util
 import os
 import shutil
 import signal
@@ -12,7 +13,9 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray", reason="the Ray path needs the optional extra: pip install 'puffer-core[ray]'")
+# find_spec, not importorskip: importing Ray takes about 2.5 s, paid by every xdist worker at collection
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
+                                reason="the Ray path needs the optional extra: pip install 'puffer-core[ray]'")
 
 SPACE = """
 [sweep.train.learning_rate]

@@ -8,9 +8,11 @@ import sys
 
 import pytest
 
-#: Random play scores about -1,200 to -1,500; runs of the shipped config reach -200 to -250 by this
-#: budget (see the learning table in the README). The threshold leaves room for seeds and machines.
-BUDGET, THRESHOLD = 200_000, -700.0
+#: Random play scores about -1,200 to -1,500; runs of the shipped config (its learning rate annealed over
+#: this budget) ended at -332, -234 and -297 on seeds 42 (the default), 1 and 2, their last six logged
+#: means all above -510 (at 200k: -200 to -250, the learning table in the README). The threshold
+#: leaves room for seeds and machines.
+BUDGET, THRESHOLD = 120_000, -700.0
 
 
 @pytest.mark.slow
