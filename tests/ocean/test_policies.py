@@ -1,12 +1,14 @@
 """puffer_ocean.policies: BoardConv reads connect4's board, is named from a config, and refuses an
-observation that holds no board of its size."""
+observation that holds no board of its size; TripletriadPairs scores tripletriad's placements from
+the sides of the cards and their neighbours, and refuses another env."""
 
 import numpy as np
 import pytest
 import torch
 
 import pufferlib
-from puffer_ocean.policies import BoardConv
+from puffer_ocean import envs
+from puffer_ocean.policies import BoardConv, TripletriadPairs
 from pufferlib.agent import build
 from pufferlib.config import env_config, load_default, merge
 
@@ -48,5 +50,61 @@ def test_boardconv_refuses_an_observation_without_its_board():
     try:
         with pytest.raises(ValueError, match="reads a 9 x 9 board"):
             BoardConv(env, rows=9, cols=9)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("legal_actions", [0, 1])
+def test_tripletriad_pairs_reads_the_cards_and_cells_and_gives_the_selected_cards_scores_as_cell_logits(legal_actions):
+    env = envs.Tripletriad(num_envs=2, opponent="random", legal_actions=legal_actions)
+    try:
+        env.reset(seed=1)
+        torch.manual_seed(0)
+        policy = TripletriadPairs(env, hidden_size=16, pair_size=8)
+        env.step(np.array([3, 3], np.int32))  # card 4 selected
+        env.step(np.array([5 + 4, 5 + 4], np.int32))  # placed on the centre; the random player answers
+        env.step(np.array([1, 1], np.int32))  # card 2 selected
+        obs = torch.from_numpy(env.observations)
+        cards, cells, selected = policy.features(obs[:, policy.offset:])
+        plain = env.observations[:, policy.offset:]
+        assert selected.tolist() == [1, 1] and cards[0, 1, 5] == 1 and cards[0, 3, 4] == 0  # selected; placed
+        np.testing.assert_allclose(cards[0, :, :4].numpy(), plain[0, 64:84].reshape(5, 4))
+        # per side (north, south, east, west) of a cell: edge, empty, own card, the other's, its facing value
+        south_of_top = cells[0, 1, 5:10]  # the top middle cell's south side: the centre's card (the agent's,
+        own = plain[0, 4] == 1            # unless the random player's answer captured it)
+        assert south_of_top[:4].tolist() == [0, 0, float(own), float(not own)]
+        assert south_of_top[4] == pytest.approx(plain[0, 28 + 4 * 4 + 0])  # the centre card's north value
+        assert cells[0, 0, 0:5].tolist() == [1, 0, 0, 0, 0] and cells[0, 4, -1] == 0  # an edge; the centre is taken
+        logits, value = policy(obs)
+        assert logits.shape == (2, 14) and value.shape == (2, 1)
+        pairs = (policy.card(cards).unsqueeze(2) + policy.cell(cells).unsqueeze(1)
+                 + policy.context(policy.encoder(obs.float()))[:, None, None, :])
+        scores = policy.out(torch.relu(pairs)).squeeze(-1)
+        torch.testing.assert_close(logits[:, 5:], scores[:, 1, :])  # the selected card's scores, cell by cell
+        empty = cells[0, :, -1] == 1
+        torch.testing.assert_close(logits[0, :5], torch.logsumexp(scores[0][:, empty], dim=1))
+    finally:
+        env.close()
+
+
+def test_tripletriad_pairs_trains_by_self_play_from_the_command_line_and_loads_back(tmp_path):
+    from pufferlib import cli
+    from pufferlib.agent import load
+
+    assert cli.main(["train", "ocean-tripletriad", "--env.opponent", "none", "--env.legal-actions", "1",
+                     "--policy.class", "puffer_ocean.policies:TripletriadPairs", "--policy.pair-size", "8",
+                     "--selfplay.enabled", "true", "--selfplay.anchors", "random", "--vec.num-envs", "16",
+                     "--train.total-timesteps", "2048", "--train.batch-size", "512", "--train.minibatch-size", "256",
+                     "--train.data-dir", str(tmp_path), "--train.device", "cpu"]) == 0
+    (run,) = tmp_path.iterdir()
+    agent = load(run)
+    assert any(isinstance(m, TripletriadPairs) and m.offset == 14 for m in agent.policy.modules())
+
+
+def test_tripletriad_pairs_refuses_another_env():
+    env = pufferlib.make("ocean-connect4", num_envs=1)
+    try:
+        with pytest.raises(ValueError, match="reads Ocean tripletriad's observation"):
+            TripletriadPairs(env)
     finally:
         env.close()

@@ -389,7 +389,8 @@ def test_tripletriad_random_stays_the_default_and_the_scripted_player_is_stronge
 # ---- the game contract: checker and matches ----
 
 @pytest.mark.parametrize("env_id, kwargs, steps", [("ocean-go", {"grid_size": N}, 300),
-                                                   ("ocean-tripletriad", {}, 200), ("ocean-tripletriad", {"legal_actions": 1}, 200),
+                                                   ("ocean-tripletriad", {}, 200),
+                                                   ("ocean-tripletriad", {"legal_actions": 1}, 200),
                                                    ("ocean-hex", {"size": 5}, 200),
                                                    ("ocean-tron", {"size": 6}, 200), ("ocean-checkers", {}, 200),
                                                    ("ocean-slimevolley", {"points": 1}, 600),
