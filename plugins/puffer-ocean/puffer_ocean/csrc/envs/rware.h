@@ -139,25 +139,36 @@ static void rw_request(Env* env) {
     }
 }
 
+/* RW_QUARTER[v + 1] = (v + 1) / 4: how a direction or a cell state v is observed. */
+static const float RW_QUARTER[5] = {0.0f, 0.25f, 0.5f, 0.75f, 1.0f};
+
+/* One neighbour's three values: a robot there, its (direction + 1) / 4, (cell state + 1) / 4. */
+static inline void rw_observe_cell(const Env* env, int cell, float* q) {
+    int other = env->robot[cell] - 1;
+    q[0] = other >= 0 ? 1.0f : 0.0f;
+    q[1] = other >= 0 ? RW_QUARTER[env->dir[other] + 1] : 0.0f;
+    q[2] = RW_QUARTER[env->state[cell] + 1];
+}
+
 static void rw_observe(Env* env) {
     float inv_cells = 1.0f / env->cells;
+    int cols = env->cols, rows = env->rows;
+    const int offset[8] = {-cols, 1 - cols, 1, 1 + cols, cols, cols - 1, -1, -1 - cols};  /* RW_AROUND */
     for (int a = 0; a < env->num_agents; a++) {
         float* o = (float*)env->p.observations + (size_t)a * 27;
-        int x = env->loc[a] % env->cols, y = env->loc[a] / env->cols;
-        o[0] = env->loc[a] * inv_cells;
-        o[1] = (env->dir[a] + 1) * 0.25f;
+        int loc = env->loc[a], x = loc % cols, y = loc / cols;
+        o[0] = loc * inv_cells;
+        o[1] = RW_QUARTER[env->dir[a] + 1];
         o[2] = env->load[a] * 0.5f;
+        if (x > 0 && x < cols - 1 && y > 0 && y < rows - 1) {  /* every neighbour on the map */
+            for (int j = 0; j < 8; j++) rw_observe_cell(env, loc + offset[j], o + 3 + 3 * j);
+            continue;
+        }
         for (int j = 0; j < 8; j++) {
             int nx = x + RW_AROUND[j][0], ny = y + RW_AROUND[j][1];
             float* q = o + 3 + 3 * j;
-            if (nx < 0 || nx >= env->cols || ny < 0 || ny >= env->rows) {
-                q[0] = q[1] = q[2] = 0;
-                continue;
-            }
-            int cell = ny * env->cols + nx, other = env->robot[cell] - 1;
-            q[0] = other >= 0;
-            q[1] = other >= 0 ? (env->dir[other] + 1) * 0.25f : 0.0f;
-            q[2] = (env->state[cell] + 1) * 0.25f;
+            if (nx < 0 || nx >= cols || ny < 0 || ny >= rows) q[0] = q[1] = q[2] = 0;
+            else rw_observe_cell(env, ny * cols + nx, q);
         }
     }
 }
