@@ -90,7 +90,7 @@ class TripletriadPairs(nn.Module):
     `legal_actions` (which the sampler then respects).
     """
 
-    def __init__(self, env: EnvSpaces, hidden_size: int = 128, pair_size: int = 64):
+    def __init__(self, env: EnvSpaces, hidden_size: int = 128, pair_size: int = 16):
         super().__init__()
         shape = env.single_observation_space.shape
         size = int(np.prod(shape)) if shape is not None else 0
