@@ -182,3 +182,18 @@ def test_the_seed_makes_a_run_repeatable_initial_weights_included(walk_env, tmp_
     assert first.keys() == again.keys()
     assert all(np.array_equal(first[k].numpy(), again[k].numpy()) for k in first)
     assert not all(np.array_equal(first[k].numpy(), other[k].numpy()) for k in first)
+
+
+def test_eval_makes_the_env_as_the_checkpoints_run_did_and_flags_still_win(tmp_path, capsys):
+    """A run trained with --env.* settings that shape the observation (go on 5 x 5 with its legal
+    moves) evaluates without repeating them; a flag given to eval overrides the checkpoint's."""
+    data = str(tmp_path / "runs")
+    flags = ["--env.grid-size", "5", "--env.legal-actions", "1", "--env.max-steps", "60"]
+    assert cli.main(["train", "ocean-go", *flags, *TINY, "--train.data-dir", data]) == 0
+    capsys.readouterr()
+    assert cli.main(["eval", "ocean-go", "--load-model-path", "latest", "--train.data-dir", data,
+                     "--episodes", "2"]) == 0
+    assert "ocean-go: mean return" in capsys.readouterr().out
+    assert cli.main(["eval", "ocean-go", "--load-model-path", "latest", "--train.data-dir", data,
+                     "--episodes", "2", "--env.grid-size", "7"]) == 2
+    assert "does not fit this policy" in capsys.readouterr().err
