@@ -153,7 +153,8 @@ static inline void rw_observe_cell(const Env* env, int cell, float* q) {
 static void rw_observe(Env* env) {
     float inv_cells = 1.0f / env->cells;
     int cols = env->cols, rows = env->rows;
-    const int offset[8] = {-cols, 1 - cols, 1, 1 + cols, cols, cols - 1, -1, -1 - cols};  /* RW_AROUND */
+    int offset[8];  /* RW_AROUND as cell offsets */
+    for (int j = 0; j < 8; j++) offset[j] = RW_AROUND[j][1] * cols + RW_AROUND[j][0];
     for (int a = 0; a < env->num_agents; a++) {
         float* o = (float*)env->p.observations + (size_t)a * 27;
         int loc = env->loc[a], x = loc % cols, y = loc / cols;
