@@ -9,7 +9,8 @@ Contract:
   learner on every seat; every row trained). Against a snapshot or an anchor the learner holds
   one seat drawn at random, the opponent every other seat. A snapshot's rows take its actions
   (no gradients, its own LSTM state per row); an anchor is one of the env's built-in players
-  (`anchors`: names of its `builtin_players`, one drawn per game), which the env plays itself
+  (`anchors`: names of its `builtin_players`, each with an optional weight, "scripted:2,random";
+  one drawn per game in proportion to the weights), which the env plays itself
   on the rows the trainer marks in the env's `players` input (pufferlib.environment). Opponents'
   rows are masked out of training (weight 0).
 - The pool: snapshots of the learner's weights in RUN_DIR/pool (checkpoint files, weights only,
@@ -75,9 +76,31 @@ from pufferlib.train.pool import (
 )
 
 
+def parse_anchors(config: Mapping[str, Any]) -> dict[str, float]:
+    """`selfplay.anchors` as {name: weight}: "scripted:2,random" -> {"scripted": 2.0, "random": 1.0}
+    (a game against an anchor draws it with probability weight / sum of weights; 1 by default).
+    APIUsageError for a weight that is not a positive number or a name given twice."""
+    anchors: dict[str, float] = {}
+    for entry in str(config.get("anchors", "") or "").split(","):
+        name, _, weight = (part.strip() for part in entry.partition(":"))
+        if not name:
+            continue
+        try:
+            value = float(weight) if weight else 1.0
+        except ValueError:
+            value = float("nan")
+        if not (math.isfinite(value) and value > 0):
+            raise APIUsageError(f"selfplay.anchors: {entry.strip()!r} needs a positive weight after ':' "
+                                f"(e.g. scripted:2,random).")
+        if name in anchors:
+            raise APIUsageError(f"selfplay.anchors names {name!r} twice: give it one weight (e.g. {name}:2).")
+        anchors[name] = value
+    return anchors
+
+
 def anchor_names(config: Mapping[str, Any]) -> list[str]:
-    """The names in `selfplay.anchors` ("scripted,random" -> ["scripted", "random"])."""
-    return [name.strip() for name in str(config.get("anchors", "") or "").split(",") if name.strip()]
+    """The names in `selfplay.anchors` ("scripted:2,random" -> ["scripted", "random"])."""
+    return list(parse_anchors(config))
 
 
 def check(env: VecEnv, config: Mapping[str, Any]) -> int:
@@ -146,6 +169,7 @@ class SelfPlay:
         self._anchor_codes = np.array([env.builtin_players[name] for name in self.anchors] if self.anchors else [0],
                                       np.int8)
         self._anchor_share = float(config.get("anchor_share", 0.0)) if self.anchors else 0.0
+        self._anchor_cdf = np.cumsum(list(parse_anchors(config).values()) or [1.0])  # which anchor a game draws
         self.anchor_logged = {name: Tally() for name in self.anchors}
         self.learner_seat = np.zeros(self.slots, np.int64)
         self.learner_rows = np.ones(self.rows, bool)  # rows the learner holds (trained)
@@ -295,7 +319,9 @@ class SelfPlay:
                                len(self.active) - 1)
             opponents[versus] = self.active[picks]
         self.opponent[slots] = opponents
-        self.anchor[slots] = np.where(anchored, (which * len(self._anchor_codes)).astype(np.int64), -1)
+        drawn = np.minimum(np.searchsorted(self._anchor_cdf, which * self._anchor_cdf[-1], "right"),
+                           len(self._anchor_cdf) - 1)
+        self.anchor[slots] = np.where(anchored, drawn, -1)
         self.learner_seat[slots] = seat = (seat * self.seats).astype(np.int64)
         # Per game (slot) and seat: the row slot * seats + seat of the (slots, seats) views.
         learner = (self._seat_range == seat[:, None]) | ((opponents < 0) & ~anchored)[:, None]

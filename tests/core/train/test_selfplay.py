@@ -360,3 +360,18 @@ def test_anchors_must_be_built_in_players_the_env_can_seat():
     no_players = SimpleNamespace(game_seats=2, builtin_players={})  # a game whose seats only agents can take
     with pytest.raises(APIUsageError, match="are none"):
         selfplay.check(no_players, {**CONFIG, "anchors": "scripted"})
+
+
+def test_anchor_weights_set_how_often_each_anchor_is_drawn(tmp_path):
+    assert selfplay.parse_anchors({"anchors": " scripted:3, random "}) == {"scripted": 3.0, "random": 1.0}
+    for bad, message in (("scripted:0", "positive weight"), ("scripted:x", "positive weight"),
+                         ("scripted:nan", "positive weight"), ("random,random:2", "twice")):
+        with pytest.raises(APIUsageError, match=message):
+            selfplay.parse_anchors({"anchors": bad})
+    env = tron(num_envs=2048)
+    try:
+        play = make_selfplay(tmp_path, env, tron_learner(), anchors="scripted:3,random", anchor_share=1.0)
+        assert play.anchors == ["scripted", "random"] and (play.anchor >= 0).all()
+        assert 0.72 < (play.anchor == 0).mean() < 0.78  # 3:1 over 2,048 games (sd about 0.01)
+    finally:
+        env.close()
