@@ -1,8 +1,12 @@
-"""The env list comes from the headers, and `make test` rebuilds the extension after a C edit."""
+"""The env list comes from the headers; a C edit rebuilds the extension (`make test`, an in-tree build)."""
 
+import os
 import re
 import shutil
 import subprocess
+import sys
+import sysconfig
+import time
 from pathlib import Path
 
 import pytest
@@ -31,3 +35,28 @@ def test_make_test_rebuilds_puffer_ocean_after_a_c_edit(edited):
                          timeout=60, check=True).stdout
     assert "-e plugins/puffer-ocean" in out and "--no-deps" in out
     assert out.index("-e plugins/puffer-ocean") < out.index("pytest")  # rebuilt before the tests run
+
+
+def test_a_header_edit_rebuilds_over_a_previous_build(tmp_path):
+    """An in-tree `pip wheel` builds into plugins/puffer-ocean/build, where a previous build's
+    extension is: setuptools rebuilds it only when a source or a declared dependency is newer,
+    and the generated .c files only include the headers, so the headers must be declared."""
+    plugin = tmp_path / "puffer-ocean"
+    shutil.copytree(ROOT / "plugins" / "puffer-ocean", plugin,
+                    ignore=shutil.ignore_patterns("build", "*.so", "__pycache__", "*.egg-info"))
+    built = tmp_path / "lib" / "puffer_ocean" / f"_ocean{sysconfig.get_config_var('EXT_SUFFIX')}"
+    built.parent.mkdir(parents=True)
+    built.touch()
+    header = plugin / "puffer_ocean" / "csrc" / "envs" / "pong.h"
+
+    def build() -> int:
+        # CC=false: a compile attempted fails; a build skipped as up to date succeeds
+        return subprocess.run([sys.executable, "setup.py", "build_ext", "-b", str(tmp_path / "lib"), "-t",
+                               str(tmp_path / "tmp")], cwd=plugin, env={**os.environ, "CC": "false"},
+                              capture_output=True, text=True, timeout=120).returncode
+
+    later = time.time() + 60
+    os.utime(built, (later, later))  # a previous build, newer than every file of the copy
+    assert build() == 0
+    os.utime(header, (later + 60, later + 60))  # a header edited after that build
+    assert build() != 0

@@ -50,10 +50,12 @@ TINY_TRAIN = ["--train.total-timesteps", "256", "--train.batch-size", "256", "--
               "--train.update-epochs", "1", "--vec.num-envs", "4", "--train.device", "cpu"]
 
 
-def run(cmd: list[str], cwd: Path, timeout: float = 900) -> str:
-    """Run `cmd` with no PYTHONPATH (nothing of this checkout leaks in); its stdout, or an error with its output."""
+def run(cmd: list[str], cwd: Path, timeout: float = 900, extra_env: dict[str, str] | None = None) -> str:
+    """Run `cmd` with no PYTHONPATH (nothing of this checkout leaks in) and `extra_env`; its stdout,
+    or an error with its output."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
-    env.update(SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.update(SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", PIP_DISABLE_PIP_VERSION_CHECK="1",
+               **(extra_env or {}))
     result = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
     if result.returncode != 0:
         raise AssertionError(f"{' '.join(map(str, cmd))} exited {result.returncode}:\n"
@@ -61,12 +63,13 @@ def run(cmd: list[str], cwd: Path, timeout: float = 900) -> str:
     return result.stdout
 
 
-def build_wheels(dest: Path, plugins: set[str] | None = None) -> list[Path]:
+def build_wheels(dest: Path, plugins: set[str] | None = None, unoptimized: bool = False) -> list[Path]:
     """Build the core's and the plugins' wheels into `dest` (`plugins`: those named, default every
-    one); the wheel files."""
+    one); the wheel files. `unoptimized`: Ocean's C at -O0 (PUFFER_OCEAN_UNOPTIMIZED, its
+    setup.py), a third of the compile time, for a test of the install rather than of speed."""
     dirs = [d for d in PLUGIN_DIRS if plugins is None or d.name in plugins]
     run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation", "-w", str(dest),
-         str(ROOT), *map(str, dirs)], cwd=ROOT)
+         str(ROOT), *map(str, dirs)], cwd=ROOT, extra_env={"PUFFER_OCEAN_UNOPTIMIZED": "1"} if unoptimized else None)
     wheels = sorted(dest.glob("*.whl"))
     built = {canonicalize_name(parse_wheel_filename(w.name)[0]) for w in wheels}
     expected = {"puffer-core", *(d.name for d in dirs)}
