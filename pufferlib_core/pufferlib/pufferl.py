@@ -36,7 +36,7 @@ from pufferlib.cpu.cores import usable_cores
 from pufferlib.cpu.threads import OtherLoad, ThreadTuner, candidate_counts, set_torch_threads, torch_threads
 from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
 from pufferlib.protocols import VecEnv
-from pufferlib.train import checkpoint, normalize, ppo, selfplay
+from pufferlib.train import checkpoint, normalize, optimizers, ppo, selfplay
 from pufferlib.train.dashboard import Dashboard
 from pufferlib.train.eval_during_training import BEST_NAME, TrainingEval
 from pufferlib.train.eval_during_training import enabled as eval_enabled
@@ -285,13 +285,13 @@ class PuffeRL:
         adam = dict(lr=cfg["learning_rate"], betas=(cfg["adam_beta1"], cfg["adam_beta2"]), eps=cfg["adam_eps"],
                     fused=self.device.type in ("cpu", "cuda"))  # one kernel for all parameters
         if cfg["optimizer"] == "adam":
-            return [torch.optim.Adam(params, **adam)]
+            return [optimizers.Adam(params, **adam)]
         if cfg["optimizer"] == "muon":
             if not hasattr(torch.optim, "Muon"):
                 raise APIUsageError("optimizer='muon' needs a torch with torch.optim.Muon (2.9+); use 'adam'.")
             matrices = [p for p in params if p.dim() == 2]
             rest = [p for p in params if p.dim() != 2]
-            return [torch.optim.Muon(matrices, lr=cfg["learning_rate"]), torch.optim.Adam(rest, **adam)]
+            return [optimizers.muon(matrices, lr=cfg["learning_rate"]), optimizers.Adam(rest, **adam)]
         raise APIUsageError(f"Unknown optimizer {cfg['optimizer']!r}; choose 'adam' or 'muon'.")
 
     def _hook(self, name: str, **kwargs: object) -> None:

@@ -13,6 +13,8 @@ import math
 
 import torch
 
+from pufferlib.train.optimizers import Adam
+
 LENGTH_SCALES = (0.05, 0.1, 0.2, 0.35, 0.6, 1.0, 2.0)
 NOISES = (1e-4, 1e-2, 0.05, 0.2, 0.5)
 
@@ -78,7 +80,7 @@ class GP:
         log_ls = torch.full((X.shape[1],), math.log(best[1]), dtype=torch.float64, requires_grad=True)
         log_noise = torch.tensor(math.log(best[2]), dtype=torch.float64, requires_grad=True)
         start = (log_ls.detach().clone(), log_noise.detach().clone())
-        opt = torch.optim.Adam([log_ls, log_noise], lr=0.1)
+        opt = Adam([log_ls, log_noise], lr=0.1)  # torch's, without its torch._dynamo import
         for _ in range(self.refine_steps):
             opt.zero_grad()
             K = matern52(X, X, log_ls.clamp(-4.6, 2.3).exp()) + (log_noise.clamp(-9.2, 0.0).exp() + 1e-6) * eye
