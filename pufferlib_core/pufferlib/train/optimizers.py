@@ -40,7 +40,7 @@ def without_dynamo(cls: type[OptimizerT]) -> type[OptimizerT]:
         guarded_step = cls.step
 
         def step(self: Optimizer, closure: Any = None) -> Any:
-            """`cls.step` under no_grad, as torch's guard runs it (but when differentiable)."""
+            """`cls.step` under no_grad, as torch's guard runs it (torch's own step when differentiable)."""
             if self.defaults.get("differentiable"):
                 return guarded_step(self, closure)
             with torch.no_grad():
