@@ -11,11 +11,13 @@ only the repository has (scripts/, tests/) fails.
 import importlib.util
 import json
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from filelock import FileLock  # torch's dependency
 
 from tests.core.overlay_venv import install_core, overlay_venv, site_packages
 
@@ -100,9 +102,18 @@ def test_index_links_every_page():
 
 
 @pytest.fixture(scope="session")
-def core(tmp_path_factory):
-    """puffer-core installed from its wheel, built once per test process from this working tree."""
-    return install_core(tmp_path_factory.mktemp("puffer-core"))
+def core(tmp_path_factory, worker_id):
+    """puffer-core installed from its wheel, built once per session from this working tree: under
+    xdist, the first worker to need it builds it into the workers' shared temp folder (a lock)."""
+    if worker_id == "master":  # no xdist
+        return install_core(tmp_path_factory.mktemp("puffer-core"))
+    shared = tmp_path_factory.getbasetemp().parent  # every worker's base temp folder is in it
+    done = shared / "puffer-core.done"
+    with FileLock(str(shared / "puffer-core.lock")):
+        if not done.exists():
+            shutil.rmtree(shared / "puffer-core", ignore_errors=True)  # a build that failed half-way
+            done.write_text(str(install_core(shared / "puffer-core")))
+    return Path(done.read_text())
 
 
 def run_blocks(env: dict[str, str], tmp_path: Path, guide: str, code: list[tuple[str, int, str]]):
