@@ -287,11 +287,11 @@ class PuffeRL:
         if cfg["optimizer"] == "adam":
             return [optimizers.Adam(params, **adam)]
         if cfg["optimizer"] == "muon":
-            if not hasattr(torch.optim, "Muon"):
+            if optimizers.Muon is None:
                 raise APIUsageError("optimizer='muon' needs a torch with torch.optim.Muon (2.9+); use 'adam'.")
             matrices = [p for p in params if p.dim() == 2]
             rest = [p for p in params if p.dim() != 2]
-            return [optimizers.muon(matrices, lr=cfg["learning_rate"]), optimizers.Adam(rest, **adam)]
+            return [optimizers.Muon(matrices, lr=cfg["learning_rate"]), optimizers.Adam(rest, **adam)]
         raise APIUsageError(f"Unknown optimizer {cfg['optimizer']!r}; choose 'adam' or 'muon'.")
 
     def _hook(self, name: str, **kwargs: object) -> None:

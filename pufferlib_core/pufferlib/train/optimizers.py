@@ -10,7 +10,7 @@ the same state dicts (a checkpoint's optimizer state loads into either class). W
 release has no `__wrapped__` on a method, that method stays torch's own (correct, and
 importing torch._dynamo as before).
 
-Contract: `Adam(params, **kwargs)` and `muon(params, **kwargs)` take torch's arguments;
+Contract: `Adam` and `Muon` (None on a torch without it) take torch's arguments;
 `differentiable=True` (grad through the step) is left to torch's own step.
 """
 
@@ -51,8 +51,5 @@ def without_dynamo(cls: type[OptimizerT]) -> type[OptimizerT]:
 
 
 Adam = without_dynamo(torch.optim.Adam)
-
-
-def muon(params: Any, **kwargs: Any) -> Optimizer:
-    """torch.optim.Muon (torch 2.9+) without torch._dynamo's import."""
-    return without_dynamo(torch.optim.Muon)(params, **kwargs)
+#: torch.optim.Muon (torch 2.9+), None before
+Muon: type[torch.optim.Muon] | None = without_dynamo(torch.optim.Muon) if hasattr(torch.optim, "Muon") else None
