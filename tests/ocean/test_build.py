@@ -60,3 +60,19 @@ def test_a_header_edit_rebuilds_over_a_previous_build(tmp_path):
     assert build() == 0
     os.utime(header, (later + 60, later + 60))  # a header edited after that build
     assert build() != 0
+
+
+def test_an_unoptimized_build_compiles_at_O0_into_a_folder_of_its_own(tmp_path):
+    """PUFFER_OCEAN_UNOPTIMIZED=1: -O0 -g0 last on the compile line (they win over -O3 -g), and
+    objects under build/unoptimized, so an optimised in-tree build never reuses them."""
+    plugin = tmp_path / "puffer-ocean"
+    shutil.copytree(ROOT / "plugins" / "puffer-ocean", plugin,
+                    ignore=shutil.ignore_patterns("build", "*.so", "__pycache__", "*.egg-info"))
+    compiler = tmp_path / "cc"  # records its arguments and fails: nothing is compiled
+    compiler.write_text(f'#!/bin/sh\necho "$@" >> {tmp_path / "calls"}\nexit 1\n')
+    compiler.chmod(0o755)
+    subprocess.run([sys.executable, "setup.py", "build_ext"], cwd=plugin, capture_output=True, timeout=120,
+                   env={**os.environ, "CC": str(compiler), "PUFFER_OCEAN_UNOPTIMIZED": "1"})
+    flags = (tmp_path / "calls").read_text().split("\n")[0].split()
+    assert flags.index("-O0") > flags.index("-O3") and flags.index("-g0") > flags.index("-g")
+    assert list((plugin / "build" / "unoptimized").glob("temp.*")) and not list((plugin / "build").glob("temp.*"))

@@ -165,11 +165,12 @@ class SelfPlay:
         self.files: list[str] = []
         self.opponent = np.full(self.slots, -1, np.int64)  # per slot: -1 none, else its snapshot's number
         self.anchor = np.full(self.slots, -1, np.int64)  # per slot: -1 none, else its anchor's index in `anchors`
-        self.anchors = anchor_names(config)
+        weights = parse_anchors(config)
+        self.anchors = list(weights)
         self._anchor_codes = np.array([env.builtin_players[name] for name in self.anchors] if self.anchors else [0],
                                       np.int8)
         self._anchor_share = float(config.get("anchor_share", 0.0)) if self.anchors else 0.0
-        self._anchor_cdf = np.cumsum(list(parse_anchors(config).values()) or [1.0])  # which anchor a game draws
+        self._anchor_cdf = np.cumsum(list(weights.values()) or [1.0])  # which anchor a game draws
         self.anchor_logged = {name: Tally() for name in self.anchors}
         self.learner_seat = np.zeros(self.slots, np.int64)
         self.learner_rows = np.ones(self.rows, bool)  # rows the learner holds (trained)
