@@ -3,7 +3,7 @@
 Contract:
 - Players: the snapshots of a self-play run (RUN_DIR/pool, `pufferlib.train.selfplay`), or,
   without a pool, its checkpoints (model_*.pt); and anchors, the env's built-in players
-  ("scripted", "random"), which play every agent but not each other. A file that cannot be
+  (`pufferlib.match.BUILT_IN`), which play every agent but not each other. A file that cannot be
   read as a checkpoint of the run's env is skipped with a warning.
 - `play_round` plays `games` games (`pufferlib.match.play_match`: seats alternating, seeded by
   `seed` and the pair) for every pair of players, and appends each match's counts to

@@ -2,8 +2,9 @@
 
 The env must be one of competitive games (`game_seats`, see `pufferlib.environment`).
 A player is an `Agent` (`pufferlib.load` of a checkpoint file, a run folder or "latest"), or
-the name of one of the env's built-in players, `BUILT_IN` ("scripted", "random": the env's
-`opponent` argument, as Ocean's games and turn-based PettingZoo games take it).
+the name of one of the env's built-in players, `BUILT_IN` ("scripted", "random", "tactical": the
+env's `opponent` argument, as Ocean's games and turn-based PettingZoo games take it; each env has
+some of them).
 
 The rule, so that the numbers mean the same on every run:
 - Two agents: the env is made with every seat an agent (`opponent="none"`). Each game slot
@@ -46,7 +47,7 @@ from pufferlib.train.playback import write_video
 from pufferlib.train.pool import Counts
 
 #: Built-in players: values of a game env's `opponent` argument.
-BUILT_IN = ("scripted", "random")
+BUILT_IN = ("scripted", "random", "tactical")
 #: Seconds between progress lines.
 PROGRESS_SECONDS = 5.0
 #: The most game slots a match plays at once (more copies than games would waste steps).

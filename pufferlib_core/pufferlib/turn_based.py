@@ -20,30 +20,42 @@ through when the env cannot be converted to the parallel API (its metadata says
   Dict with "observation" and "action_mask" (1 = legal; all 0 for a seat not to move),
   which the trainer applies when it samples (`pufferlib.pytorch.action_mask`).
 
-`opponent` (`OPPONENTS`): "none", the default, keeps every seat an agent. "random" makes it a
-one-agent env: the agent `LEARNER` holds one seat, drawn at random per game, and every other seat
-is played here by uniformly random legal actions (legal: the "action_mask" of its observation or
-info, when it has one). The draws come from a generator seeded by `reset(seed)`, so a seed
-repeats the games. An agent's info dict at its game's end holds the game's outcome for its
+`opponent` (`OPPONENTS`): "none", the default, keeps every seat an agent. "random" or "tactical"
+makes it a one-agent env: the agent `LEARNER` holds one seat, drawn at random per game, and every
+other seat is played here by that built-in player:
+- "random": uniformly random legal moves (legal: the "action_mask" of its observation or info,
+  when it has one).
+- "tactical": a two-ply search on copies of the AEC env's state: a move that wins the
+  game at once if there is one; else a random legal move after which no reply of the next seat
+  wins at once (it blocks a line the opponent would complete, and never opens one); else a
+  random legal move. It punishes every blunder that loses in one move, where random play does
+  so only by chance. Its cost per move is up to (legal moves + legal moves x replies) copies and
+  steps of the env (tictactoe: about 0.1 ms each; the replies of a move are tried until one wins,
+  and the moves in a random order until one is safe), so it suits small games; an env that
+  cannot be deep-copied makes it raise.
+The draws come from a generator seeded by `reset(seed)`, so a seed repeats the games. An agent's info dict at its game's end holds the game's outcome for its
 seat: `outcome` (win 1, draw 0.5, loss 0: its game return above, equal to or below the best of
 the other seats'), and `win`, `draw`, `loss` (each 1 or 0), whose means over episodes are the rates.
 `game_seats` (`pufferlib.environment`'s game contract: the seats, or 1 against an opponent) makes
 the emulation write each `outcome` to its row's `outcomes`, for `pufferlib.match` and self-play.
 
-With opponent "none" and Discrete actions, the random player can also take any seat
-(`builtin_players` {"random": 1}, self-play's anchors): `players`, when the emulation binds it,
-holds one entry per seat (in `seats` order; the emulation's `players` rows), 0 for its agent, 1
-for the random player, whose random legal move then replaces the seat's action at its turn.
+With opponent "none" and Discrete actions, the built-in players can also take any seat
+(`builtin_players` {"random": 1, "tactical": 2}, self-play's anchors): `players`, when the
+emulation binds it, holds one entry per seat (in `seats` order; the emulation's `players` rows),
+0 for its agent, else the code of the built-in player whose move then replaces the seat's action
+at its turn.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils.env import ParallelEnv
+from pettingzoo.utils.wrappers import BaseWrapper
 
 from pufferlib.errors import APIUsageError
 
@@ -51,20 +63,23 @@ if TYPE_CHECKING:
     from pettingzoo import AECEnv
 
 #: The values of `opponent=`: "none" (every seat is an agent), or who plays every seat but the learner's.
-OPPONENTS = ("none", "random")
+OPPONENTS = ("none", "random", "tactical")
 #: The one agent of an env with an opponent: it holds a different seat from game to game.
 LEARNER = "learner"
 #: The players that can take a seat of a game whose seats are all agents (`players` codes).
-BUILTIN_PLAYERS = {"random": 1}
+BUILTIN_PLAYERS = {"random": 1, "tactical": 2}
 
 Dicts = dict[Hashable, Any]
+#: Attributes of an AEC env that its copies share (`TurnBasedParallelEnv._copy`).
+_FIXED = frozenset({"possible_agents", "metadata", "_ezpickle_args", "_ezpickle_kwargs"})
 
 
 def check_opponent(opponent: object) -> None:
     """Raise APIUsageError unless `opponent` is one of `OPPONENTS`."""
     if opponent not in OPPONENTS:
         raise APIUsageError(f"opponent={opponent!r} is not one of {list(OPPONENTS)}: 'none' makes every seat an "
-                            "agent, 'random' plays every seat but the learner's by random legal moves.")
+                            "agent, 'random' plays every seat but the learner's by random legal moves, 'tactical' "
+                            "by moves that win at once, else do not lose at once (pufferlib.turn_based).")
 
 
 class TurnBasedParallelEnv(ParallelEnv):
@@ -95,7 +110,7 @@ class TurnBasedParallelEnv(ParallelEnv):
                        if isinstance(space := env.action_space(seat), spaces.Discrete)}
         #: The built-in players that may take a seat (module doc): with every seat an agent and Discrete actions.
         self.builtin_players = dict(BUILTIN_PLAYERS) if not self._versus and len(self._moves) == len(self.seats) else {}
-        #: Who plays each seat (0 its agent, 1 the random player), bound by the emulation; None: the agents.
+        #: Who plays each seat (0 its agent, else a `BUILTIN_PLAYERS` code), bound by the emulation; None: the agents.
         self.players: np.ndarray | None = None
         self._seat_index = {seat: i for i, seat in enumerate(self.seats)}
 
@@ -147,14 +162,15 @@ class TurnBasedParallelEnv(ParallelEnv):
                 {agent: dict(self.aec.infos.get(seat, {})) for agent, seat in seats.items()})
 
     def step(self, actions: Mapping[Hashable, object]) -> tuple[Dicts, Dicts, Dicts, Dicts, Dicts]:
-        """Play the action of the agent to move (others are ignored; a random legal move where `players`
-        gives its seat to the random player), and the opponent's moves if any."""
+        """Play the action of the agent to move (others are ignored; the built-in player's move where
+        `players` gives it the seat), and the opponent's moves if any."""
         if not self.agents:
             raise APIUsageError("step() was called with no agent to move (the game is over or was never started); "
                                 "call reset() first.")
         agent = self.agents[0]
-        if self.players is not None and self.players[self._seat_index[self._rows[agent]]]:
-            self._play(self._random_action(self._rows[agent]))
+        player = 0 if self.players is None else int(self.players[self._seat_index[self._rows[agent]]])
+        if player:
+            self._play(self._builtin_action(player, self._rows[agent]))
         else:
             self._play(actions[agent])
         if self._versus:
@@ -184,21 +200,96 @@ class TurnBasedParallelEnv(ParallelEnv):
             aec.step(None)
 
     def _play_others(self) -> None:
-        """Random legal moves for every seat but the learner's, until the learner is to move or has ended."""
-        seat = self._rows[LEARNER]
+        """The opponent's moves for every seat but the learner's, until the learner is to move or has ended."""
+        seat, player = self._rows[LEARNER], BUILTIN_PLAYERS[self.opponent]
         while self._to_move is not None and seat not in self._ended and self._to_move != seat:
-            self._play(self._random_action(self._to_move))
+            self._play(self._builtin_action(player, self._to_move))
 
-    def _random_action(self, seat: Hashable) -> int:
-        obs = self.aec.observe(seat)
+    def _builtin_action(self, player: int, seat: Hashable) -> int:
+        """The move of built-in player `player` (a `BUILTIN_PLAYERS` code) for `seat`, the seat to move."""
+        if player == BUILTIN_PLAYERS["tactical"]:
+            return self._tactical_action(seat)
+        return int(self._rng.choice(self._legal(self.aec, seat)))
+
+    def _legal(self, aec: AECEnv, seat: Hashable) -> np.ndarray:
+        """The legal moves of `seat` in `aec` (all of its moves when the env gives no mask, or allows nothing)."""
+        obs = aec.observe(seat)
         mask = obs.get("action_mask") if isinstance(obs, dict) else None
         if mask is None:
-            mask = self.aec.infos.get(seat, {}).get("action_mask")
+            mask = aec.infos.get(seat, {}).get("action_mask")
         moves = self._moves[seat]
         legal = moves if mask is None else moves[np.asarray(mask, bool)]
-        if legal.size == 0:  # the env allows nothing: any move, for the env to judge
-            legal = moves
-        return int(self._rng.choice(legal))
+        return legal if legal.size else moves  # the env allows nothing: any move, for the env to judge
+
+    def _tactical_action(self, seat: Hashable) -> int:
+        """A move that wins at once, else one after which no reply wins at once, else a random one (module doc)."""
+        moves = self._rng.permutation(self._legal(self.aec, seat))
+        searched = []
+        for move in moves:
+            game, returns = self._copy(self.aec), dict(self._returns)
+            ended = self._advance(game, move, returns)
+            if seat in ended and self._won(seat, returns):
+                return int(move)
+            searched.append((move, None if seat in ended else game, returns))
+        for move, game, returns in searched:  # a move that ends the game (a draw) leaves no reply
+            if game is None or not self._a_reply_wins(game, seat, returns):
+                return int(move)
+        return int(moves[0])
+
+    def _a_reply_wins(self, game: AECEnv, seat: Hashable, returns: dict[Hashable, float]) -> bool:
+        """Whether the seat to move in `game`, another than `seat`, has a move that wins the game at once."""
+        opponent = game.agent_selection
+        if not game.agents or opponent == seat:
+            return False
+        for reply in self._legal(game, opponent):
+            reply_returns = dict(returns)
+            if opponent in self._advance(self._copy(game), reply, reply_returns) and self._won(opponent, reply_returns):
+                return True
+        return False
+
+    @staticmethod
+    def _advance(game: AECEnv, move: object, returns: dict[Hashable, float]) -> set[Hashable]:
+        """Play `move` in the copy `game` as `_play` does (dead seats stepped out), adding the rewards
+        to `returns`; the seats that ended."""
+        game.step(move)
+        ended: set[Hashable] = set()
+        while True:
+            for seat, reward in game.rewards.items():
+                returns[seat] += reward
+            live = game.agents
+            ended.update(seat for seat in live if game.terminations[seat] or game.truncations[seat])
+            if not live or game.agent_selection not in ended:
+                return ended
+            game.step(None)
+
+    @staticmethod
+    def _won(seat: Hashable, returns: dict[Hashable, float]) -> bool:
+        """Whether `seat`'s game return is above every other seat's (a win, as `_outcome` scores it)."""
+        return returns[seat] > max(r for s, r in returns.items() if s != seat)
+
+    @staticmethod
+    def _copy(aec: AECEnv) -> AECEnv:
+        """A copy of the game's state: the instance attributes of `aec` and of every env it wraps, deep-copied,
+        but for what the AEC API declares fixed (spaces, `possible_agents`, `metadata`) and the constructor's
+        arguments, which are shared. Not `copy.deepcopy(aec)`: PettingZoo's envs pickle as their constructor's
+        arguments (EzPickle), so that a deep copy is a new game, not this one."""
+        chain = [aec]
+        while isinstance(chain[-1], BaseWrapper):
+            chain.append(chain[-1].env)
+        memo: dict[int, Any] = {id(env): object.__new__(type(env)) for env in chain}
+        for env in chain:
+            for name, value in vars(env).items():
+                if name in _FIXED or isinstance(value, spaces.Space) or (
+                        isinstance(value, dict) and value and all(isinstance(v, spaces.Space) for v in value.values())):
+                    memo[id(value)] = value
+        try:
+            for env in chain:
+                vars(memo[id(env)]).update(copy.deepcopy(vars(env), memo))
+        except Exception as error:  # whatever the env's state holds that cannot be copied
+            raise APIUsageError(f"the 'tactical' player searches on copies of the env, but the state of "
+                                f"{type(aec.unwrapped).__name__} cannot be deep-copied ({type(error).__name__}: "
+                                f"{error}). Use the 'random' player.") from error
+        return memo[id(aec)]
 
     def _turn(self) -> list[Hashable]:
         """The agents to move now: the one whose seat is to move, if it has not ended."""

@@ -97,6 +97,8 @@ def test_turn_based_pettingzoo_games_are_games_with_their_action_masks():
     assert result.games == 60 and result.games_by_seat == (30, 30) and result.no_result == 0
     against_random = play_match("pettingzoo-tictactoe", agent, "random", 30, seed=1)  # the random player seated
     assert against_random.games == 30 and against_random.games_by_seat == (15, 15)
+    against_tactical = play_match("pettingzoo-tictactoe", agent, "tactical", 30, seed=1)
+    assert against_tactical.games == 30 and against_tactical.score < against_random.score  # an untrained policy
 
 
 @pytest.mark.parametrize("backend, workers", [("serial", None), ("multiprocessing", 2)])

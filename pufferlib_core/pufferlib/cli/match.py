@@ -16,7 +16,8 @@ def match_command(argv: list[str]) -> int:
     parser.add_argument("env_id", help="an env of competitive games, e.g. ocean-connect4")
     for name in ("a", "b"):
         parser.add_argument(name, help="a checkpoint file, a run folder, 'latest' (the newest checkpoint of ENV), "
-                                       "an hf://ORG/NAME[@REV] address or a built-in player: 'scripted', 'random'")
+                                       "an hf://ORG/NAME[@REV] address or a built-in player of the env: 'scripted', "
+                                       "'random', 'tactical'")
     parser.add_argument("--games", type=int, default=100, help="games to count (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the envs and the sampled actions (default 0)")
     parser.add_argument("--num-envs", type=int, default=None,

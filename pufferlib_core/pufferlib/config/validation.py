@@ -91,7 +91,7 @@ CONSTRAINTS: dict[str, str | tuple[str, ...]] = {
     "eval.interval_steps": "[0, inf)",
     "eval.episodes": "[1, inf)",
     "eval.num_envs": "[0, inf)",
-    "eval.opponent": ("", "scripted", "random"),
+    "eval.opponent": ("", "scripted", "random", "tactical"),
     "normalize.clip": "(0, inf)",
     "normalize.epsilon": "(0, inf)",
 }
