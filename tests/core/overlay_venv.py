@@ -4,7 +4,9 @@
 this interpreter's (a .pth file), so every installed package is visible and `pip install`
 inside it lands in `root/venv` only. It returns the environment variables of a shell "in"
 that venv: its bin first on PATH (with `python`, `pip` and `puffer` there), no build
-isolation and no dependency resolution (everything is installed already; no network).
+isolation and no dependency resolution (everything is installed already; no network), and a
+pytest run in it keeping its temporary folders under `root/pytest` (not /tmp/pytest-of-USER,
+where pytest would leave them).
 
 `install_core(dest)` builds puffer-core's wheel from this working tree and installs it into
 a folder; `overlay_venv(root, core)` chains that folder before this interpreter's
@@ -73,7 +75,8 @@ def overlay_venv(root: Path, core: Path | None = None) -> dict[str, str]:
     env = dict(os.environ)
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}", VIRTUAL_ENV=str(venv),
                PIP_NO_BUILD_ISOLATION="0", PIP_NO_DEPS="1", PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1",
-               PYTHONNOUSERSITE="1", MPLBACKEND="Agg", SDL_VIDEODRIVER="dummy")
+               PYTHONNOUSERSITE="1", MPLBACKEND="Agg", SDL_VIDEODRIVER="dummy",
+               PYTEST_ADDOPTS=f"{env.get('PYTEST_ADDOPTS', '')} --basetemp={root / 'pytest'}".strip())
     env.pop("PYTHONPATH", None)
     return env
 

@@ -136,6 +136,7 @@ def test_generated_package_installs_checks_tests_trains_and_builds_a_wheel(varia
     assert values["env_id"] in _sh(env, root, "puffer", "list")
     assert "OK:" in _sh(env, root, "puffer", "check", values["env_id"])
     _sh(env, root, "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests")
+    assert (tmp_path / "pytest").is_dir()  # its temporary folders go under ours, not /tmp/pytest-of-USER
     out = _sh(env, root, "puffer", "train", values["env_id"])
     score = float(re.search(r"mean episode return (-?\d+(?:\.\d+)?)", out).group(1))
     assert score >= float(values["target_score"]), out[-2000:]
