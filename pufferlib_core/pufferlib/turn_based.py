@@ -238,7 +238,7 @@ class TurnBasedParallelEnv(ParallelEnv):
         return int(moves[0])
 
     def _a_reply_wins(self, game: AECEnv, seat: Hashable, returns: dict[Hashable, float]) -> bool:
-        """Whether the seat to move in `game`, another than `seat`, has a move that wins the game at once."""
+        """Whether the seat to move in `game`, if not `seat`, has a move that wins the game at once."""
         opponent = game.agent_selection
         if not game.agents or opponent == seat:
             return False
