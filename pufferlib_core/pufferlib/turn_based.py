@@ -37,6 +37,12 @@ The draws come from a generator seeded by `reset(seed)`, so a seed repeats the g
 info dict at its game's end holds the game's outcome for its seat: `outcome` (win 1, draw 0.5,
 loss 0: its game return above, equal to or below the best of the other seats'), and `win`,
 `draw`, `loss` (each 1 or 0), whose means over episodes are the rates.
+`loss_penalty` (default 0, none): subtracted from a seat's reward at the step its game ends in a
+loss, on top of the game's own (tictactoe's -1 becomes -1 - loss_penalty). It makes the objective
+risk-averse: with the game's symmetric rewards, the policy that scores best against random play
+takes risks that lose a few games in a thousand (tictactoe: 3.7 per 1,000 with seats alternating,
+by exact expectimax), where a penalty of 4 or more makes never losing the best policy (it gives up
+0.8% of wins). Outcomes (below) are the game's, not shaped.
 `game_seats` (`pufferlib.environment`'s game contract: the seats, or 1 against an opponent) makes
 the emulation write each `outcome` to its row's `outcomes`, for `pufferlib.match` and self-play.
 
@@ -50,7 +56,8 @@ at its turn.
 from __future__ import annotations
 
 import copy
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -71,6 +78,11 @@ LEARNER = "learner"
 BUILTIN_PLAYERS = {"random": 1, "tactical": 2}
 
 Dicts = dict[Hashable, Any]
+#: A deterministic player for `exact_against_random`: (observation, state) -> (move, state), as
+#: `pufferlib.Agent.act` with deterministic=True.
+Choose = Callable[[Any, Any], tuple[Any, Any]]
+#: `exact_against_random` stops past this many moves played.
+MAX_EXACT_POSITIONS = 2_000_000
 #: Attributes of an AEC env that its copies share (`TurnBasedParallelEnv._copy`).
 _FIXED = frozenset({"possible_agents", "metadata", "_ezpickle_args", "_ezpickle_kwargs"})
 
@@ -83,15 +95,38 @@ def check_opponent(opponent: object) -> None:
                             "by moves that win at once, else do not lose at once (pufferlib.turn_based).")
 
 
+def check_loss_penalty(loss_penalty: object) -> None:
+    """Raise APIUsageError unless `loss_penalty` is a finite number >= 0."""
+    if isinstance(loss_penalty, bool) or not isinstance(loss_penalty, (int, float)) \
+            or not np.isfinite(loss_penalty) or loss_penalty < 0:
+        raise APIUsageError(f"loss_penalty={loss_penalty!r} must be a finite number >= 0: it is subtracted from a "
+                            "seat's reward when it loses (0: the game's own rewards).")
+
+
+@dataclass(frozen=True)
+class ExactOutcome:
+    """A seat's exact probabilities of winning, drawing and losing against random play
+    (`TurnBasedParallelEnv.exact_against_random`); `games`: the distinct games walked (lines of
+    the random moves), `positions`: the moves played to walk them."""
+
+    win: float
+    draw: float
+    loss: float
+    games: int
+    positions: int
+
+
 class TurnBasedParallelEnv(ParallelEnv):
     """A turn-based AEC env as a parallel env whose one present agent is the seat to move (see module doc).
 
     `env`: the AEC env. `opponent`: one of `OPPONENTS`; "none" makes every seat an agent.
+    `loss_penalty`: >= 0, subtracted from a seat's reward when it loses (module doc).
     """
 
-    def __init__(self, env: AECEnv, opponent: str = "none"):
+    def __init__(self, env: AECEnv, opponent: str = "none", loss_penalty: float = 0.0):
         check_opponent(opponent)
-        self.aec, self.opponent = env, opponent
+        check_loss_penalty(loss_penalty)
+        self.aec, self.opponent, self.loss_penalty = env, opponent, float(loss_penalty)
         self._versus = opponent != "none"  # one learner against the opponent
         self.metadata = dict(getattr(env, "metadata", {}))
         self.render_mode = getattr(env, "render_mode", None)
@@ -264,9 +299,16 @@ class TurnBasedParallelEnv(ParallelEnv):
             game.step(None)
 
     @staticmethod
-    def _won(seat: Hashable, returns: dict[Hashable, float]) -> bool:
-        """Whether `seat`'s game return is above every other seat's (a win, as `_outcome` scores it)."""
-        return returns[seat] > max(r for s, r in returns.items() if s != seat)
+    def _result(seat: Hashable, returns: Mapping[Hashable, float]) -> dict[str, float]:
+        """`seat`'s outcome (module doc) from the game returns: its return above, equal to or below the
+        best of the other seats'."""
+        mine, best_other = returns[seat], max(r for s, r in returns.items() if s != seat)
+        win, draw = float(mine > best_other), float(mine == best_other)
+        return {"outcome": win + 0.5 * draw, "win": win, "draw": draw, "loss": 1.0 - win - draw}
+
+    @classmethod
+    def _won(cls, seat: Hashable, returns: Mapping[Hashable, float]) -> bool:
+        return cls._result(seat, returns)["win"] == 1.0
 
     @staticmethod
     def _copy(aec: AECEnv) -> AECEnv:
@@ -310,18 +352,62 @@ class TurnBasedParallelEnv(ParallelEnv):
             if seat in self._ended and seat not in self._reported:
                 self._reported.add(seat)
                 obs[agent], terms[agent], truncs[agent], infos[agent] = self._ended[seat]
-                infos[agent].update(self._outcome(seat))
+                outcome = self._result(seat, self._returns)
+                infos[agent].update(outcome)
+                rewards[agent] -= self.loss_penalty * outcome["loss"]
         self._pending = dict.fromkeys(self.seats, 0.0)
         self.agents = self._turn()
         for agent in self.agents:
             obs[agent] = self.aec.observe(self._rows[agent])
         return obs, rewards, terms, truncs, infos
 
-    def _outcome(self, seat: Hashable) -> dict[str, float]:
-        mine = self._returns[seat]
-        best_other = max(r for s, r in self._returns.items() if s != seat)
-        win, draw = float(mine > best_other), float(mine == best_other)
-        return {"outcome": win + 0.5 * draw, "win": win, "draw": draw, "loss": 1.0 - win - draw}
+
+    def exact_against_random(self, choose: Choose, seat: Hashable, state: Any = None, *, seed: int | None = 0,
+                             max_positions: int = MAX_EXACT_POSITIONS) -> ExactOutcome:
+        """The exact probabilities that `choose` playing `seat` wins, draws or loses a game whose every other
+        seat plays the "random" player (uniformly random legal moves, `_legal`).
+
+        `choose(observation, state) -> (move, state)` must be deterministic (a greedy agent: `Agent.act`
+        with deterministic=True; `state` its LSTM state, carried along each line). From a new game of the
+        AEC env (`reset(seed)`: this env's game in progress is lost), every line of the random moves is
+        walked on copies of the game (`_copy`), each weighted by its probability, and the outcome of
+        `seat` (module doc) is scored at the move it ends. The game must have no chance of its own (its
+        next state a function of the moves, as in the classic board games): a random step would be
+        walked as one line. Raises APIUsageError past `max_positions` moves played (too big a game).
+        """
+        if seat not in self.seats:
+            raise APIUsageError(f"seat {seat!r} is not one of the game's seats {self.seats}.")
+        if any(other not in self._moves for other in self.seats):
+            raise APIUsageError("exact play against random play needs Discrete actions on every seat "
+                                f"(the random player's moves); this env has {self.aec.action_space(self.seats[0])}.")
+        self.aec.reset(seed=seed)
+        totals = {"win": 0.0, "draw": 0.0, "loss": 0.0}
+        games = positions = 0
+        stack = [(self._copy(self.aec), dict.fromkeys(self.seats, 0.0), 1.0, state)]
+        while stack:
+            game, returns, weight, state = stack.pop()
+            mover = game.agent_selection
+            if mover == seat:
+                move, state = choose(game.observe(seat), state)
+                branches = [move]
+            else:
+                branches = list(self._legal(game, mover))
+            for i, move in enumerate(branches):  # the last branch plays on `game` itself
+                child, child_returns = (game, returns) if i == len(branches) - 1 else (self._copy(game), dict(returns))
+                ended = self._advance(child, move, child_returns)
+                positions += 1
+                if positions > max_positions:
+                    raise APIUsageError(f"{type(self.aec.unwrapped).__name__} has more than {max_positions:,} "
+                                        "positions to walk against every line of random play: too big a game for "
+                                        "exact play. Play a match of N games instead.")
+                if seat in ended or not child.agents:
+                    games += 1
+                    result = self._result(seat, child_returns)
+                    for key in totals:
+                        totals[key] += weight / len(branches) * result[key]
+                else:
+                    stack.append((child, child_returns, weight / len(branches), state))
+        return ExactOutcome(totals["win"], totals["draw"], totals["loss"], games, positions)
 
     def render(self) -> Any:
         """The AEC env's render."""

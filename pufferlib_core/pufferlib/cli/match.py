@@ -18,7 +18,10 @@ def match_command(argv: list[str]) -> int:
         parser.add_argument(name, help="a checkpoint file, a run folder, 'latest' (the newest checkpoint of ENV), "
                                        "an hf://ORG/NAME[@REV] address or a built-in player of the env: 'scripted', "
                                        "'random', 'tactical'")
-    parser.add_argument("--games", type=int, default=100, help="games to count (default 100)")
+    parser.add_argument("--games", type=int, default=None, help="games to count (default 100)")
+    parser.add_argument("--exact", action="store_true",
+                        help="B 'random' on a small turn-based PettingZoo game: A's exact probabilities of winning, "
+                             "drawing and losing with greedy actions, over every line of random play, each seat")
     parser.add_argument("--seed", type=int, default=0, help="seed of the envs and the sampled actions (default 0)")
     parser.add_argument("--num-envs", type=int, default=None,
                         help="env copies (default: one game slot per game, at most 64)")
@@ -31,6 +34,9 @@ def match_command(argv: list[str]) -> int:
     parser.add_argument("--video-path", help="record env copy 0's first game to this .gif/.mp4")
     parser.add_argument("--fps", type=int, default=4, help="frames per second of the video (default 4: a move each)")
     args = parser.parse_args(argv)
+    if args.exact:
+        return _exact(args)
+    args.games = 100 if args.games is None else args.games
     from pufferlib.cli.eval import VIDEO_SUFFIXES
 
     if args.video_path and not args.video_path.lower().endswith(VIDEO_SUFFIXES):
@@ -49,5 +55,21 @@ def match_command(argv: list[str]) -> int:
     print(json.dumps(result.as_dict()) if args.json else result.summary())
     if args.video_path:
         print(f"wrote {args.video_path}", file=sys.stderr)
+    sys.stdout.flush()
+    return 0
+
+
+def _exact(args: argparse.Namespace) -> int:
+    """`--exact`: A's exact result against random play (`pufferlib.match.exact_match`)."""
+    if args.b != "random":
+        raise APIUsageError(f"--exact plays A against random play: B must be 'random', got {args.b!r}.")
+    given = [flag for flag, value in (("--games", args.games), ("--num-envs", args.num_envs),
+                                      ("--video-path", args.video_path)) if value is not None]
+    if given:
+        raise APIUsageError(f"--exact walks every line of random play once; drop {', '.join(given)}.")
+    from pufferlib.match import exact_match
+
+    result = exact_match(args.env_id, args.a, device=args.device, data_dir=args.data_dir, hub_dir=args.hub_dir)
+    print(json.dumps(result.as_dict()) if args.json else result.summary())
     sys.stdout.flush()
     return 0

@@ -51,26 +51,36 @@ def make_gymnasium(gym_id: str, **kwargs: Any) -> GymnasiumEnv:
                             f"{str(exc).splitlines()[0]}. Remove it from [env] (or the --env.* flag).") from None
 
 
-def make_pettingzoo(registry_id: str, opponent: str = "none", **kwargs: object) -> ParallelEnv | AECEnv:
+def make_pettingzoo(registry_id: str, opponent: str = "none", loss_penalty: float = 0.0,
+                    **kwargs: object) -> ParallelEnv | AECEnv:
     """`pettingzoo.make` of a registry id: the parallel env, else the AEC env.
 
     `opponent` (`pufferlib.turn_based.OPPONENTS`): "none" makes every agent of the env an agent of
-    PufferLib's; "random" plays every seat but one of the AEC env by random legal moves, turn by turn,
-    and the env has one agent (`pufferlib.turn_based.TurnBasedParallelEnv`).
+    PufferLib's; "random" or "tactical" plays every seat but one of the AEC env, turn by turn, and
+    the env has one agent (`pufferlib.turn_based.TurnBasedParallelEnv`). `loss_penalty` > 0: the
+    turn-based game takes it off a seat's reward when it loses (an env with the parallel API, or
+    one PettingZoo converts to it, has no seats that lose: an APIUsageError).
     """
     import pettingzoo
 
     from pufferlib import turn_based
 
     turn_based.check_opponent(opponent)
-    env_type = "parallel" if registry_id in pettingzoo.parallel_registry and opponent == "none" else "aec"
+    turn_based.check_loss_penalty(loss_penalty)
+    turn_by_turn = opponent != "none" or loss_penalty > 0
+    env_type = "aec" if turn_by_turn or registry_id not in pettingzoo.parallel_registry else "parallel"
     try:
         env = pettingzoo.make(env_type, registry_id, **kwargs)
     except ImportError as exc:  # PettingZoo's DependencyNotInstalled is an ImportError
         family = registry_id.split("/", 1)[0]
         raise APIUsageError(f"Could not make {registry_id} ({exc}). "
                             f"Install its extras: pip install 'pettingzoo[{family}]'") from exc
-    return env if opponent == "none" else turn_based.TurnBasedParallelEnv(env, opponent=opponent)
+    if not turn_by_turn:
+        return env
+    if env.metadata.get("is_parallelizable", False) and opponent == "none":
+        raise APIUsageError(f"loss_penalty={loss_penalty} applies to turn-based games, but {registry_id} steps all "
+                            "its agents at once (it has no seat that loses). Remove --env.loss-penalty.")
+    return turn_based.TurnBasedParallelEnv(env, opponent=opponent, loss_penalty=loss_penalty)
 
 
 def _gym_spec(name: str) -> EnvSpec:
@@ -135,7 +145,8 @@ def _pettingzoo_spec(name: str) -> EnvSpec:
         hint = f" Did you mean: {', '.join(PETTINGZOO_PREFIX + c.replace('_', '-') for c in close)}?" if close else ""
         raise EnvNotFoundError(f"PettingZoo has no env {name!r}.{hint}")
     # Every default is a kwarg, so that it is a config key too (`--env.opponent random`).
-    return EnvSpec(PETTINGZOO_PREFIX + name, functools.partial(make_pettingzoo, ids[key]), kwargs={"opponent": "none"},
+    return EnvSpec(PETTINGZOO_PREFIX + name, functools.partial(make_pettingzoo, ids[key]),
+                   kwargs={"opponent": "none", "loss_penalty": 0.0},
                    package="pettingzoo", description=f"pettingzoo.make({ids[key]!r})")
 
 

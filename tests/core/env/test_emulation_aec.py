@@ -12,6 +12,7 @@ import pufferlib
 from pufferlib import PuffeRL
 from pufferlib.emulation import PettingZooPufferEnv
 from pufferlib.errors import APIUsageError
+from pufferlib.registry.builtin import make_pettingzoo
 from pufferlib.train.dashboard import Dashboard
 from pufferlib.turn_based import TurnBasedParallelEnv
 
@@ -180,6 +181,43 @@ def test_opponent_must_be_a_known_one():
         pufferlib.make("pettingzoo-tictactoe", opponent="smart")
     with pytest.raises(APIUsageError, match=r"opponent=None is not one of"):
         TurnBasedParallelEnv(pettingzoo.make("aec", "classic/tictactoe-v3"), opponent=None)
+
+
+def test_a_loss_penalty_weighs_a_loss_more_and_leaves_the_outcomes():
+    vec = pufferlib.make("pettingzoo-tictactoe", loss_penalty=4)  # a config key: --env.loss-penalty 4
+    assert vec.spec.kwargs["loss_penalty"] == 0.0
+    vec.close()
+    env = PettingZooPufferEnv(make_pettingzoo("classic/tictactoe-v3", loss_penalty=4))
+    env.reset(seed=0)
+    play(env, 0, 3, 1, 4)
+    _, rewards, _, _, infos = play(env, 2)  # player_1 completes 0-1-2
+    np.testing.assert_array_equal(rewards, [1, -5])
+    assert infos[1]["loss"] == 1.0 and env.outcomes.tolist() == [1.0, 0.0]  # the game's outcome, not shaped
+    env.reset(seed=0)
+    _, rewards, terminals, _, infos = play(env, 0, 4, 8, 1, 7, 6, 2, 5, 3)  # a draw
+    np.testing.assert_array_equal(rewards, [0, 0])
+    assert terminals.tolist() == [True, True] and infos[0]["draw"] == 1.0
+    versus = PettingZooPufferEnv(make_pettingzoo("classic/tictactoe-v3", opponent="random", loss_penalty=2))
+    versus.reset(seed=0)
+    losses = 0
+    for _ in range(400):  # the learner always plays its first legal square: random play beats it now and then
+        _, rewards, terminals, _, infos = versus.step(np.array([[np.flatnonzero(view(versus, 0)["action_mask"])[0]]],
+                                                               np.int32))
+        if terminals[0]:
+            assert rewards[0] == {1.0: 1.0, 0.5: 0.0, 0.0: -3.0}[versus.outcomes[0]]
+            losses += infos[0]["loss"]
+    assert losses > 0
+
+
+@pytest.mark.parametrize("penalty", [-1, float("nan"), float("inf"), True, "4"])
+def test_a_loss_penalty_must_be_a_finite_number_of_zero_or_more(penalty):
+    with pytest.raises(APIUsageError, match="must be a finite number >= 0"):
+        make_pettingzoo("classic/tictactoe-v3", loss_penalty=penalty)
+
+
+def test_a_loss_penalty_of_a_game_without_seats_that_lose_is_a_clear_error():
+    with pytest.raises(APIUsageError, match="applies to turn-based games"):
+        make_pettingzoo("butterfly/pistonball-v6", loss_penalty=1)
 
 
 def test_a_seed_repeats_the_games():
