@@ -298,9 +298,10 @@ class ExactResult:
         seats = "; ".join(f"seat {seat}: win {o.win:.4f}, draw {o.draw:.4f}, loss {o.loss:.4f}"
                           for seat, o in self.seats.items())
         games = sum(o.games for o in self.seats.values())
+        losses = "never loses (no line of random play wins)" if self.loss == 0 else \
+            f"loses {1000 * self.loss:.3f} games per 1,000"
         return (f"{self.a} (greedy) vs random on {self.env_id}, exact over every line of random play "
-                f"({games:,} distinct games): loses {1000 * self.loss:.3f} games per 1,000, score {self.score:.4f}, "
-                f"seats alternating ({seats})")
+                f"({games:,} distinct games): {losses}, score {self.score:.4f}, seats alternating ({seats})")
 
     def as_dict(self) -> dict[str, Any]:
         """The per-seat probabilities, the loss probability and the score, for JSON."""
@@ -313,7 +314,7 @@ def exact_match(env_id: str, a: Agent | str, *, device: str = "cpu", data_dir: s
     """A's exact probabilities of winning, drawing and losing against random play on each seat of a
     turn-based PettingZoo game (`pufferlib.turn_based.TurnBasedParallelEnv.exact_against_random`):
     A plays greedily, every line of the random player's moves is walked once, weighted by its
-    probability. For small games without chance (tictactoe: ~1,000 games a seat); a bigger game
+    probability. For small games without chance (tictactoe: a few hundred games a seat); a bigger game
     raises APIUsageError past `max_positions` moves (default `turn_based.MAX_EXACT_POSITIONS`).
     `a`: as `play_match`'s."""
     from pettingzoo import AECEnv

@@ -308,6 +308,7 @@ class TurnBasedParallelEnv(ParallelEnv):
 
     @classmethod
     def _won(cls, seat: Hashable, returns: Mapping[Hashable, float]) -> bool:
+        """Whether `seat` wins on these game returns."""
         return cls._result(seat, returns)["win"] == 1.0
 
     @staticmethod
@@ -360,7 +361,6 @@ class TurnBasedParallelEnv(ParallelEnv):
         for agent in self.agents:
             obs[agent] = self.aec.observe(self._rows[agent])
         return obs, rewards, terms, truncs, infos
-
 
     def exact_against_random(self, choose: Choose, seat: Hashable, state: Any = None, *, seed: int | None = 0,
                              max_positions: int = MAX_EXACT_POSITIONS) -> ExactOutcome:
