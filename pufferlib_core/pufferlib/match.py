@@ -25,6 +25,10 @@ The rule, so that the numbers mean the same on every run:
 - A's result per game is the env's outcome of A's seat (1 win, 0.5 draw, 0 loss); a game the
   env ends without a result (NaN: cut short by a step limit) is counted apart and not scored.
   A's score is the mean result, with a 95% Wilson interval.
+
+`exact_match` (`puffer match ENV A random --exact`) replaces sampled games by exact probabilities:
+A greedy against random play on each seat of a small turn-based PettingZoo game, every line of the
+random moves walked once (`pufferlib.turn_based.TurnBasedParallelEnv.exact_against_random`).
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ def _config(num_envs: int, total_timesteps: int, batch_size: int, minibatch_size
 #: compiles every header); its class `puffer_ocean.envs.<ClassName>` is derived (`class_name`).
 ENVS: dict[str, tuple[str, dict, dict]] = {
     "squared": ("walk to a target on a grid: basic credit assignment", {},
-                _config(256, 3_000_000, 8192, 2048, learning_rate=0.01, ent_coef=0.01, gamma=0.95)),
+                _config(256, 5_000_000, 8192, 2048, learning_rate=0.01, ent_coef=0.01, gamma=0.95)),
     "bandit": ("pick the paying arm: learning from reward alone", {},
                _config(64, 16_384, 1024, 256, learning_rate=0.01)),
     "memory": ("recall a bit seen earlier: needs the LSTM", {},
