@@ -274,7 +274,7 @@ class PettingZooPufferEnv(_Emulated):
                  env_kwargs: dict[str, object] | None = None, buf: object = None, *,
                  env_creator: EnvCreator | None = None):
         env = _instantiate(env if env is not None else env_creator, env_args, env_kwargs)
-        self.env = _as_parallel(env)
+        self.env = as_parallel(env)
         self.possible_agents = list(self.env.possible_agents)
         if not self.possible_agents:
             raise APIUsageError(f"{type(self.env).__name__} has no possible_agents.")
@@ -393,7 +393,7 @@ class PettingZooPufferEnv(_Emulated):
         self.env.close()
 
 
-def _as_parallel(env: Env) -> ParallelEnv:
+def as_parallel(env: Env) -> ParallelEnv:
     """A parallel env as it is; an AEC env converted by PettingZoo if it is parallelizable, else turn by turn."""
     from pettingzoo.utils.env import AECEnv
 

@@ -321,17 +321,15 @@ def exact_match(env_id: str, a: Agent | str, *, device: str = "cpu", data_dir: s
     probability. For small games without chance (tictactoe: a few hundred games a seat); a bigger game
     raises APIUsageError past `max_positions` moves (default `turn_based.MAX_EXACT_POSITIONS`).
     `a`: as `play_match`'s."""
-    from pettingzoo import AECEnv
-
+    from pufferlib.emulation import as_parallel
     from pufferlib.turn_based import MAX_EXACT_POSITIONS, TurnBasedParallelEnv
 
     agent = resolve(a, env_id, device, data_dir, hub_dir)
     if not isinstance(agent, Agent):
         raise APIUsageError(f"exact play needs an agent (a checkpoint, a run folder or 'latest'), got {a!r}.")
     spec = registry.spec(agent.env_id or env_id)
-    env = spec.load_creator()(**{**spec.kwargs, **agent.config.get("env", {}), "opponent": "none"})
-    if isinstance(env, AECEnv) and not env.metadata.get("is_parallelizable", False):
-        env = TurnBasedParallelEnv(env)
+    # the env as the emulation holds it: a turn-based AEC env becomes a TurnBasedParallelEnv
+    env = as_parallel(spec.load_creator()(**{**spec.kwargs, **agent.config.get("env", {}), "opponent": "none"}))
     try:
         if not isinstance(env, TurnBasedParallelEnv):
             raise APIUsageError(f"{spec.id} is not a turn-based PettingZoo game: exact play against random play walks "
