@@ -150,6 +150,51 @@ def test_breakout_paddle_moves_and_stays_on_court():
         env.close()
 
 
+def test_breakout_frameskip_repeats_the_action_and_sums_the_rewards():
+    # frameskip k: one step plays k frames under the same action; rewards add up.
+    skip, one = envs.Breakout(num_envs=8, frameskip=4), envs.Breakout(num_envs=8)
+    try:
+        skip.reset(seed=3)
+        one.reset(seed=3)
+        rng = np.random.default_rng(0)
+        compared = 0
+        for _ in range(100):
+            action = rng.integers(0, 4, 8)
+            obs, rew, term, trunc, _ = skip.step(action)
+            frames = [one.step(action) for _ in range(4)]  # the same buffers each time: read them now
+            if (term | trunc).any() or (one.terminals | one.truncations).any():
+                break  # a copy's game ended (random play loses its balls): the comparison stops there
+            assert np.array_equal(obs, one.observations)
+            compared += 1
+        assert compared >= 20
+        # the rewards of four frames: break a brick in the first, then compare the summed reward
+        for env in (skip, one):
+            env.set_field("ball_x", 100.0)
+            env.set_field("ball_y", 136.0)
+            env.set_field("ball_vx", 0.0)
+            env.set_field("ball_vy", -7.0)
+            env.set_field("in_play", 1)
+        _, rew, *_ = skip.step(np.zeros(8, np.int64))
+        summed = sum(one.step(np.zeros(8, np.int64))[1][0] for _ in range(4))
+        assert rew[0] == summed == 1
+    finally:
+        skip.close()
+        one.close()
+
+
+def test_breakout_frameskip_stops_at_the_game_end():
+    env = envs.Breakout(num_envs=1, balls=1, frameskip=4)
+    try:
+        env.reset(seed=0)
+        env.step(np.array([1]))
+        _drop_ball(env, 0, paddle_x=400.0)
+        env.set_field("ball_y", 320.0)  # lost in the step's second frame
+        _, rew, term, _, _ = env.step(np.array([0]))
+        assert term[0] and rew[0] == -1 and env.log()["episode_length"] == 2  # steps, not frames
+    finally:
+        env.close()
+
+
 # ---- snake ----
 
 def test_snake_views_eats_and_dies():
@@ -228,6 +273,30 @@ def test_freeway_game_ends_after_its_time_and_cars_wrap():
         env.set_field("car_x[0]", 1216.0 + 31.0)
         env.step(np.array([0]))
         assert env.field("car_x[0]") < 100
+    finally:
+        env.close()
+
+
+def test_freeway_observes_lane_speeds_and_the_traffic_at_the_chicken():
+    env = make(envs.Freeway, env_randomization=0, speed_randomization=0)
+    try:
+        obs = env.observations[0]
+        assert obs.shape == (50,) and ((obs >= 0) & (obs <= 1)).all()
+        speeds = [1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0]
+        start = [1, 2, 3, 4, 5, 5, 4, 3, 2, 1]  # each lane's starting speed step
+        assert obs[34:44] == pytest.approx([speeds[s] / 6.0 for s in start])
+        # on the near sidewalk the chicken's own lane is none: (1, 0); the next is lane 0 (2 px per frame)
+        assert obs[44:46] == pytest.approx([1.0, 0.0]) and obs[47] == pytest.approx(2.0 / 6.0)
+        lane0_y = 680 - 32
+        env.set_field("chicken_y", float(lane0_y))
+        env.set_field("stun", 100)  # hits are not checked while stunned: the car may sit on the chicken
+        # the chicken spans x 284-324 and lane 0's car is 64 wide: in reach while |car_x - 304| < 52;
+        # the feature is how far the car must still drive to have passed (back edge past 324), of
+        # its 1,280-px wrap: 52 on the chicken, 104 arriving, and just past it a whole lap less 3
+        for car_x, ahead in ((304.0, 52), (252.0, 104), (359.0, 1277)):
+            env.set_field("car_x[0]", car_x - 8.0)  # lane 0 drives right, 2 px per frame x 4 frames
+            env.step(np.array([0]))
+            assert env.observations[0, 44] == pytest.approx(ahead / 1280, abs=1e-4)
     finally:
         env.close()
 

@@ -1,9 +1,11 @@
 /* breakout: clear a wall of bricks with a ball and a paddle.
  *
  * A 576 x 330 court, 6 rows x 18 columns of bricks, 5 balls. Actions: 0 stay, 1 launch
- * the ball, 2 right, 3 left. Reward +1 per brick, -1 per lost ball. The episode ends when
- * the bricks or the balls run out (terminal) or after `max_steps` (truncated); `score` is
- * the bricks broken, `episode_return` the summed reward. Observation (118 floats): paddle x,
+ * the ball, 2 right, 3 left; each step repeats its action for `frameskip` frames (1 by
+ * default; the frames stop early at the game's end). Reward +1 per brick, -1 per lost ball,
+ * summed over the step's frames. The episode ends when the bricks or the balls run out
+ * (terminal) or after `max_steps` steps (truncated); `score` is the bricks broken,
+ * `episode_return` the summed reward, `episode_length` the steps. Observation (118 floats): paddle x,
  * paddle y, ball x, ball y (x: centres, y: top edges, both mapped to [-1, 1]), ball vx,
  * ball vy (in [-1, 1]), balls left, bricks broken, ball in play, ball speed (in [0, 1]),
  * then one 0/1 per brick, 1 once it is broken (every brick is 0 at the start).
@@ -14,7 +16,7 @@
  */
 #define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length)
-#define PARAMS(P) P(int, max_steps, 10000, 1, 10000000) P(int, balls, 5, 1, 99)
+#define PARAMS(P) P(int, max_steps, 10000, 1, 10000000) P(int, balls, 5, 1, 99) P(int, frameskip, 1, 1, 16)
 #define FIELDS(F) F(float, paddle_x) F(float, ball_x) F(float, ball_y) F(float, ball_vx) F(float, ball_vy) \
     F(int, in_play) F(int, balls_left) F(int, broken) F(int, tick)
 #include "../puffer.h"
@@ -116,15 +118,13 @@ static int breakout_hit(Env* env, float x, float y) {
     return 1;
 }
 
-static void c_step(Env* env) {
-    int a = env->p.actions[0];
+/* One frame of the game under action `a`; returns its reward and sets *terminal at the game's end. */
+static float breakout_frame(Env* env, int a, int* terminal) {
     float reward = 0;
-    env->tick++;
     if (a == 2) env->paddle_x += BO_PADDLE_SPEED;
     else if (a == 3) env->paddle_x -= BO_PADDLE_SPEED;
     if (env->paddle_x < 0) env->paddle_x = 0;
     if (env->paddle_x > BO_W - BO_PADDLE_W) env->paddle_x = BO_W - BO_PADDLE_W;
-    int terminal = 0;
     if (!env->in_play) {
         breakout_hold_ball(env);
         if (a == 1) breakout_launch(env);
@@ -155,11 +155,19 @@ static void c_step(Env* env) {
         if (ny > BO_H) {
             env->balls_left--;
             reward -= 1;
-            if (env->balls_left == 0) terminal = 1;
+            if (env->balls_left == 0) *terminal = 1;
             else breakout_hold_ball(env);
         }
     }
-    if (env->broken == BO_BRICKS) terminal = 1;
+    if (env->broken == BO_BRICKS) *terminal = 1;
+    return reward;
+}
+
+static void c_step(Env* env) {
+    int a = env->p.actions[0], terminal = 0;
+    float reward = 0;
+    env->tick++;
+    for (int f = 0; f < env->frameskip && !terminal; f++) reward += breakout_frame(env, a, &terminal);
     int truncated = !terminal && env->tick >= env->max_steps;
     env->p.rewards[0] = reward;
     env->p.terminals[0] = (uint8_t)terminal;
