@@ -59,7 +59,7 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
     "target": ("8 puffers swim to 4 stars: multi-agent steering with a multi-discrete action", {},
                _config(128, 4_000_000, 65536, 8192, learning_rate=0.003, gamma=0.99, gae_lambda=0.95)),
     "freeway": ("cross ten lanes of traffic (Atari Freeway): timing with dense rewards", {},
-                _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, ent_coef=0.02, gamma=0.995,
+                _config(256, 20_000_000, 16384, 4096, learning_rate=0.003, ent_coef=0.02, gamma=0.995,
                         gae_lambda=0.95)),
     "convert": ("puffers carry items through a chain of moving factories: multi-agent navigation",
                 {"num_agents": 256}, _config(4, 4_000_000, 65536, 8192, learning_rate=0.003, gamma=0.99,
