@@ -17,7 +17,7 @@
  * the lane's wrap length (small: it is on the chicken now or about to be), and the lane's
  * speed. The last 16 make the state Markov (speeds change unseen otherwise) and put the
  * traffic that matters into fixed inputs: with the first 34 only, PPO learned to hold "up"
- * and be hit ~84 times a game (9 crossings at 3M and at 12M steps).
+ * and be hit ~84 times a game (9-10 crossings from 3M to 12M steps).
  */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(hits) X(up_action_frac)
 #define PARAMS(P) P(int, frameskip, 4, 1, 16) P(int, width, 1216, 256, 8192) P(int, height, 720, 256, 8192) \
