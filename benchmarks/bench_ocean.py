@@ -34,7 +34,8 @@ CASES = {
     "squared": (envs.Squared, {"num_envs": 4096}, 72e6),
     "cartpole": (envs.Cartpole, {"num_envs": 1024}, 35e6),
     "pong": (envs.Pong, {"num_envs": 1024}, 35e6),
-    "breakout": (envs.Breakout, {"num_envs": 1024}, 4.4e6),
+    # 4 frames per step, as 3.0's default and our shipped config (ours defaults to 1)
+    "breakout": (envs.Breakout, {"num_envs": 1024, "frameskip": 4}, 4.4e6),
     "grid": (envs.Grid, {"num_envs": 1024}, 4.8e6),
     "snake": (envs.Snake, {"num_envs": 512}, 4.0e6),
     "connect4": (envs.Connect4, {"num_envs": 1024}, 0.05e6),

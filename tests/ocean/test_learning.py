@@ -72,17 +72,18 @@ def test_squared_is_solved_on_a_small_grid_and_the_env_is_a_small_share():
 
 @pytest.mark.slow
 def test_breakout_learns_to_follow_the_ball():
-    # Random play breaks about 6.5 bricks; before lost balls cost reward (and before the
+    # Random play breaks about 6 bricks; before lost balls cost reward (and before the
     # observation was centred, with bricks 0 until broken) the shipped config stayed at 7
-    # after 20M steps. 3M steps of the shipped config take about 30 s on two CPU cores.
+    # after 20M steps. With 4 frames per step (the shipped config) a 2M-step budget ended at
+    # 83.1 [61.3, 97.3] bricks over seeds 1-3; 3M steps take about 16 s on two CPU cores.
     scores, _ = train("breakout", {"train": {"total_timesteps": 3_000_000}})
-    assert scores and scores[-1] >= 20, f"ocean-breakout scores: {scores}"
+    assert scores and scores[-1] >= 40, f"ocean-breakout scores: {scores}"
 
 
 @pytest.mark.slow
 def test_freeway_learns_to_cross_the_road():
     # 20-second games (300 steps) so that reports come often; random play crosses 0 times
     # and the shipped config's defaults once kept the chicken on the sidewalk. 400k steps
-    # reach about 1 crossing per game (about 40 s on two quiet CPU cores).
+    # reach about 1 crossing per game (a few seconds on two quiet CPU cores).
     scores, _ = train("freeway", {"train": {"total_timesteps": 400_000}}, game_seconds=20)
     assert scores and scores[-1] >= 0.5, f"ocean-freeway scores: {scores}"
