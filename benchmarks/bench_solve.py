@@ -21,7 +21,8 @@ A run is solved at its first log row whose metric (THRESHOLDS) is at or above th
 The run is then stopped (ours: SIGINT, our trainer saves and exits; upstream: the driver closes
 its envs and exits by itself) and its process group killed, so nothing is left behind. A run that
 does not cross within `--timeout` seconds, or whose configured steps run out first, is "not
-solved". Each run's figures also go to stderr as it ends.
+solved"; its cell then gives the metric of its last log row (median [min, max] over such runs), so
+two unsolved sides still compare. Each run's figures also go to stderr as it ends.
 
 Output: a header line saying how it was measured, then one Markdown row per env:
 
@@ -140,6 +141,7 @@ class RunResult:
     sps: float | None
     first_log: float | None
     why: str = ""  # for an unsolved run: "timeout" or "ended"
+    last: float | None = None  # for an unsolved run: the metric of its last log row that has it
 
 
 def run_result(rows: list[dict], metric: str, threshold: float, t0: float, timeout: float,
@@ -156,9 +158,10 @@ def run_result(rows: list[dict], metric: str, threshold: float, t0: float, timeo
     first_log = first["time"] - t0 if first else None
     if hit is not None:
         return RunResult(True, last["time"] - t0, int(last["step"]), sps, first_log)
-    if end is not None and end - t0 < timeout:
-        return RunResult(False, end - t0, int(last["step"]) if last else None, sps, first_log, "ended")
-    return RunResult(False, timeout, int(last["step"]) if last else None, sps, first_log, "timeout")
+    values = [v for v in (metric_value(r, metric) for r in rows) if v is not None]
+    steps = int(last["step"]) if last else None
+    why, wall = ("ended", end - t0) if end is not None and end - t0 < timeout else ("timeout", timeout)
+    return RunResult(False, wall, steps, sps, first_log, why, values[-1] if values else None)
 
 
 def spread(values: list[float], fmt: str = "{:,.1f}") -> str:
@@ -191,7 +194,9 @@ def wall_cell(runs: list[RunResult]) -> str:
         if ended:
             why.append(f"by the end of its steps ({spread(ended, '{:,.0f}')} s)")
         count = f"{len(missed)} of {len(runs)} " if solved else ""
-        parts.append(f"{count}not solved {' or '.join(why)}")
+        lasts = [r.last for r in missed if r.last is not None]
+        reached = f" (last log: {spread(lasts, '{:,.3g}' if max(map(abs, lasts)) < 100 else '{:,.0f}')})" if lasts else ""
+        parts.append(f"{count}not solved {' or '.join(why)}{reached}")
     return "; ".join(parts)
 
 
@@ -332,7 +337,8 @@ def describe(result: RunResult) -> str:
     steps = f"{result.steps:,} steps" if result.steps is not None else "no log"
     sps = f"{result.sps:,.0f} SPS" if result.sps is not None else "- SPS"
     first = f"first log at {result.first_log:,.1f} s" if result.first_log is not None else "no log"
-    return f"{state}, {steps}, {sps}, {first}"
+    last = f", last log's metric {result.last:,.4g}" if result.last is not None else ""
+    return f"{state}, {steps}, {sps}, {first}{last}"
 
 
 def machine() -> str:

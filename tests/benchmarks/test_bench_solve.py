@@ -44,6 +44,8 @@ def test_unsolved_runs_say_why():
     assert not timed_out.solved and timed_out.why == "timeout" and timed_out.wall == 900
     ended = bench.run_result(rows((5, 1000, 1.0), (40, 200_000, 2.0)), "score", 20, T0, timeout=900, end=T0 + 45)
     assert not ended.solved and ended.why == "ended" and ended.wall == 45 and ended.steps == 200_000
+    assert timed_out.last == 1.0 and ended.last == 2.0  # the last value within the watch, not the best
+    assert bench.run_result(rows((5, 1000, None)), "score", 20, T0, timeout=900, end=None).last is None
 
 
 def test_row_gives_medians_and_the_ratio():
@@ -67,6 +69,10 @@ def test_unsolved_shows_as_such_and_bounds_the_ratio():
     mixed = [bench.RunResult(True, 30.0, 2000, 600.0, 2.0), bench.RunResult(False, 45.0, 200_000, 600.0, 2.0, "ended"),
              bench.RunResult(False, 50.0, 200_000, 600.0, 2.0, "ended")]
     assert bench.wall_cell(mixed) == "30.0; 2 of 3 not solved by the end of its steps (48 [45, 50] s)"
+    lasts = [bench.RunResult(False, 300.0, 9000, 50.0, 9.0, "timeout", v) for v in (15.8, 9.25, 12.0)]
+    assert bench.wall_cell(lasts) == "not solved in 300 s (last log: 12 [9.25, 15.8])"
+    big = [bench.RunResult(False, 300.0, 9000, 50.0, 9.0, "timeout", v) for v in (1257.4, 244.0)]
+    assert bench.wall_cell(big) == "not solved in 300 s (last log: 751 [244, 1,257])"
     assert bench.ratio_cell(mixed, upstream) == "-" and bench.ratio_cell(mixed, ours) == "< 0.67x"
 
 
