@@ -434,6 +434,31 @@ def test_enduro_overtaking_counts_off_and_being_overtaken_counts_back():
         env.close()
 
 
+def enduro_day_at_speed(speed: float) -> int:
+    """Cars overtaken (net) in one day of 6000 frames, the player held at `speed` on the road's left edge,
+    beyond every rival's reach (lane 0's centre is 1/6 away, a car's reach 0.16)."""
+    env = make(envs.Enduro, cars_first_day=10_000)
+    try:
+        total = 0.0
+        for _ in range(6000):
+            env.set_field("speed", speed)
+            env.set_field("px", 0.0)
+            _, rew, term, _, _ = env.step(np.array([3]))  # left: stay on the edge through the curves
+            assert env.field("cooldown") == 0  # no crash
+            total += rew[0]
+        assert term[0]  # the day ended with cars to pass
+        return int(total)
+    finally:
+        env.close()
+
+
+def test_enduro_traffic_at_full_speed_allows_the_day_one_quota():
+    # a rival enters every 20 frames at full speed on day 1 (40 at the lowest speed): 300 a day against
+    # a quota of 200; one every 40 frames (150 a day) made the quota unreachable
+    assert 280 <= enduro_day_at_speed(1.0) <= 300
+    assert -150 <= enduro_day_at_speed(0.25) <= -140  # the slowest: one every 40 frames, from behind, overtakes
+
+
 def test_enduro_passing_the_quota_starts_the_next_day():
     env = make(envs.Enduro, cars_first_day=1, day_length=150)
     try:

@@ -80,7 +80,7 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
     "drone": ("a quadcopter flies through rings: continuous control with Box actions", {},
               _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
     "enduro": ("the Atari Enduro race: overtake 200 cars before the day ends", {"frameskip": 4},
-               _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.01)),
+               _config(256, 40_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.01)),
     "checkers": ("English draughts on 8 x 8 against a scripted player (captures, then safe moves): mandatory "
                  "captures, multi-jumps, kings", {},
                  {**_config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.9),

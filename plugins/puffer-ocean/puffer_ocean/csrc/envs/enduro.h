@@ -6,8 +6,12 @@
  * 3 left, 4 brake, 5 brake right, 6 brake left, 7 accelerate right, 8 accelerate left.
  * Speed runs from 0.25 to 1 (it decays slowly without accelerating); rival cars drive at
  * 0.5, so the player closes on them when faster and they come back from behind when
- * slower. Each rival the player overtakes earns 1 and counts off `cars_to_pass` (200 on
- * day 1, 300 after); each that overtakes the player costs 1 and counts back. Touching
+ * slower. A rival enters (at the horizon, or behind when the player is slower than the
+ * rivals) every 40 frames at the lowest speed, down to every 20 at full speed on day 1 and
+ * every 15 on later days: a day of 6000 frames holds 300 (400) entries at full speed
+ * against a quota of 200 (300); one every 40 frames at any speed (150 a day) left day 1
+ * unwinnable. Each rival the player overtakes earns 1 and counts off `cars_to_pass` (200
+ * on day 1, 300 after); each that overtakes the player costs 1 and counts back. Touching
  * a rival crashes: speed drops to the minimum and steering and throttle are locked for
  * 30 frames. Off the road (the outer tenth on each side) the car slows. Curves push the
  * car sideways in proportion to speed. A day lasts `day_length` frames; reaching 0 cars
@@ -36,13 +40,16 @@
 #define EN_CAR_D 0.04f
 #define EN_BEHIND (-0.15f)
 #define EN_COOLDOWN 30
+#define EN_SPAWN_SLOW 40      /* frames between rival entries at the lowest speed */
+#define EN_SPAWN_FAST_DAY1 20 /* ... at full speed on day 1 */
+#define EN_SPAWN_FAST 15      /* ... at full speed from day 2 */
 
 typedef struct {
     Puffer p;
     Log log;
     PUFFER_PARAMS
     float px, last_px, speed, curve, target_curve, ret;
-    int cars_to_pass, day, day_frame, cooldown, passed, crashes, days_done, tick, curve_left, frames;
+    int cars_to_pass, day, day_frame, cooldown, passed, crashes, days_done, tick, curve_left, since_spawn;
     float ex[EN_MAX], ed[EN_MAX], last_ex[EN_MAX], last_ed[EN_MAX];
     int eon[EN_MAX], elane[EN_MAX];
 } Env;
@@ -113,7 +120,7 @@ static void c_reset(Env* env) {
     env->curve_left = 1500 + rng_int(&env->p.rng, 2301);
     env->cars_to_pass = env->cars_first_day;
     env->day = 1;
-    env->day_frame = env->cooldown = env->passed = env->crashes = env->days_done = env->tick = env->frames = 0;
+    env->day_frame = env->cooldown = env->passed = env->crashes = env->days_done = env->tick = env->since_spawn = 0;
     env->ret = 0;
     memset(env->eon, 0, sizeof(env->eon));
     en_observe(env);
@@ -134,12 +141,18 @@ static void en_spawn(Env* env) {
     }
 }
 
+/* Frames between rival entries: from EN_SPAWN_SLOW at the lowest speed to the day's full-speed gap. */
+static int en_spawn_every(const Env* env) {
+    float f = (env->speed - EN_MIN_SPEED) / (EN_MAX_SPEED - EN_MIN_SPEED);
+    int fast = env->day == 1 ? EN_SPAWN_FAST_DAY1 : EN_SPAWN_FAST;
+    return (int)(EN_SPAWN_SLOW - f * (EN_SPAWN_SLOW - fast) + 0.5f);
+}
+
 /* One frame; returns its reward, sets *over when the day ends with cars left. */
 static float en_frame(Env* env, int a, int* over) {
     int accel = a == 1 || a == 7 || a == 8, brake = a == 4 || a == 5 || a == 6;
     int right = a == 2 || a == 5 || a == 7, left = a == 3 || a == 6 || a == 8;
     float reward = 0;
-    env->frames++;
     if (env->cooldown > 0) env->cooldown--;
     else {
         if (accel) env->speed += 0.01f;
@@ -182,7 +195,10 @@ static float en_frame(Env* env, int a, int* over) {
             env->ed[i] = EN_CAR_D;  /* the rival stays just ahead */
         }
     }
-    if (env->frames % 40 == 0) en_spawn(env);
+    if (++env->since_spawn >= en_spawn_every(env)) {
+        env->since_spawn = 0;
+        en_spawn(env);
+    }
     if (env->cars_to_pass < 0) env->cars_to_pass = 0;
     if (++env->day_frame >= env->day_length) {
         if (env->cars_to_pass > 0) *over = 1;
