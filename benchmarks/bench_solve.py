@@ -196,7 +196,8 @@ def wall_cell(runs: list[RunResult]) -> str:
             why.append(f"by the end of its steps ({spread(ended, '{:,.0f}')} s)")
         count = f"{len(missed)} of {len(runs)} " if solved else ""
         lasts = [r.last for r in missed if r.last is not None]
-        reached = f" (last log: {spread(lasts, '{:,.3g}' if max(map(abs, lasts)) < 100 else '{:,.0f}')})" if lasts else ""
+        fmt = "{:,.3g}" if lasts and max(map(abs, lasts)) < 100 else "{:,.0f}"
+        reached = f" (last log: {spread(lasts, fmt)})" if lasts else ""
         parts.append(f"{count}not solved {' or '.join(why)}{reached}")
     return "; ".join(parts)
 
