@@ -349,6 +349,20 @@ def test_tetris_moves_and_rotations_stop_at_walls_and_the_stack_ends_the_game():
         env.close()
 
 
+@pytest.mark.parametrize("garbage_start, rows", [(0, 1), (10_000, 0)])
+def test_tetris_garbage_rises_from_garbage_start(garbage_start, rows):
+    """A garbage row with one hole comes in every 100 steps from `garbage_start` on; none at or past max_ticks."""
+    env = make(envs.Tetris, n_init_garbage=0, n_noise_obs=0, garbage_start=garbage_start)
+    try:
+        for _ in range(99):  # the piece falls a row per 6 steps: it is still in the well's upper rows
+            env.step(np.array([0]))
+        assert env.observations[0, 190:200].sum() == 0
+        env.step(np.array([0]))
+        assert env.observations[0, 190:200].sum() == 9 * rows
+    finally:
+        env.close()
+
+
 # ---- pacman ----
 
 def test_pacman_eats_dots_and_walls_keep_the_direction():

@@ -8,7 +8,8 @@
  * 0.1/0.3/0.5/1.0; a hard drop earns 0.02 and a rotation 0.01 (the reference's shaping).
  * The level is 1 + cleared rows / 10: the piece falls faster (every max(3, 6 - level/4)
  * steps). The episode starts with `n_init_garbage` rows holding one block each; from
- * step 500 on, a garbage row with one hole rises every max(40, 100 - 7 sqrt(level)) steps.
+ * step `garbage_start` (500) on, a garbage row with one hole rises every
+ * max(40, 100 - 7 sqrt(level)) steps (none when `garbage_start` >= `max_ticks`).
  * The game ends (terminal) when a new piece cannot appear or garbage pushes a block out
  * of the top, and is truncated after `max_ticks` steps. Observation (n_rows * n_cols + 34
  * + n_noise_obs floats): the well (0 empty, 1 block, 2 the falling piece), step /
@@ -19,13 +20,13 @@
 #define OCEAN_WRITES_FINAL 1  /* c_step keeps every ended episode's last observation */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(lines_deleted) X(game_level)
 #define PARAMS(P) P(int, n_rows, 20, 6, 40) P(int, n_cols, 10, 4, 20) P(int, n_noise_obs, 10, 0, 64) \
-    P(int, n_init_garbage, 4, 0, 20) P(int, max_ticks, 10000, 1, 10000000)
+    P(int, n_init_garbage, 4, 0, 20) P(int, max_ticks, 10000, 1, 10000000) \
+    P(int, garbage_start, 500, 0, 10000000)
 #define FIELDS(F) F(int, piece) F(int, row) F(int, col) F(int, rot) F(int, hold) F(int, score) F(int, lines) \
     F(int, tick) F(int, ticks_per_fall)
 #include "../puffer.h"
 
 #define TE_PIECES 7
-#define TE_GARBAGE_START 500
 #define TE_MAX_CELLS (40 * 20)
 
 /* Cells (row, col) of each piece in each rotation, relative to its bounding box's top-left. */
@@ -237,7 +238,7 @@ static void c_step(Env* env) {
         if (te_fits(env, env->piece, env->rot, env->row + 1, env->col)) env->row++;
         else reward += te_lock(env, &over);
     }
-    if (!over && env->tick >= TE_GARBAGE_START && ++env->tick_garbage >= env->ticks_per_garbage) {
+    if (!over && env->tick >= env->garbage_start && ++env->tick_garbage >= env->ticks_per_garbage) {
         env->tick_garbage = 0;
         if (!te_garbage(env, 1, 1)) over = 1;
         else if (!te_fits(env, env->piece, env->rot, env->row, env->col)) over = 1;  /* pushed into the piece */
