@@ -323,7 +323,7 @@ def test_tetris_hard_drop_fills_and_clears_a_line():
 
 
 def test_tetris_moves_and_rotations_stop_at_walls_and_the_stack_ends_the_game():
-    env = make(envs.Tetris, n_init_garbage=0, n_noise_obs=0)
+    env = make(envs.Tetris, n_init_garbage=0, n_noise_obs=0, penalty_game_over=1.5)
     try:
         env.set_field("piece", 0)
         env.set_field("rot", 1)  # I upright
@@ -340,11 +340,29 @@ def test_tetris_moves_and_rotations_stop_at_walls_and_the_stack_ends_the_game():
         assert env.field("hold") == held
         episodes = 0
         for _ in range(200):  # hard drops in the middle stack up to the top
-            _, _, term, _, _ = env.step(np.array([5]))
+            _, rew, term, _, _ = env.step(np.array([5]))
             episodes += int(term[0])
             if term[0]:
                 break
         assert episodes == 1 and env.log()["lines_deleted"] == 0
+        assert rew[0] == pytest.approx(0.02 - 1.5)  # the last hard drop, then game over
+    finally:
+        env.close()
+
+
+def test_tetris_shaping_rewards_and_the_hole_penalty():
+    """A rotation earns reward_rotation, a hard drop reward_hard_drop, and each hole a lock leaves under a
+    block costs penalty_hole (a T dropped flat on the floor covers the two cells beside its stem)."""
+    env = make(envs.Tetris, n_cols=4, n_rows=8, n_init_garbage=0, n_noise_obs=0,
+               reward_rotation=0.5, reward_hard_drop=0.25, penalty_hole=0.05)
+    try:
+        env.set_field("piece", 2)  # T
+        env.set_field("rot", 3)
+        env.set_field("col", 0)
+        _, rew, _, _, _ = env.step(np.array([3]))  # rotate to flat, stem down
+        assert env.field("rot") == 0 and rew[0] == pytest.approx(0.5)
+        _, rew, _, _, _ = env.step(np.array([5]))
+        assert rew[0] == pytest.approx(0.25 - 2 * 0.05)
     finally:
         env.close()
 

@@ -5,7 +5,11 @@
  * would collide), 4 soft drop (one row), 5 hard drop (to the floor, then lock), 6 hold
  * (swap with the held piece, once per piece). Every `ticks_per_fall` steps the piece falls
  * a row, locking when it cannot. Full rows clear: 1-4 rows score 100/300/500/1000 and earn
- * 0.1/0.3/0.5/1.0; a hard drop earns 0.02 and a rotation 0.01 (the reference's shaping).
+ * 0.1/0.3/0.5/1.0. Shaping: a hard drop earns `reward_hard_drop` (0.02), a rotation
+ * `reward_rotation` (0: at 0.01, as shipped before 2026-12-05, agents learned to rotate every
+ * step, worth more than clearing lines), each hole a lock leaves (an empty cell under a block
+ * of its column; a cleared line's give it back) costs `penalty_hole` (0), and game over costs
+ * `penalty_game_over` (0).
  * The level is 1 + cleared rows / 10: the piece falls faster (every max(3, 6 - level/4)
  * steps). The episode starts with `n_init_garbage` rows holding one block each; from
  * step `garbage_start` (500) on, a garbage row with one hole rises every
@@ -21,7 +25,9 @@
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(lines_deleted) X(game_level)
 #define PARAMS(P) P(int, n_rows, 20, 6, 40) P(int, n_cols, 10, 4, 20) P(int, n_noise_obs, 10, 0, 64) \
     P(int, n_init_garbage, 4, 0, 20) P(int, max_ticks, 10000, 1, 10000000) \
-    P(int, garbage_start, 500, 0, 10000000)
+    P(int, garbage_start, 500, 0, 10000000) P(float, reward_rotation, 0, 0, 1) \
+    P(float, reward_hard_drop, 0.02, 0, 1) P(float, penalty_hole, 0, 0, 1) \
+    P(float, penalty_game_over, 0, 0, 100)
 #define FIELDS(F) F(int, piece) F(int, row) F(int, col) F(int, rot) F(int, hold) F(int, score) F(int, lines) \
     F(int, tick) F(int, ticks_per_fall)
 #include "../puffer.h"
@@ -47,7 +53,7 @@ typedef struct {
     Log log;
     PUFFER_PARAMS
     int piece, row, col, rot, hold, can_hold;
-    int tick, tick_fall, ticks_per_fall, tick_garbage, ticks_per_garbage;
+    int tick, tick_fall, ticks_per_fall, tick_garbage, ticks_per_garbage, holes;
     int score, lines, level;
     float ret;
     int deck[2 * TE_PIECES], deck_pos;  /* two bags: the one in use and the next, for previews */
@@ -115,6 +121,20 @@ static int te_next_piece(Env* env) {
     return env->deck[env->deck_pos];
 }
 
+/* Empty cells with a block somewhere above them in their column. */
+static int te_holes(const Env* env) {
+    int holes = 0;
+    for (int c = 0; c < env->n_cols; c++) {
+        int covered = 0;
+        for (int r = 0; r < env->n_rows; r++) {
+            int filled = env->grid[r * env->n_cols + c] != 0;
+            covered |= filled;
+            holes += covered && !filled;
+        }
+    }
+    return holes;
+}
+
 /* Push `n` garbage rows in from the bottom, each with `holes` random empty cells; 0 when a
  * block would leave the top. */
 static int te_garbage(Env* env, int n, int holes) {
@@ -132,6 +152,7 @@ static int te_garbage(Env* env, int n, int holes) {
         }
     }
     env->row = env->row - n < 0 ? 0 : env->row - n;
+    env->holes = te_holes(env);
     return 1;
 }
 
@@ -166,6 +187,7 @@ static void c_reset(Env* env) {
     env->can_hold = 1;
     env->ret = 0;
     memset(env->grid, 0, sizeof(env->grid));
+    env->holes = 0;
     te_garbage(env, env->n_init_garbage, env->n_cols - 1);
     te_shuffle(env, env->deck);
     te_shuffle(env, env->deck + TE_PIECES);
@@ -200,6 +222,9 @@ static float te_lock(Env* env, int* over) {
         int g = (int)(100 - 7 * sqrt((double)env->level));
         env->ticks_per_garbage = g < 40 ? 40 : g;
     }
+    int holes = te_holes(env);
+    reward -= env->penalty_hole * (float)(holes - env->holes);
+    env->holes = holes;
     env->can_hold = 1;
     if (!te_spawn(env, te_next_piece(env))) *over = 1;
     return reward;
@@ -214,7 +239,7 @@ static void c_step(Env* env) {
     else if (a == 2 && te_fits(env, env->piece, env->rot, env->row, env->col + 1)) env->col++;
     else if (a == 3 && te_fits(env, env->piece, (env->rot + 1) & 3, env->row, env->col)) {
         env->rot = (env->rot + 1) & 3;
-        reward += 0.01f;
+        reward += env->reward_rotation;
     } else if (a == 4 && te_fits(env, env->piece, env->rot, env->row + 1, env->col)) {
         env->row++;
         env->score += 1;
@@ -223,7 +248,7 @@ static void c_step(Env* env) {
             env->row++;
             env->score += 2;
         }
-        reward += 0.02f + te_lock(env, &over);
+        reward += env->reward_hard_drop + te_lock(env, &over);
     } else if (a == 6 && env->can_hold) {
         int next = env->hold >= 0 ? env->hold : env->deck[(env->deck_pos + 1) % (2 * TE_PIECES)];
         if (te_fits(env, next, 0, 0, te_spawn_col(env, next))) {
@@ -243,6 +268,7 @@ static void c_step(Env* env) {
         if (!te_garbage(env, 1, 1)) over = 1;
         else if (!te_fits(env, env->piece, env->rot, env->row, env->col)) over = 1;  /* pushed into the piece */
     }
+    if (over) reward -= env->penalty_game_over;
     env->ret += reward;
     int truncated = !over && env->tick >= env->max_ticks;
     env->p.rewards[0] = reward;
