@@ -152,7 +152,7 @@ static int te_garbage(Env* env, int n, int holes) {
         }
     }
     env->row = env->row - n < 0 ? 0 : env->row - n;
-    env->holes = te_holes(env);
+    if (env->penalty_hole > 0) env->holes = te_holes(env);
     return 1;
 }
 
@@ -222,9 +222,11 @@ static float te_lock(Env* env, int* over) {
         int g = (int)(100 - 7 * sqrt((double)env->level));
         env->ticks_per_garbage = g < 40 ? 40 : g;
     }
-    int holes = te_holes(env);
-    reward -= env->penalty_hole * (float)(holes - env->holes);
-    env->holes = holes;
+    if (env->penalty_hole > 0) {  /* counting costs a pass over the well: only when it is paid for */
+        int holes = te_holes(env);
+        reward -= env->penalty_hole * (float)(holes - env->holes);
+        env->holes = holes;
+    }
     env->can_hold = 1;
     if (!te_spawn(env, te_next_piece(env))) *over = 1;
     return reward;
