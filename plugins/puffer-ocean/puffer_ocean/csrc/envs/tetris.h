@@ -7,9 +7,9 @@
  * a row, locking when it cannot. Full rows clear: 1-4 rows score 100/300/500/1000 and earn
  * 0.1/0.3/0.5/1.0. Shaping: a hard drop earns `reward_hard_drop` (0.02), a rotation
  * `reward_rotation` (0: at 0.01, as shipped before 2026-12-05, agents learned to rotate every
- * step, worth more than clearing lines), each hole a lock leaves (an empty cell under a block
- * of its column; a cleared line's give it back) costs `penalty_hole` (0), and game over costs
- * `penalty_game_over` (0).
+ * step, worth more than clearing lines), each hole a lock adds (an empty cell under a block
+ * of its column) costs `penalty_hole` (0) and each one it removes earns it back, and game over
+ * costs `penalty_game_over` (0).
  * The level is 1 + cleared rows / 10: the piece falls faster (every max(3, 6 - level/4)
  * steps). The episode starts with `n_init_garbage` rows holding one block each; from
  * step `garbage_start` (500) on, a garbage row with one hole rises every
