@@ -35,7 +35,9 @@ of the runs' config (its near-uniform choice among legal moves). This is how run
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import statistics
 import subprocess
 import sys
@@ -140,7 +142,13 @@ def budget(env_id: str, steps: int | None) -> int:
     return int(config.merge(config.load_default(), spec_config)["train"]["total_timesteps"])
 
 
+def stop_on_sigterm(signum: int, frame: object) -> None:
+    """SIGTERM ends the benchmark as Ctrl-C does: the running `puffer train` is killed and the temp dir removed."""
+    raise SystemExit(128 + signum)
+
+
 def main() -> None:
+    signal.signal(signal.SIGTERM, stop_on_sigterm)
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("env_ids", nargs="+")
     parser.add_argument("--seeds", type=int, default=3, help="how many seeds (default 3)")
@@ -157,8 +165,9 @@ def main() -> None:
     print(f"| env | budget (steps) | {scored}: median [min, max] | seeds | {baseline} | SPS | wall time | reference |")
     print("|---|---|---|---|---|---|---|---|")
     for env_id in args.env_ids:
-        with tempfile.TemporaryDirectory() as tmp:
-            root = Path(args.data_dir) / env_id if args.data_dir else Path(tmp)
+        with (contextlib.nullcontext(Path(args.data_dir) / env_id) if args.data_dir
+              else tempfile.TemporaryDirectory()) as tmp:
+            root = Path(tmp)
             results = []
             for seed in range(args.first_seed, args.first_seed + args.seeds):
                 score, rate, run_dir, seconds = train_run(env_id, seed, args.steps, root / str(seed), args.metric,
