@@ -352,7 +352,8 @@ def test_tetris_moves_and_rotations_stop_at_walls_and_the_stack_ends_the_game():
 
 def test_tetris_shaping_rewards_and_the_hole_penalty():
     """A rotation earns reward_rotation, a hard drop reward_hard_drop, and each hole a lock leaves under a
-    block costs penalty_hole (a T dropped flat on the floor covers the two cells beside its stem)."""
+    block costs penalty_hole (a T dropped flat on the floor covers the two cells beside its stem), earned
+    back when a lock removes it."""
     env = make(envs.Tetris, n_cols=4, n_rows=8, n_init_garbage=0, n_noise_obs=0,
                reward_rotation=0.5, reward_hard_drop=0.25, penalty_hole=0.05)
     try:
@@ -363,6 +364,11 @@ def test_tetris_shaping_rewards_and_the_hole_penalty():
         assert env.field("rot") == 0 and rew[0] == pytest.approx(0.5)
         _, rew, _, _, _ = env.step(np.array([5]))
         assert rew[0] == pytest.approx(0.25 - 2 * 0.05)
+        env.set_field("piece", 0)  # I upright in the free column: clears the T's row, and both holes with it
+        env.set_field("rot", 1)
+        env.set_field("col", 3)
+        _, rew, _, _, _ = env.step(np.array([5]))
+        assert env.field("lines") == 1 and rew[0] == pytest.approx(0.25 + 0.1 + 2 * 0.05)
     finally:
         env.close()
 
