@@ -166,8 +166,8 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|")
     for env_id in args.env_ids:
         with (contextlib.nullcontext(Path(args.data_dir) / env_id) if args.data_dir
-              else tempfile.TemporaryDirectory()) as tmp:
-            root = Path(tmp)
+              else tempfile.TemporaryDirectory()) as runs_dir:
+            root = Path(runs_dir)
             results = []
             for seed in range(args.first_seed, args.first_seed + args.seeds):
                 score, rate, run_dir, seconds = train_run(env_id, seed, args.steps, root / str(seed), args.metric,

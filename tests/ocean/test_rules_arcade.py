@@ -330,6 +330,11 @@ def test_tetris_moves_and_rotations_stop_at_walls_and_the_stack_ends_the_game():
         env.set_field("col", 9)
         env.step(np.array([2]))  # right: already at the wall
         assert env.field("col") == 9
+        env.set_field("col", 5)
+        _, rew, _, _, _ = env.step(np.array([3]))  # a rotation pays nothing by default (it was farmed at 0.01)
+        assert env.field("rot") == 2 and rew[0] == 0
+        env.set_field("rot", 1)
+        env.set_field("col", 9)
         env.step(np.array([3]))  # rotate flat: would leave the well
         assert env.field("rot") == 1
         preview = int(np.argmax(env.observations[0, 206 + 7:206 + 14]))
@@ -378,7 +383,7 @@ def test_tetris_garbage_rises_from_garbage_start(garbage_start, rows):
     """A garbage row with one hole comes in every 100 steps from `garbage_start` on; none at or past max_ticks."""
     env = make(envs.Tetris, n_init_garbage=0, n_noise_obs=0, garbage_start=garbage_start)
     try:
-        for _ in range(99):  # the piece falls a row per 6 steps: it is still in the well's upper rows
+        for _ in range(99):  # the piece falls a row per 6 steps: by step 100 it is near row 16, above the bottom
             env.step(np.array([0]))
         assert env.observations[0, 190:200].sum() == 0
         env.step(np.array([0]))
