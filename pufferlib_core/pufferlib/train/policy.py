@@ -11,8 +11,10 @@ The contract a policy class meets:
   `models.Default`.
 - `kwargs` are the other `[policy]` config keys its `__init__` accepts (all of them when it
   takes `**kwargs`). A key it does not accept is dropped when it is a core default
-  (`data/default.toml`, same value) and is an `APIUsageError` when it was set by the
-  user or the env's plugin, naming the key and the accepted ones.
+  (`data/default.toml`, same value) or a key the env's plugin sets for its own default
+  policy (same value) while another class is chosen (`--policy.class Convolutional` on an
+  id whose default policy takes `cnn_width`), and is an `APIUsageError` when it was set by
+  the user or the plugin for this class, naming the key and the accepted ones.
 - With `rnn.enabled`, it is wrapped in `models.LSTMWrapper`, which needs
   `encode_observations(obs) -> (batch, H)` and `decode_actions(hidden) -> (logits, value)`;
   H is read from `policy.hidden_size` (or measured on one observation) and must equal
@@ -74,6 +76,26 @@ def _parameters(cls: Callable[..., object]) -> tuple[list[str], bool]:
 
 def _takes_spaces(names: list[str]) -> bool:
     return names[:2] == ["observation_space", "action_space"]
+
+
+def plugin_keys_of_another_class(cls: PolicyFactory, policy_config: Mapping[str, object],
+                                  env_id: str | None) -> set[str]:
+    """The `[policy]` keys that env `env_id`'s plugin sets for its default policy, at the
+    plugin's values, when `cls` is not that default policy (else none): settings of a class
+    the user did not choose, which `cls` may not take."""
+    if env_id is None:
+        return set()
+    from pufferlib import registry
+
+    try:
+        spec = registry.spec(env_id)
+        own = resolve_policy_class(None, env_id)
+    except PufferError:
+        return set()
+    if own is cls:
+        return set()
+    plugin = dict((spec.config or {}).get("policy", {}))
+    return {k for k, v in policy_config.items() if k != CLASS_KEY and k in plugin and plugin[k] == v}
 
 
 def policy_kwargs(cls: PolicyFactory, policy_config: Mapping[str, object],
@@ -215,7 +237,8 @@ def make_policy(env: EnvSpaces, config: Mapping[str, Any], policy: str | PolicyF
     """
     section = config.get("policy", {})
     cls = resolve_policy_class(policy if policy is not None else (section.get(CLASS_KEY) or None), env_id)
-    kwargs = policy_kwargs(cls, section, explicit)
+    explicit = explicit_keys(section) if explicit is None else set(explicit)
+    kwargs = policy_kwargs(cls, section, explicit - plugin_keys_of_another_class(cls, section, env_id))
     built = _construct(cls, env, kwargs)
     rnn = config.get("rnn", {})
     if rnn.get("enabled"):

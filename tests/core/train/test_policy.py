@@ -170,6 +170,31 @@ def test_puffer_train_flag_the_policy_lacks_is_a_message_not_a_traceback(plugin_
     assert rc != 0 and "does not accept the [policy] key(s) hidden_size" in err and "Traceback" not in err
 
 
+def test_choosing_another_class_leaves_the_plugin_keys_of_its_default_policy(tmp_path, capsys):
+    """A plugin's [policy] keys configure its own default policy (Atari's `cnn_width`): with
+    `--policy.class` naming another class they are not an error; a value the user sets is."""
+    pufferlib.register("test-widthplugin", "gymnasium.envs.classic_control:CartPoleEnv",
+                       policy="tests.core.train.test_policy:SpacesStyle", config={"policy": {"width": 5}},
+                       overwrite=True)
+    try:
+        env = pufferlib.make("test-widthplugin", num_envs=2)
+        section = {"width": 5, "hidden_size": 64}
+        assert make_policy(env, {"policy": section}, env_id="test-widthplugin").width == 5  # its own class
+        assert isinstance(make_policy(env, {"policy": {**section, "class": "Default"}}, env_id="test-widthplugin"),
+                          models.Default)
+        with pytest.raises(pufferlib.APIUsageError, match="Default does not accept.*width"):
+            make_policy(env, {"policy": {"width": 6, "class": "Default"}}, env_id="test-widthplugin")
+        env.close()
+        data = ["--train.data-dir", str(tmp_path)]
+        assert cli.main(["train", "test-widthplugin", *TINY, *data, "--policy.class", "Default"]) == 0
+        capsys.readouterr()
+        assert cli.main(["train", "test-widthplugin", *TINY, *data, "--policy.class", "Default",
+                         "--policy.width", "6"]) != 0
+        assert "does not accept the [policy] key(s) width" in capsys.readouterr().err
+    finally:
+        pufferlib.registry.unregister("test-widthplugin")
+
+
 def test_policy_class_is_chosen_from_flags_and_config_files_and_kept_in_the_checkpoint(tmp_path, capsys):
     from pufferlib import cli
     from pufferlib.agent import load
