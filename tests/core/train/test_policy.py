@@ -174,14 +174,15 @@ def test_choosing_another_class_leaves_the_plugin_keys_of_its_default_policy(tmp
     """A plugin's [policy] keys configure its own default policy (Atari's `cnn_width`): with
     `--policy.class` naming another class they are not an error; a value the user sets is."""
     pufferlib.register("test-widthplugin", "gymnasium.envs.classic_control:CartPoleEnv",
-                       policy="tests.core.train.test_policy:SpacesStyle", config={"policy": {"width": 5}},
+                       policy="tests.core.train.test_policy:SpacesStyle", config={"policy": {"width": 5, "hidden_size": 32}},
                        overwrite=True)
     try:
         env = pufferlib.make("test-widthplugin", num_envs=2)
         section = {"width": 5, "hidden_size": 64}
         assert make_policy(env, {"policy": section}, env_id="test-widthplugin").width == 5  # its own class
-        assert isinstance(make_policy(env, {"policy": {**section, "class": "Default"}}, env_id="test-widthplugin"),
-                          models.Default)
+        default = make_policy(env, {"policy": {**section, "hidden_size": 32, "class": "Default"}},
+                              env_id="test-widthplugin")
+        assert isinstance(default, models.Default) and default.hidden_size == 32  # a key it takes: passed
         with pytest.raises(pufferlib.APIUsageError, match="Default does not accept.*width"):
             make_policy(env, {"policy": {"width": 6, "class": "Default"}}, env_id="test-widthplugin")
         env.close()
