@@ -174,8 +174,8 @@ def test_choosing_another_class_leaves_the_plugin_keys_of_its_default_policy(tmp
     """A plugin's [policy] keys configure its own default policy (Atari's `cnn_width`): with
     `--policy.class` naming another class they are not an error; a value the user sets is."""
     pufferlib.register("test-widthplugin", "gymnasium.envs.classic_control:CartPoleEnv",
-                       policy="tests.core.train.test_policy:SpacesStyle", config={"policy": {"width": 5, "hidden_size": 32}},
-                       overwrite=True)
+                       policy="tests.core.train.test_policy:SpacesStyle",
+                       config={"policy": {"width": 5, "hidden_size": 32}}, overwrite=True)
     try:
         env = pufferlib.make("test-widthplugin", num_envs=2)
         section = {"width": 5, "hidden_size": 64}
