@@ -285,22 +285,26 @@ def test_freeway_observes_lane_speeds_and_the_traffic_at_the_chicken():
     env = make(envs.Freeway, env_randomization=0, speed_randomization=0)
     try:
         obs = env.observations[0]
-        assert obs.shape == (50,) and ((obs >= 0) & (obs <= 1)).all()
+        assert obs.shape == (53,) and ((obs >= 0) & (obs <= 1)).all()
         speeds = [1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 5.0, 6.0]
         start = [1, 2, 3, 4, 5, 5, 4, 3, 2, 1]  # each lane's starting speed step
         assert obs[34:44] == pytest.approx([speeds[s] / 6.0 for s in start])
-        # on the near sidewalk the chicken's own lane is none: (1, 0); the next is lane 0 (2 px per frame)
-        assert obs[44:46] == pytest.approx([1.0, 0.0]) and obs[47] == pytest.approx(2.0 / 6.0)
-        lane0_y = 680 - 32
-        env.set_field("chicken_y", float(lane0_y))
-        env.set_field("stun", 100)  # hits are not checked while stunned: the car may sit on the chicken
-        # the chicken spans x 284-324 and lane 0's car is 64 wide: in reach while |car_x - 304| < 52;
-        # the feature is how far the car must still drive to have passed (back edge past 324), of
-        # its 1,280-px wrap: 52 on the chicken, 104 arriving, and just past it a whole lap less 3
-        for car_x, ahead in ((304.0, 52), (252.0, 104), (359.0, 1277)):
-            env.set_field("car_x[0]", car_x - 8.0)  # lane 0 drives right, 2 px per frame x 4 frames
+        # on the near sidewalk: no offset in a lane (0.5), and the view's first lanes (-2, -1) are
+        # sidewalks, where nothing ever comes
+        assert obs[44] == 0.5 and obs[45:49] == pytest.approx([1.0] * 4)
+        # the chicken spans x 284-324 and lane 0's car is 64 wide (2 px per frame, right): it overlaps
+        # the chicken while |car_x - 304| < 52; the view counts frames over 60 until it arrives (0 while
+        # it overlaps) and until it has passed (its back edge beyond 324), both capped at 60 (the last:
+        # just past, the next lap 1,277 px away)
+        for car_x, arrive, passed in ((304.0, 0, 26), (252.0, 0, 52), (200.0, 26, 78), (359.0, 60, 60)):
+            env.set_field("chicken_y", 680.0 - 32)  # lane 0's centre: the road starts at 360 + 5 x 64
+            env.set_field("stun", 100)  # hits are not checked while stunned: the car may sit on the chicken
+            env.set_field("car_x[0]", car_x - 8.0)  # it drives 8 px in the step
             env.step(np.array([0]))
-            assert env.observations[0, 44] == pytest.approx(ahead / 1280, abs=1e-4)
+            view = env.observations[0, 44:53]
+            assert view[0] == pytest.approx(0.5 - 9.6 / 64, abs=1e-4)  # its centre, pushed 4 x 2.4 px down in the stun
+            # lanes -1 (the sidewalk), 0 (the car's), 1, 2
+            assert view[1:5] == pytest.approx([1.0, 1.0, min(arrive / 60, 1), min(passed / 60, 1)], abs=1e-4)
     finally:
         env.close()
 
