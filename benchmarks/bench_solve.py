@@ -307,12 +307,14 @@ def watch(argv: list[str], cwd: Path, env: dict, rows_file, metric: str, thresho
     return run_result(rows, metric, threshold, t0, timeout, end)
 
 
-def run_ours(env: str, seed: int, timeout: float, work: Path) -> RunResult:
-    """One run of our `puffer train ocean-ENV` (shipped config, a log row per epoch) in folder `work`."""
+def run_ours(env: str, seed: int, timeout: float, work: Path, device: str = "cpu") -> RunResult:
+    """One run of our `puffer train ocean-ENV` (shipped config, a log row per epoch, training on `device`) in
+    folder `work`."""
     th = THRESHOLDS[env]
     data = work / "runs"
     argv = [sys.executable, "-m", "pufferlib", "train", f"ocean-{env}", "--train.seed", str(seed),
-            "--vec.seed", str(seed * 1000), "--train.data-dir", str(data), "--train.log-interval", "0"]
+            "--vec.seed", str(seed * 1000), "--train.data-dir", str(data), "--train.log-interval", "0",
+            "--train.device", device]
 
     def rows_file() -> Path | None:
         found = sorted(data.glob("*/metrics.jsonl"))
@@ -322,13 +324,13 @@ def run_ours(env: str, seed: int, timeout: float, work: Path) -> RunResult:
                  work / "stderr.txt")
 
 
-def run_upstream(python: str, env: str, seed: int, timeout: float, work: Path) -> RunResult:
-    """One run of PufferLib 3.0's `puffer_ENV` (its shipped config on CPU) under `python`, in folder `work`
-    (3.0 links `resources` into its working directory)."""
+def run_upstream(python: str, env: str, seed: int, timeout: float, work: Path, device: str = "cpu") -> RunResult:
+    """One run of PufferLib 3.0's `puffer_ENV` (its shipped config, training on `device`) under `python`, in
+    folder `work` (3.0 links `resources` into its working directory)."""
     th = THRESHOLDS[env]
     rows = work / "rows.jsonl"
     argv = [python, str(DRIVER), f"puffer_{env}", "--seed", str(seed), "--metric", th.upstream,
-            "--threshold", str(th.upstream_at), "--timeout", str(timeout), "--out", str(rows)]
+            "--threshold", str(th.upstream_at), "--timeout", str(timeout), "--out", str(rows), "--device", device]
     return watch(argv, work, {**os.environ, "PYTHONPATH": ""}, lambda: rows, th.upstream, th.upstream_at, timeout,
                  signal.SIGTERM, work / "stderr.txt")
 
@@ -365,6 +367,7 @@ def main() -> None:
                         help="a PufferLib 3.0 interpreter: run upstream's side too")
     parser.add_argument("--data-dir", default=None, metavar="DIR",
                         help="keep the runs under DIR/{ours,upstream}/ENV/SEED (default: a temp dir, removed)")
+    parser.add_argument("--device", default="cpu", help="train.device of both sides (default cpu; cuda on a GPU)")
     args = parser.parse_args()
     envs = [e.removeprefix("ocean-").removeprefix("puffer_") for e in args.envs] or list(THRESHOLDS)
     for env in envs:
@@ -373,12 +376,13 @@ def main() -> None:
         if env not in THRESHOLDS:
             raise SystemExit(f"unknown env {env!r}; choose from {', '.join(THRESHOLDS)}")
     seeds = list(range(args.first_seed, args.first_seed + args.seeds))
-    upstream = (f"upstream PufferLib 3.0 ({args.reference_python}, its shipped config, train.device cpu, "
+    upstream = (f"upstream PufferLib 3.0 ({args.reference_python}, its shipped config, train.device {args.device}, "
                 "worker processes capped at the physical cores) alternating with ours per seed in this run"
                 if args.reference_python else
                 "no upstream runs (pass --reference-python PATH)")
     print(f"Measured on {machine()}, {datetime.datetime.now():%Y-%m-%d %H:%M}; seeds {seeds[0]}-{seeds[-1]}, "
-          f"one training at a time; ours: `puffer train ocean-ENV`, shipped config, a log per epoch; {upstream}. "
+          f"one training at a time; ours: `puffer train ocean-ENV`, shipped config, train.device {args.device}, "
+          f"a log per epoch; {upstream}. "
           "Wall s: from just before the process starts to the timestamp of its first log at or above the "
           f"threshold, median [min, max] over seeds; steps: at that log; SPS: agent steps per second from the "
           f"first log to that one; timeout {args.timeout:g} s.")
@@ -396,8 +400,8 @@ def main() -> None:
                     if work.exists() and any(work.iterdir()):
                         raise SystemExit(f"{work} already holds a run: choose another --data-dir")
                     work.mkdir(parents=True, exist_ok=True)
-                    result = (run_ours(env, seed, args.timeout, work) if side == "ours" else
-                              run_upstream(args.reference_python, env, seed, args.timeout, work))
+                    result = (run_ours(env, seed, args.timeout, work, args.device) if side == "ours" else
+                              run_upstream(args.reference_python, env, seed, args.timeout, work, args.device))
                     results[side].append(result)
                     print(f"{env} seed {seed} {side}: {describe(result)}", file=sys.stderr, flush=True)
             print(format_row(env, THRESHOLDS[env], results["ours"], results["upstream"]), flush=True)

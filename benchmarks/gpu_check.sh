@@ -8,7 +8,8 @@
 # 2. runs tests/gpu with PUFFERLIB_REQUIRE_GPU=1: training on CUDA (float32 and bf16
 #    autocast), torch.compile, pinned-memory copies, and a 2-rank NCCL all-reduce where
 #    two GPUs exist (skipped, and said so, with one);
-# 3. prints ocean-breakout and ocean-squared training SPS on the GPU.
+# 3. prints ocean-breakout and ocean-squared training SPS on the GPU;
+# 4. times ocean-breakout to its solved score on the GPU (bench_solve.py, shipped config, seed 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # PY: the interpreter (default .venv/bin/python). On a lent GPU machine whose image has its
@@ -57,4 +58,5 @@ for env_id, flags in [("ocean-breakout", big + ["--train.minibatch-size", "65536
                                                "--train.update-epochs", "1"])]:
     print(f"gpu_check: {env_id} training SPS on cuda: {sps(env_id, flags):,.0f}", flush=True)
 PY
+timeout 150 "$PY" benchmarks/bench_solve.py breakout --seeds 1 --timeout 100 --device cuda
 echo "gpu_check: done"

@@ -1,4 +1,5 @@
-"""Upstream's side of bench_solve.py: train one PufferLib 3.0 Ocean env with its shipped config on CPU.
+"""Upstream's side of bench_solve.py: train one PufferLib 3.0 Ocean env with its shipped config (on CPU unless
+`--device` says otherwise).
 
 Run under the interpreter of a PufferLib 3.0.0 install (never ours), in a scratch working
 directory (3.0 links `resources` and writes `experiments/` there), with PYTHONPATH empty:
@@ -7,7 +8,7 @@ directory (3.0 links `resources` and writes `experiments/` there), with PYTHONPA
         --seed 1 --metric score --threshold 195 --timeout 900 --out rows.jsonl
 
 It loads the env's config the way `puffer train puffer_ENV` does (`pufferl.load_config`: default.ini
-under config/ocean/ENV.ini, with `--train.device cpu --train.seed S --vec.seed S` as command-line
+under config/ocean/ENV.ini, with `--train.device DEVICE --train.seed S --vec.seed S` as command-line
 overrides; where the shipped config asks for more worker processes than this machine has physical
 cores, which 3.0 refuses, `cap_workers` lowers their number only), seeds Python's, NumPy's and
 torch's generators with S (3.0 leaves them unseeded), and trains with 3.0's own
@@ -64,11 +65,13 @@ def main() -> None:
     parser.add_argument("--threshold", type=float, default=float("inf"))
     parser.add_argument("--timeout", type=float, default=float("inf"), help="seconds after start")
     parser.add_argument("--out", required=True, help="the JSON-lines file to append the logs to")
+    parser.add_argument("--device", default="cpu", help="its train.device (default cpu)")
     args = parser.parse_args()
     out = open(args.out, "a", buffering=1)
 
     # 3.0's load_config parses sys.argv: these are the only overrides of its shipped config.
-    sys.argv = [sys.argv[0], "--train.device", "cpu", "--train.seed", str(args.seed), "--vec.seed", str(args.seed)]
+    sys.argv = [sys.argv[0], "--train.device", args.device, "--train.seed", str(args.seed), "--vec.seed",
+                str(args.seed)]
     import numpy as np
     import torch
 

@@ -91,3 +91,14 @@ def test_every_env_has_a_threshold_or_a_reason():
              "tower_climb", "drone", "pacman"}
     assert issue <= set(bench.THRESHOLDS) | set(bench.LEFT_OUT)
     assert not set(bench.THRESHOLDS) & set(bench.LEFT_OUT)
+
+
+def test_both_sides_train_on_the_chosen_device(monkeypatch, tmp_path):
+    seen = []
+    monkeypatch.setattr(bench, "watch", lambda argv, *args: seen.append(argv))
+    bench.run_ours("breakout", 1, 10.0, tmp_path, "cuda")
+    bench.run_upstream("/usr/bin/python3", "breakout", 1, 10.0, tmp_path, "cuda")
+    assert seen[0][seen[0].index("--train.device") + 1] == "cuda"
+    assert seen[1][seen[1].index("--device") + 1] == "cuda"
+    bench.run_ours("breakout", 1, 10.0, tmp_path)
+    assert seen[2][seen[2].index("--train.device") + 1] == "cpu"  # the default
