@@ -182,6 +182,33 @@ def test_tower_climb_standing_on_the_goal_wins_and_every_level_is_solved_by_its_
         env.close()
 
 
+def test_tower_climb_start_on_solution_starts_partway_along_it_and_logs_only_full_episodes():
+    env = envs.TowerClimb(num_envs=1, start_on_solution=1.0, log_interval=1)
+    try:
+        replayed = []
+        for seed in range(200):
+            env.reset(seed=seed)
+            k, n = int(env.field("replayed")), int(env.field("solution_len"))
+            assert 0 <= k < n  # at least the last move is left to play
+            replayed.append(k)
+            for i in range(k, n):  # the rest of the solution wins from where it starts
+                _, _, term, trunc, info = env.step(np.array([int(env.field(f"solution[{i}]"))]))
+                assert not trunc[0] and term[0] == (i == n - 1)
+            # an episode that started partway is left out of the log; one from the start is logged
+            assert (info[0]["perf"] == 1 and info[0]["episode_length"] == n) if k == 0 else not info
+            if 0 in replayed and len(set(replayed)) > 5:
+                break
+        assert 0 in replayed and len(set(replayed)) > 5
+    finally:
+        env.close()
+    env = envs.TowerClimb(num_envs=64)  # the default: every episode from the level's start
+    try:
+        env.reset(seed=0)
+        assert all(env.field("replayed", i) == 0 for i in range(64))
+    finally:
+        env.close()
+
+
 def test_tower_climb_truncates_after_max_steps_and_reports_floors_climbed():
     env = envs.TowerClimb(num_envs=1, max_steps=4, log_interval=1)
     try:

@@ -29,7 +29,12 @@
  * Levels: a bank of generated towers (blocks at random under a tapering outline, goal on
  * floor 5-8), each kept only when a breadth-first search over the rules above solves it
  * in 10 to 30 actions; the bank is built once per process, the same in every process,
- * and each episode plays one of its first num_maps levels.
+ * and each episode plays one of its first num_maps levels. `start_on_solution` (0): the share
+ * of episodes that start partway along the level's solution, after a uniform number of its
+ * moves (0 to all but the last) replayed at reset; only the episodes played from the level's
+ * start are logged. Training from states along a known solution reaches the goal from the
+ * start on levels a plain agent never finds (after Salimans & Chen, 2018, learning Montezuma's
+ * Revenge from one demonstration).
  * Observation (228 uint8): the 9 (x) x 5 (z) x 5 (floors) cells around the robot, index
  * x + 9 z + 45 y, clamped to the world (0 empty, 1 block, 2 goal, 3 robot; the window's
  * floors are the robot's floor - 1 to + 3), then orientation (0-3), hanging (0/1),
@@ -40,10 +45,11 @@
 #define TC_BANK 64
 #define PARAMS(P) P(int, num_maps, 50, 1, TC_BANK) P(int, max_steps, 60, 1, 100000) \
     P(float, reward_climb_row, 0.16, -10, 10) P(float, reward_fall_row, -0.13, -10, 10) \
-    P(float, reward_illegal_move, -0.005, -10, 10) P(float, reward_move_block, 0.035, -10, 10)
+    P(float, reward_illegal_move, -0.005, -10, 10) P(float, reward_move_block, 0.035, -10, 10) \
+    P(float, start_on_solution, 0, 0, 1)
 /* Test fields: the robot, the goal, the block bitset (32 words of 32 cells) and the solver's actions. */
 #define FIELDS(F) F(int, s.pos) F(int, s.orient) F(int, s.hang) F(int, s.holding) F(int, goal) F(int, tick) \
-    F(int, level) F(int, best_floor) F(int, solution_len) \
+    F(int, level) F(int, best_floor) F(int, solution_len) F(int, replayed) \
     F(int, s.bits[0]) F(int, s.bits[1]) F(int, s.bits[2]) F(int, s.bits[3]) F(int, s.bits[4]) \
     F(int, s.bits[5]) F(int, s.bits[6]) F(int, s.bits[7]) F(int, s.bits[8]) F(int, s.bits[9]) \
     F(int, s.bits[10]) F(int, s.bits[11]) F(int, s.bits[12]) F(int, s.bits[13]) F(int, s.bits[14]) \
@@ -89,7 +95,7 @@ typedef struct {
     Log log;
     PUFFER_PARAMS
     TcState s;
-    int goal, level, tick, start_floor, best_floor, solution_len;
+    int goal, level, tick, start_floor, best_floor, solution_len, replayed;
     float ret;
     int solution[TC_MAX_MOVES];  /* the solver's actions for this level (tests replay them) */
 } Env;
@@ -404,6 +410,11 @@ static void c_reset(Env* env) {
     for (int i = 0; i < TC_MAX_MOVES; i++) env->solution[i] = i < L->moves ? L->solution[i] : 0;
     env->tick = 0;
     env->ret = 0;
+    env->replayed = 0;
+    if (env->start_on_solution > 0 && rng_float(&env->p.rng) < env->start_on_solution) {
+        env->replayed = rng_int(&env->p.rng, L->moves);  /* 0 to all but the last of its moves */
+        for (int i = 0; i < env->replayed; i++) tc_apply(&env->s, env->goal, L->solution[i]);
+    }
     env->start_floor = env->best_floor = tc_floor(env->s.pos);
     tc_observe(env);
 }
@@ -434,12 +445,14 @@ static void c_step(Env* env) {
     env->p.terminals[0] = (uint8_t)(won || died);
     env->p.truncations[0] = (uint8_t)truncated;
     if (!died) tc_observe(env);
-    if (won || died || truncated) {
+    if ((won || died || truncated) && !env->replayed) {  /* only the episodes played from the level's start */
         env->log.score += (float)(env->best_floor - env->start_floor);
         env->log.episode_return += env->ret;
         env->log.episode_length += (float)env->tick;
         env->log.perf += (float)won;
         env->log.n += 1;
+    }
+    if (won || died || truncated) {
         ocean_keep_final(&env->p, 0);
         c_reset(env);
     }
