@@ -209,6 +209,16 @@ def test_tower_climb_start_on_solution_starts_partway_along_it_and_logs_only_ful
         env.close()
 
 
+def test_tower_climb_trains_along_the_solution_and_evaluates_from_the_start():
+    from pufferlib.config import env_config, load_default, merge
+    from pufferlib.train.evaluation import eval_env_config
+
+    spec_config, kwargs = env_config("ocean-tower_climb")
+    config = merge(load_default(), {"env": kwargs}, spec_config)  # the shipped config's layers
+    assert config["env"]["start_on_solution"] == 0.8
+    assert eval_env_config(config)["env"]["start_on_solution"] == 0
+
+
 def test_tower_climb_truncates_after_max_steps_and_reports_floors_climbed():
     env = envs.TowerClimb(num_envs=1, max_steps=4, log_interval=1)
     try:

@@ -113,9 +113,11 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
     "blastar": ("Blastar on a 16 x 12 grid: lead shots at a passing enemy ship, never sit under its freezing beam", {},
                 _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
     "tower_climb": ("climb a tower of blocks by pushing and pulling them: a puzzle with solver-checked levels",
-                    # 80% of the episodes start partway along the level's known solution (see the README)
+                    # 80% of the training episodes start partway along the level's known solution (see the
+                    # README); evaluations play from the start
                     {"start_on_solution": 0.8},
-                    _config(256, 10_000_000, 16384, 4096, learning_rate=0.003, gamma=0.95, ent_coef=0.02)),
+                    {**_config(256, 10_000_000, 16384, 4096, learning_rate=0.003, gamma=0.95, ent_coef=0.02),
+                     "eval": {"env": {"start_on_solution": 0}}}),
     "chess": ("chess with every rule (castling, en passant, promotion, the draw rules) against random legal moves: "
               "checkmating by play", {"opponent": "random"},
               # policy-bound (a 4,168-way head and mask): one epoch per batch, both cores' threads

@@ -134,11 +134,12 @@ def merge(base: Mapping, *layers: Mapping | None) -> dict:
 
 
 def check_keys(config: Mapping, reference: Mapping, where: str = "",
-               open_sections: tuple = ("env", "policy", "sweep")) -> None:
+               open_sections: tuple = ("env", "policy", "sweep", "eval.env")) -> None:
     """Raise APIUsageError for keys of `config` absent from `reference`, with close matches.
 
-    Sections in `open_sections` take any keys (they are keyword arguments of the env
-    and the policy; `sweep` tables name swept keys, checked by `pufferlib.sweep`).
+    Sections in `open_sections` (dotted names) take any keys (they are keyword arguments of the
+    env and the policy, `eval.env` those evaluations set; `sweep` tables name swept keys,
+    checked by `pufferlib.sweep`).
     """
     for key, value in config.items():
         name = f"{where}{key}"
@@ -146,8 +147,8 @@ def check_keys(config: Mapping, reference: Mapping, where: str = "",
             close = difflib.get_close_matches(key, list(reference), n=3)
             hint = f" Did you mean: {', '.join(where + c for c in close)}?" if close else ""
             raise APIUsageError(f"Unknown config key {name!r}.{hint}")
-        if isinstance(value, Mapping) and isinstance(reference[key], Mapping) and key not in open_sections:
-            check_keys(value, reference[key], f"{name}.", ())
+        if isinstance(value, Mapping) and isinstance(reference[key], Mapping) and name not in open_sections:
+            check_keys(value, reference[key], f"{name}.", open_sections)
 
 
 def env_config(env_id: str | None) -> tuple[dict, dict]:

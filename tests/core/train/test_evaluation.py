@@ -10,8 +10,9 @@ import torch
 from gymnasium import spaces
 
 import pufferlib.vector
+from pufferlib.config import check_keys, load_default, merge
 from pufferlib.errors import APIUsageError
-from pufferlib.train.evaluation import EpisodeBook, EvalResult, evaluate, t_quantile_975
+from pufferlib.train.evaluation import EpisodeBook, EvalResult, eval_env_config, evaluate, t_quantile_975
 
 
 class SkillEnv(gym.Env):
@@ -142,3 +143,13 @@ def test_a_long_evaluation_and_a_video_say_how_far_they_are(monkeypatch, capsys,
     playback.write_video([np.zeros((8, 8, 3), np.uint8)] * 5, str(tmp_path / "v.gif"), fps=10)
     err = capsys.readouterr().err
     assert f"writing 5 frames to {tmp_path / 'v.gif'}" in err and "  2/5 frames" in err and "  4/5 frames" in err
+
+
+def test_eval_env_settings_override_the_runs_env_in_every_evaluation():
+    config = merge(load_default(), {"env": {"length": 9, "width": 2}, "eval": {"env": {"length": 3}}})
+    made = eval_env_config(config, 4)
+    assert made["env"] == {"length": 3, "width": 2} and made["vec"]["num_envs"] == 4
+    assert config["env"]["length"] == 9  # the run's own config is left as it was
+    check_keys({"eval": {"env": {"any_env_argument": 1}}}, load_default())  # an open section, as [env]
+    with pytest.raises(APIUsageError, match="eval.envs"):
+        check_keys({"eval": {"envs": {}}}, load_default())
