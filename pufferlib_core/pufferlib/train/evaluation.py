@@ -182,7 +182,7 @@ def eval_env_config(config: Mapping[str, Any], num_envs: int | None = None) -> d
     e.g. tower_climb's starts along the solution), every copy stepped at once (no async batch), and
     `num_envs` copies when given."""
     vec = {"env_batch_size": 0, **({"num_envs": num_envs, "num_workers": 0} if num_envs else {})}
-    return merge(config, {"vec": vec, "env": dict(config.get("eval", {}).get("env") or {})})
+    return merge(config, {"vec": vec, "env": config.get("eval", {}).get("env") or {}})
 
 
 def _env_stats(infos: list[dict[str, float]]) -> dict[str, float]:

@@ -445,14 +445,14 @@ static void c_step(Env* env) {
     env->p.terminals[0] = (uint8_t)(won || died);
     env->p.truncations[0] = (uint8_t)truncated;
     if (!died) tc_observe(env);
-    if ((won || died || truncated) && !env->replayed) {  /* only the episodes played from the level's start */
-        env->log.score += (float)(env->best_floor - env->start_floor);
-        env->log.episode_return += env->ret;
-        env->log.episode_length += (float)env->tick;
-        env->log.perf += (float)won;
-        env->log.n += 1;
-    }
     if (won || died || truncated) {
+        if (!env->replayed) {  /* only the episodes played from the level's start are logged */
+            env->log.score += (float)(env->best_floor - env->start_floor);
+            env->log.episode_return += env->ret;
+            env->log.episode_length += (float)env->tick;
+            env->log.perf += (float)won;
+            env->log.n += 1;
+        }
         ocean_keep_final(&env->p, 0);
         c_reset(env);
     }
