@@ -93,11 +93,15 @@ class Agent:
             episode_start: npt.ArrayLike | None = None) -> tuple[Any, LSTMState | None]:
         """(action(s), new LSTM state) for one observation or a batch; see the module docstring."""
         batch, single = self._as_batch(obs)
+        starts = None if episode_start is None else np.asarray(episode_start, dtype=bool).reshape(-1)
+        if starts is not None and len(starts) != len(batch):
+            raise APIUsageError(f"act(): episode_start has {len(starts)} flag(s) for {len(batch)} observation "
+                                "row(s): give one flag per row (or none).")
         if self.recurrent:
             state = state if state is not None else self.initial_state(len(batch))
             assert state is not None  # a recurrent agent's initial state
-            if episode_start is not None:
-                keep = torch.from_numpy(~np.asarray(episode_start, dtype=bool).reshape(-1)).to(self.device)
+            if starts is not None:
+                keep = torch.from_numpy(~starts).to(self.device)
                 state = (state[0] * keep.unsqueeze(1), state[1] * keep.unsqueeze(1))
         action, state = self._actor.choose(batch, state, deterministic)
         out = self._actor.to_env(action)

@@ -10,7 +10,7 @@ import pufferlib
 import pufferlib.vector
 from pufferlib import cli
 from pufferlib.agent import build
-from pufferlib.config import load_default
+from pufferlib.config import load_default, merge
 from tests.core.envs import CountingEnv
 
 TINY = ["--train.total-timesteps", "512", "--train.batch-size", "256", "--train.minibatch-size", "256",
@@ -77,6 +77,18 @@ def test_lstm_state_is_returned_and_reset_where_an_episode_starts(runs):
     _, restarted = agent.act(obs, state, episode_start=[True, False, True])
     _, fresh = agent.act(obs)
     assert torch.allclose(restarted[0][0], fresh[0][0]) and torch.allclose(restarted[0][1], carried[0][1])
+
+
+@pytest.mark.parametrize("rnn", [True, False], ids=["lstm", "feed-forward"])
+def test_an_episode_start_of_another_length_than_the_batch_is_refused(rnn):
+    agent = build("gym-CartPole-v1", merge(load_default(), {"rnn": {"enabled": rnn}}))
+    obs = np.ones((3, 4), np.float32)
+    for starts in ([True], [True, False], np.zeros(4, bool)):  # one flag was broadcast over every row
+        with pytest.raises(pufferlib.APIUsageError, match=rf"episode_start has {len(starts)} flag\(s\) for 3 "):
+            agent.act(obs, episode_start=starts)
+    actions, _ = agent.act(obs, episode_start=[True, False, True])
+    assert actions.shape == (3,)
+    assert agent.act(obs[0], episode_start=True)[0] in (0, 1)  # one observation: one flag
 
 
 def test_latest_needs_the_env_id_and_picks_its_newest_run(runs):
