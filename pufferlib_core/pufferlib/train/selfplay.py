@@ -75,11 +75,14 @@ from pufferlib.train.pool import (
     sampling_weights,
 )
 
+#: The largest weight of an anchor in `selfplay.anchors` (weights are relative: a bound keeps their sum finite).
+MAX_ANCHOR_WEIGHT = 1e6
+
 
 def parse_anchors(config: Mapping[str, Any]) -> dict[str, float]:
     """`selfplay.anchors` as {name: weight}: "scripted:2,random" -> {"scripted": 2.0, "random": 1.0}
     (a game against an anchor draws it with probability weight / sum of weights; 1 by default).
-    APIUsageError for a weight that is not a positive number or a name given twice."""
+    APIUsageError for a weight that is not a number in (0, MAX_ANCHOR_WEIGHT] or a name given twice."""
     anchors: dict[str, float] = {}
     for entry in str(config.get("anchors", "") or "").split(","):
         name, _, weight = (part.strip() for part in entry.partition(":"))
@@ -89,9 +92,9 @@ def parse_anchors(config: Mapping[str, Any]) -> dict[str, float]:
             value = float(weight) if weight else 1.0
         except ValueError:
             value = float("nan")
-        if not (math.isfinite(value) and value > 0):
-            raise APIUsageError(f"selfplay.anchors: {entry.strip()!r} needs a positive weight after ':' "
-                                f"(e.g. scripted:2,random).")
+        if not 0 < value <= MAX_ANCHOR_WEIGHT:  # NaN fails too
+            raise APIUsageError(f"selfplay.anchors: {entry.strip()!r} needs a positive weight of at most "
+                                f"{MAX_ANCHOR_WEIGHT:g} after ':' (weights are relative, e.g. scripted:2,random).")
         if name in anchors:
             raise APIUsageError(f"selfplay.anchors names {name!r} twice: give it one weight (e.g. {name}:2).")
         anchors[name] = value

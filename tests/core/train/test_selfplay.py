@@ -362,6 +362,13 @@ def test_anchors_must_be_built_in_players_the_env_can_seat():
         selfplay.check(no_players, {**CONFIG, "anchors": "scripted"})
 
 
+def test_anchor_weights_that_overflow_their_sum_are_refused_naming_the_key():
+    for bad in ("scripted:1e308,random", "scripted:1e308,random:1e308", "scripted:inf", "random:1e7"):
+        with pytest.raises(APIUsageError, match=r"^selfplay\.anchors: .* positive weight of at most 1e\+06"):
+            selfplay.parse_anchors({"anchors": bad})
+    assert selfplay.parse_anchors({"anchors": "scripted:1e6,random:1e-9"}) == {"scripted": 1e6, "random": 1e-9}
+
+
 def test_anchor_weights_set_how_often_each_anchor_is_drawn(tmp_path):
     assert selfplay.parse_anchors({"anchors": " scripted:3, random "}) == {"scripted": 3.0, "random": 1.0}
     for bad, message in (("scripted:0", "positive weight"), ("scripted:x", "positive weight"),
