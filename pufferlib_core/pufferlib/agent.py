@@ -44,6 +44,9 @@ from pufferlib.train.policy import make_policy
 
 #: The config sections a checkpoint's policy is rebuilt from.
 POLICY_SECTIONS = ("policy", "rnn", "normalize")
+#: What a loaded agent takes of its file's config: its policy and its env's settings (with those
+#: every evaluation sets, `[eval] env`); the rest (how many envs, where to run) is the loader's.
+AGENT_SECTIONS = (*POLICY_SECTIONS, "env", "eval")
 
 
 @dataclass(frozen=True)
@@ -172,7 +175,7 @@ def build(env_id: str | None, config: Mapping[str, Any], payload: Mapping[str, A
 
 def load(source: str | Path, env: str | VecEnv | None = None, *, device: str | torch.device = "cpu",
          data_dir: str | Path | None = None, allow_env_mismatch: bool = False,
-         hub_dir: str | Path | None = None) -> Agent:
+         hub_dir: str | Path | None = None, trust_code: bool | None = None) -> Agent:
     """The agent of a checkpoint file, a run folder, "latest" or an `hf://` address; see the
     module docstring.
 
@@ -181,6 +184,10 @@ def load(source: str | Path, env: str | VecEnv | None = None, *, device: str | t
     (its spaces must fit the checkpoint's). `data_dir`: where "latest" looks (default: the
     config's `train.data_dir`, "experiments"). `hub_dir`: the local hub that `hf://` addresses
     are read from (default: $PUFFER_HUB_DIR, else the Hugging Face Hub).
+
+    The file is data (`pufferlib.train.trust`): the agent takes its policy sections and env
+    settings (`AGENT_SECTIONS`), never where to run; a policy class or env id it names must be
+    installed, unless `trust_code=True` (None: as `trust.trusting()` says).
     """
     env_id = env if isinstance(env, str) else (env.spec.id if env is not None and env.spec is not None else None)
     if str(source) == "latest" and env_id is None:
@@ -188,10 +195,10 @@ def load(source: str | Path, env: str | VecEnv | None = None, *, device: str | t
                             "of that env.")
     data_dir = data_dir if data_dir is not None else load_default()["train"]["data_dir"]
     payload = checkpoint.load(source, data_dir, env_id=env_id, allow_env_mismatch=allow_env_mismatch,
-                              hub_dir=hub_dir)
-    config = merge(load_default(), payload["config"])  # sections added since it was saved get defaults
+                              hub_dir=hub_dir, trust_code=trust_code)
+    config = merge(load_default(), {k: v for k, v in payload["config"].items() if k in AGENT_SECTIONS})
     vec_env = None if isinstance(env, str) else env
     return build(env_id or payload.get("env_id"), config, payload, vec_env, device)
 
 
-__all__ = ["Agent", "AgentSpaces", "build", "load"]
+__all__ = ["AGENT_SECTIONS", "Agent", "AgentSpaces", "build", "load"]

@@ -43,7 +43,7 @@ from pufferlib.agent import build
 from pufferlib.config import env_config, load_default, merge
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import Renderable
-from pufferlib.train import checkpoint, published
+from pufferlib.train import checkpoint, published, trust
 from pufferlib.train.evaluation import EvalResult, eval_env_config
 from pufferlib.train.metrics import FILE_NAME as METRICS_FILE
 from pufferlib.train.playback import make_render_env, write_video
@@ -309,7 +309,7 @@ def pull(repo_id: str, *, revision: str | None = None, hub_dir: str | Path | Non
     as a load would; returns (its folder, the card's metadata)."""
     address = f"{published.SCHEME}{repo_id}" + (f"@{revision}" if revision else "")
     folder = published.fetch(address, hub_dir)
-    published.read(folder, address)
+    trust.checked_payload(published.read(folder, address))
     return folder, published.read_card_metadata(folder)
 
 

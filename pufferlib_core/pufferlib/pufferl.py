@@ -36,7 +36,7 @@ from pufferlib.cpu.cores import usable_cores
 from pufferlib.cpu.threads import OtherLoad, ThreadTuner, candidate_counts, set_torch_threads, torch_threads
 from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
 from pufferlib.protocols import VecEnv
-from pufferlib.train import checkpoint, normalize, optimizers, ppo, selfplay
+from pufferlib.train import checkpoint, normalize, optimizers, ppo, selfplay, trust
 from pufferlib.train.dashboard import Dashboard
 from pufferlib.train.eval_during_training import BEST_NAME, TrainingEval
 from pufferlib.train.eval_during_training import enabled as eval_enabled
@@ -90,6 +90,16 @@ def seed_everything(train_config: Mapping[str, Any]) -> None:
         torch.backends.cudnn.deterministic = True
 
 
+def check_resume(payload: Mapping[str, Any], total_timesteps: int) -> None:
+    """APIUsageError unless `total_timesteps` exceeds the agent steps the checkpoint `payload` has
+    trained: resuming it would train nothing and rewrite its checkpoint under the new config."""
+    done = int(payload["global_step"])
+    if total_timesteps <= done:
+        raise APIUsageError(f"{payload['path']} has trained {done:,} steps already: to resume it, "
+                            f"train.total_timesteps (--train.total-timesteps) must exceed that, and is "
+                            f"{total_timesteps:,}. Nothing was written.")
+
+
 class PuffeRL:
     """The PPO trainer. `PuffeRL(config, env, policy)` or `PuffeRL(env=..., policy=..., **train_keys)`.
 
@@ -130,7 +140,8 @@ class PuffeRL:
         if self.config["selfplay"]["enabled"]:
             selfplay.check(env, self.config["selfplay"])
         initial = (checkpoint.load(cfg["init_from"], cfg["data_dir"], env_id=self.env_id,
-                                   allow_env_mismatch=allow_env_mismatch, hub_dir=self.config["hub"]["dir"])
+                                   allow_env_mismatch=allow_env_mismatch, hub_dir=self.config["hub"]["dir"],
+                                   vouched=trust.own_code(self.config, self.env_id))
                    if cfg["init_from"] else None)
         seed_everything(cfg)
         policy = self._trainable_policy(policy, set(given.get("policy", {})), env, cfg)
@@ -601,12 +612,13 @@ class PuffeRL:
         is refused unless `allow_env_mismatch` (fine-tuning; never when resuming)."""
         payload = checkpoint.load(path, self.config["train"]["data_dir"], map_location=self.device,
                                   env_id=None if resume else self.env_id, allow_env_mismatch=allow_env_mismatch,
-                                  hub_dir=self.config["hub"]["dir"])
+                                  hub_dir=self.config["hub"]["dir"], vouched=trust.own_code(self.config, self.env_id))
         if resume and payload.get("env_id") and self.env_id and payload["env_id"] != self.env_id:
             raise APIUsageError(f"{payload['path']} is a run of {payload['env_id']!r}, not {self.env_id!r}; resume "
                                 "it with that env, or start a new run with --load-model-path to fine-tune.")
         checkpoint.load_policy(self.policy, payload)
         if resume:
+            check_resume(payload, self.total_timesteps)  # the policy changed; nothing else yet
             try:
                 for opt, state in zip(self.optimizers, payload["optimizers"], strict=True):
                     opt.load_state_dict(state)
@@ -627,7 +639,8 @@ class PuffeRL:
         if self.evaluator is None or not best.is_file():
             return
         try:
-            self.evaluator.best = float(checkpoint.load(best)["eval"]["episode_return"])
+            payload = checkpoint.load(best, vouched=trust.own_code(self.config, self.env_id))
+            self.evaluator.best = float(payload["eval"]["episode_return"])
         except (CheckpointError, KeyError, TypeError, ValueError) as exc:
             warnings.warn(f"{best}: its evaluation could not be read ({exc}); the next evaluation replaces it.",
                           stacklevel=2)

@@ -15,6 +15,7 @@ import os
 import sys
 
 from pufferlib.errors import NonFiniteError, OutputError, PufferError, WorkerError
+from pufferlib.train.trust import TRUST_FLAG, trusting
 
 EXIT_USAGE = 2          # the input was wrong: arguments, config, ids, files (as argparse's errors)
 EXIT_RUN_FAILED = 1     # the run itself failed
@@ -45,6 +46,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "new": ("pufferlib.cli.new:new_command", "write a pip-installable env plugin package (--c, --multiagent)"),
 }
 
+#: Commands that load files (checkpoints, published agents, config files, a sweep's database):
+#: `--trust-code` anywhere in their arguments lets those files name code (`pufferlib.train.trust`).
+LOADERS = ("train", "eval", "match", "league", "push", "pull", "sweep")
+
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `puffer` (and `python -m pufferlib`)."""
@@ -62,10 +67,17 @@ def main(argv: list[str] | None = None) -> int:
             print("usage: puffer COMMAND [options]\n\ncommands:")
             for command, (_, help_text) in COMMANDS.items():
                 print(f"  {command:<10} {help_text}")
-            print("\n`puffer COMMAND --help` describes a command's options.", flush=True)
+            print(f"\n`puffer COMMAND --help` describes a command's options. Files are data: a checkpoint, a "
+                  "published agent, a config file or a sweep's database may not name code to import; "
+                  f"{TRUST_FLAG} (on {', '.join(LOADERS)}) accepts the code a file names, for files you trust.",
+                  flush=True)
             return 0
         module, _, func = COMMANDS[name][0].partition(":")
-        return int(getattr(importlib.import_module(module), func)(rest) or 0)
+        command = getattr(importlib.import_module(module), func)
+        if name in LOADERS and TRUST_FLAG in rest:
+            with trusting():
+                return int(command([a for a in rest if a != TRUST_FLAG]) or 0)
+        return int(command(rest) or 0)
     except PufferError as exc:  # the message says what to fix; a traceback would only hide it
         print(f"puffer {name}: error: {exc}", file=sys.stderr)
         return EXIT_RUN_FAILED if isinstance(exc, RUN_FAILURES) else EXIT_USAGE

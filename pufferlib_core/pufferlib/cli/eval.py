@@ -49,13 +49,15 @@ def eval_command(argv: list[str]) -> int:
     from pufferlib.train import checkpoint
     from pufferlib.train.evaluation import eval_env_config
     from pufferlib.train.playback import Recorder, make_render_env, write_video
+    from pufferlib.train.trust import own_code
 
     if args.video_path:
         checkpoint.check_writable(args.video_path, "the video")
     payload = None
     if args.load_model_path:
         payload = checkpoint.load(args.load_model_path, config["train"]["data_dir"], env_id=args.env_id,
-                                  allow_env_mismatch=args.allow_env_mismatch, hub_dir=config["hub"]["dir"])
+                                  allow_env_mismatch=args.allow_env_mismatch, hub_dir=config["hub"]["dir"],
+                                  vouched=own_code(config))
         print(f"puffer eval: loaded {checkpoint.describe(payload)}", file=sys.stderr)
         trained_env = payload["config"].get("env") if payload.get("env_id") == args.env_id else None
         if trained_env:  # the checkpoint's env settings in place of the env's defaults; --env.* flags still win

@@ -27,11 +27,13 @@ def league_command(argv: list[str]) -> int:
     if args.games < 0:
         raise APIUsageError(f"--games must be at least 0, got {args.games}.")
     from pufferlib import league
-    from pufferlib.train import checkpoint
+    from pufferlib.train import checkpoint, trust
+    from pufferlib.train.metrics import FILE_NAME as METRICS_FILE
 
     env_id = checkpoint.run_env_id(run_dir)
     if env_id is None:
         raise APIUsageError(f"{run_dir}: its metrics.jsonl names no env id; is it a run folder of `puffer train`?")
+    trust.check_env_id(env_id, str(run_dir / METRICS_FILE))
     anchors = [a for a in args.anchors.split(",") if a]
     players = league.players_of(run_dir, anchors)
     if args.games:

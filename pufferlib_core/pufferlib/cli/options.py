@@ -15,6 +15,7 @@ import argparse
 
 from pufferlib import config as cfglib
 from pufferlib.config.validation import validate
+from pufferlib.train import trust
 
 
 def base_parser(prog: str, description: str | None) -> argparse.ArgumentParser:
@@ -39,6 +40,12 @@ def pre_parse(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Name
     return parser.parse_known_args(argv)[0]  # `puffer train --help`: the fixed options only
 
 
+def flag_values(argv: list[str], flag: str) -> list[str]:
+    """The values `argv` gives `flag` (`--flag VALUE` or `--flag=VALUE`), before the parser that knows it exists."""
+    values = [arg.partition("=")[2] for arg in argv if arg.startswith(flag + "=")]
+    return values + [value for arg, value in zip(argv, argv[1:]) if arg == flag]
+
+
 def parse_config(parser: argparse.ArgumentParser, argv: list[str],
                  base: dict | None = None) -> tuple[dict, argparse.Namespace]:
     """(config, args) from the layers described in the module docstring.
@@ -54,8 +61,9 @@ def parse_config(parser: argparse.ArgumentParser, argv: list[str],
     else:  # a run's saved config; sections added since then get their defaults
         base = cfglib.merge(default, base)
     layer = cfglib.load_toml(pre.config) if pre.config else None
-    if layer is not None:
-        layer.pop("published", None)  # a published agent's config.toml: what it was, not a setting
+    if layer is not None and layer.pop("published", None) is not None:
+        # a published agent's config.toml: what it was, not a setting; where to run, log and write stays yours
+        layer = trust.drop_user_keys(layer)[0]
     tree = cfglib.merge(base, layer)
     cfglib.check_keys(tree, default)
     dests = cfglib.add_config_flags(parser, tree)
@@ -63,6 +71,9 @@ def parse_config(parser: argparse.ArgumentParser, argv: list[str],
     open_layer, unknown = cfglib.open_section_flags(unknown, tree)
     if unknown:
         parser.error(cfglib.unknown_flag_error(unknown, dests))
-    config = cfglib.merge(tree, open_layer, cfglib.overrides_from_args(args, dests))
+    flags = cfglib.merge(open_layer, cfglib.overrides_from_args(args, dests))
+    config = cfglib.merge(tree, flags)
     validate(config, default)
+    if layer is not None and "class" not in flags.get("policy", {}):  # the file's class is used: it is data
+        trust.check_policy_class(config["policy"].get("class", ""), pre.env_id, str(pre.config))
     return config, args

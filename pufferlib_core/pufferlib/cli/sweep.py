@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from pufferlib.cli.options import parse_config
+from pufferlib.cli.options import flag_values, parse_config
 from pufferlib.sweep.config import resolve_space
 
 
@@ -31,7 +31,8 @@ def sweep_command(argv: list[str]) -> int:
     parser.add_argument("--quiet", action="store_true",
                         help="no live table (also off when stdout is not a terminal): one line per finished trial")
     from pufferlib.sweep.driver import SweepDriver
-    from pufferlib.sweep.store import Store, check_resumable
+    from pufferlib.sweep.store import FILE_NAME, Store, check_resumable
+    from pufferlib.train import trust
 
     pre = parser.parse_known_args([a for a in argv if a not in ("-h", "--help")])[0] \
         if any(not a.startswith("-") for a in argv) else parser.parse_known_args(argv)[0]
@@ -41,6 +42,12 @@ def sweep_command(argv: list[str]) -> int:
         store = Store(pre.resume, readonly=True)
         base, keys = store.meta("config"), list(store.space())
         store.close()
+        where = str(Path(pre.resume) / FILE_NAME)
+        base, dropped = trust.from_file(base, where, env_id=pre.env_id,
+                                        vouched=(pre.env_id, *flag_values(argv, "--policy.class")))
+        if dropped:
+            print(f"puffer sweep: --resume keeps the sweep's settings; where to run, log and write is yours (flags "
+                  f"or defaults), not {where}'s: {', '.join(dropped)} left at their defaults", file=sys.stderr)
     config, args = parse_config(parser, argv, base)
     config, space = resolve_space(args.env_id, config, args.config, keys)
     sweep_dir = Path(args.resume or args.dir or Path(config["train"]["data_dir"]) / "sweeps" /

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pufferlib.cli.options import base_parser, parse_config, pre_parse
+from pufferlib.cli.options import base_parser, flag_values, parse_config, pre_parse
 from pufferlib.errors import APIUsageError
 from pufferlib.registry.make import make_from_config
 from pufferlib.train import checkpoint, published
@@ -61,9 +61,17 @@ def train_command(argv: list[str]) -> int:
         if published.is_address(pre.resume):
             raise APIUsageError(f"--resume {pre.resume}: a published agent holds weights only (no optimiser state "
                                 f"or progress); start a new run from it with --train.init-from {pre.resume}.")
-        resume_payload = checkpoint.load(pre.resume)
+        resume_payload = checkpoint.load(pre.resume, vouched=(pre.env_id, *flag_values(argv, "--policy.class")))
         base = resume_payload["config"]
+        if resume_payload["dropped"]:
+            print(f"puffer train: --resume keeps the run's training settings; where to run, log and write is yours "
+                  f"(flags or defaults), not the checkpoint's: {', '.join(resume_payload['dropped'])} "
+                  "left at their defaults", file=sys.stderr)
     config, args = parse_config(parser, argv, base)
+    if resume_payload is not None:  # before the env is made or anything is written
+        from pufferlib.pufferl import check_resume
+
+        check_resume(resume_payload, config["train"]["total_timesteps"])
     if args.load_model_path:  # the older spelling of train.init_from
         config["train"]["init_from"] = args.load_model_path
     elif resume_payload is not None:  # a resumed run starts from its own checkpoint

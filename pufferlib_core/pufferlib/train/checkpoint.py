@@ -25,7 +25,7 @@ import pickle
 import tempfile
 import time
 import warnings
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -221,7 +221,8 @@ def _read(path: Path, map_location: Any) -> dict[str, Any]:
 
 def load(path: str | Path, data_dir: str | Path = "experiments", map_location: Any = "cpu",
          env_id: str | None = None, allow_env_mismatch: bool = False,
-         hub_dir: str | Path | None = None) -> dict[str, Any]:
+         hub_dir: str | Path | None = None, *, trust_code: bool | None = None,
+         vouched: Collection[str] = ()) -> dict[str, Any]:
     """Read a checkpoint written by `PuffeRL.save_checkpoint`: a file, a run folder or "latest";
     or a published agent: an `hf://ORG/NAME[@REVISION]` address (`hub_dir`: a local hub) or
     its folder (`pufferlib.train.published`, weights without optimiser state).
@@ -230,11 +231,18 @@ def load(path: str | Path, data_dir: str | Path = "experiments", map_location: A
     newest intact one is returned. `payload["path"]` says which file was read. With `env_id`,
     "latest" means the newest checkpoint of that env, and a checkpoint of another env is an
     `APIUsageError` naming both, unless `allow_env_mismatch` (fine-tuning on another env).
-    """
-    from pufferlib.train import published
 
+    The file is data: the payload is `pufferlib.train.trust.checked_payload`'s. Its env id and
+    policy class may name only what is installed, unless `trust_code` (None: as
+    `trust.trusting()` says) or the user vouched for them (`vouched`, and `env_id`); the
+    user's keys are dropped from its config and listed in `payload["dropped"]`.
+    """
+    from pufferlib.train import published, trust
+
+    vouched = (*vouched, *([env_id] if env_id else []))
     if published.is_address(path) or (Path(path).is_dir() and published.is_published(path)):
-        payload = published.load(path, hub_dir, map_location)
+        payload = trust.checked_payload(published.load(path, hub_dir, map_location), trust_code=trust_code,
+                                        vouched=vouched)
         _check_env_id(payload, env_id, allow_env_mismatch)
         return payload
     candidates, fallback = _candidates(path, data_dir, env_id)
@@ -250,6 +258,7 @@ def load(path: str | Path, data_dir: str | Path = "experiments", map_location: A
         payload["path"] = str(file)
         if str(path) == "latest" and env_id is not None and payload.get("env_id") not in (env_id, None):
             continue  # a run of another env whose metrics.jsonl did not say so
+        payload = trust.checked_payload(payload, trust_code=trust_code, vouched=vouched)
         _check_env_id(payload, env_id, allow_env_mismatch)
         if errors:
             warnings.warn(f"Skipped {len(errors)} unreadable checkpoint(s) and loaded {file} instead:\n  "

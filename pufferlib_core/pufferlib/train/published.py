@@ -3,9 +3,9 @@
 A published agent is a folder holding:
 - `model.safetensors`: the policy's state dict (normalization statistics included): tensors,
   nothing executable;
-- `config.toml`: the full training config (the keys that name the publisher's machine,
-  `MACHINE_KEYS`, at their defaults), and a `[published]` table (format version, env id, global
-  step, epoch); the policy is rebuilt from it. `puffer train ENV --config config.toml` trains
+- `config.toml`: the training config without the keys that say where the publisher ran, logged
+  and wrote (`pufferlib.train.trust.USER_KEYS`), and a `[published]` table (format version, env
+  id, global step, epoch); the policy is rebuilt from it. `puffer train ENV --config config.toml` trains
   with it (the `[published]` table is skipped);
 - optionally `README.md` (the model card), `replay.gif`/`replay.mp4`, `learning_curve.png` and
   `versions.json` (core, plugin and torch versions; the git commit when there was one).
@@ -18,8 +18,10 @@ Trust: a published agent may come from a stranger. Only `model.safetensors` (thr
 safetensors, whose format holds no code) and TOML are deserialized; `versions.json` is JSON,
 the card's front matter YAML through `yaml.safe_load`. Before anything is read, every file of the
 folder is checked: none larger than its limit, none a pickle or a torch archive under any name.
-The config is validated like any other; an env id that is not installed names the plugin to
-install; a plugin version that differs from the publisher's warns.
+The config is data (`pufferlib.train.trust`, applied by `checkpoint.load` and `puffer pull`):
+validated like any other, naming no code that is not installed, its user keys dropped. An env id
+that is not installed names the plugin to install; a plugin version that differs from the
+publisher's warns.
 
 Addresses: `hf://ORG/NAME[@REVISION]`. With a local hub (`hub.dir` in the config, or the
 `PUFFER_HUB_DIR` environment variable) the address is the folder `DIR/ORG/NAME` (a local hub
@@ -58,8 +60,6 @@ TEXT_FILES = (CONFIG, CARD, VERSIONS)
 #: First bytes of a pickle (protocol 2 to 5) and of a zip archive (torch.save's format).
 _PICKLE = re.compile(rb"^\x80[\x02-\x05]")
 _ZIP = b"PK\x03\x04"
-#: Config keys that name the publisher's machine (a device, folders): published as their defaults.
-MACHINE_KEYS = (("train", "device"), ("train", "data_dir"), ("train", "init_from"), ("hub", "dir"))
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
 
@@ -172,10 +172,8 @@ def _read_text(path: Path) -> str:
 
 
 def read_config(folder: Path) -> dict[str, Any]:
-    """The config.toml of a published agent, validated; its `[published]` table checked."""
-    from pufferlib.config import load_default, merge
-    from pufferlib.config.validation import validate
-
+    """The config.toml of a published agent as `{"config": ..., **its [published] table}`, that
+    table checked (the config is checked by `pufferlib.train.trust.from_file`)."""
     path = folder / CONFIG
     try:
         config = tomllib.loads(_read_text(path))
@@ -184,16 +182,13 @@ def read_config(folder: Path) -> dict[str, Any]:
     meta = config.pop("published", None)
     if not isinstance(meta, dict) or not isinstance(meta.get("env_id"), str):
         raise CheckpointError(f"{path}: no [published] table with an env_id: not a config written by `puffer push`.")
+    counts = [key for key in ("global_step", "epoch") if not isinstance(meta.get(key, 0), int) or meta.get(key, 0) < 0]
+    if counts:
+        raise CheckpointError(f"{path}: [published] {', '.join(counts)} must be whole numbers of at least 0.")
     if meta.get("format") != FORMAT:
         raise CheckpointError(f"{path}: published format {meta.get('format')!r}; this puffer-core reads format "
                               f"{FORMAT}. Upgrade puffer-core (pip install --upgrade puffer-core).")
-    default = load_default()
-    try:
-        merged = _machine_defaults(merge(default, config), default)
-        validate(merged, default)
-    except APIUsageError as exc:
-        raise CheckpointError(f"{path}: its config is not valid here: {exc}") from None
-    return {"config": merged, **meta}
+    return {"config": config, **meta}
 
 
 def read_card_metadata(folder: Path) -> dict[str, Any]:
@@ -294,26 +289,19 @@ def write(folder: str | Path, policy: Mapping[str, torch.Tensor], config: Mappin
           global_step: int = 0, epoch: int = 0) -> Path:
     """Write a policy state dict and its config (plain data, as a checkpoint holds it) as a
     published agent of `env_id` into `folder` (model.safetensors and config.toml); returns the folder."""
-    from pufferlib.config import dump_toml, load_default
+    from pufferlib.config import dump_toml
+    from pufferlib.train import trust
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     state = {key: value.detach().cpu().contiguous().clone() for key, value in policy.items()
              if isinstance(value, torch.Tensor)}
     _safetensors().save_file(state, str(folder / MODEL), metadata={"format": "pt", "library": "pufferlib"})
-    tree = _machine_defaults(_toml_safe(dict(config)), load_default())
+    tree = trust.drop_user_keys(_toml_safe(dict(config)))[0]
     tree["published"] = {"format": FORMAT, "env_id": env_id, "global_step": int(global_step),
                               "epoch": int(epoch)}
     (folder / CONFIG).write_text(dump_toml(tree), encoding="utf-8")
     return folder
-
-
-def _machine_defaults(config: dict[str, Any], default: Mapping[str, Any]) -> dict[str, Any]:
-    """`config` with the `MACHINE_KEYS` at their defaults."""
-    for section, key in MACHINE_KEYS:
-        if isinstance(config.get(section), dict):
-            config[section][key] = default[section][key]
-    return config
 
 
 def _toml_safe(value: Any) -> Any:

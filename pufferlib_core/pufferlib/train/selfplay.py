@@ -34,7 +34,10 @@ Contract:
   anchor's rating). Games against anchors count neither in the pool's scores nor toward a
   snapshot; they move the learner's rating and the anchor's.
 - `pool.json` holds the pool, the per-snapshot counts and the ratings: `--resume` (the same run
-  folder) continues with them. An unreadable pool.json or snapshot file is skipped with a warning.
+  folder) continues with them. It is checked whole when it is read (`pufferlib.train.pool.read_pool`:
+  types, and snapshot files that are plain `snapshot_<step>.pt` names of the pool folder, the only
+  files the pool reads and deletes); one that is not valid is a CheckpointError naming the key and
+  the fix. An unreadable snapshot file is skipped with a warning.
 - Games are counted (tallies, ratings, the snapshot trigger) when they are settled: at every
   `maybe_snapshot` (once per epoch), `stats` and `close`. Under torchrun every rank plays its own
   games against its own draws (seeded per rank) and settles the games of all ranks, in rank order
@@ -60,7 +63,7 @@ import torch
 
 from pufferlib.errors import APIUsageError, CheckpointError
 from pufferlib.protocols import VecEnv
-from pufferlib.train import checkpoint
+from pufferlib.train import checkpoint, trust
 from pufferlib.train.acting import Actor
 from pufferlib.train.pool import (
     POOL_DIR,
@@ -72,7 +75,9 @@ from pufferlib.train.pool import (
     Tally,
     elo_update,
     eviction_index,
+    read_pool,
     sampling_weights,
+    snapshot_file,
 )
 
 #: The largest weight of an anchor in `selfplay.anchors` (weights are relative: a bound keeps their sum finite).
@@ -199,25 +204,13 @@ class SelfPlay:
         return self._run_dir / POOL_DIR
 
     def _restore(self) -> None:
-        """Read pool.json of the run folder when it has one (a resumed run)."""
+        """Read pool.json of the run folder when it has one (a resumed run): CheckpointError when it is
+        not a valid pool (`pool.read_pool`); its snapshots whose files cannot be read are dropped."""
         path = self.pool_dir / POOL_FILE
         if not path.exists():
             return
-        try:
-            raw = json.loads(path.read_text())
-            self.state = PoolState([Snapshot(**s) for s in raw["snapshots"]], float(raw["learner_elo"]),
-                                   {str(k): float(v) for k, v in raw.get("anchor_elo", {}).items()},
-                                   int(raw["last_snapshot_step"]), Tally(**raw["since_snapshot"]))
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            warnings.warn(f"{path}: not a readable self-play pool ({type(exc).__name__}: {exc}); starting a new "
-                          "pool", stacklevel=3)
-            self.state = PoolState()
-            return
-        kept = []
-        for snap in self.state.snapshots:
-            if self._policy_of(snap.file) is not None:
-                kept.append(snap)
-        self.state.snapshots = kept
+        self.state = read_pool(path)
+        self.state.snapshots = [snap for snap in self.state.snapshots if self._policy_of(snap.file) is not None]
 
     def _save_state(self) -> None:
         if self.rank != 0:
@@ -234,7 +227,7 @@ class SelfPlay:
     def snapshot(self, step: int) -> Snapshot:
         """Add the learner's current weights to the pool (evicting one past `pool_size`); rank 0 writes
         its file."""
-        snap = Snapshot(f"snapshot_{step:012d}.pt", step, elo=self.state.learner_elo)
+        snap = Snapshot(snapshot_file(step), step, elo=self.state.learner_elo)
         weights = {k: v.detach().cpu().clone() for k, v in self.policy.state_dict().items()}
         self._weights[snap.file] = weights
         if self.rank == 0:
@@ -277,7 +270,8 @@ class SelfPlay:
                 if file in self._weights:
                     frozen.load_state_dict(self._weights[file])
                 else:
-                    checkpoint.load_policy(frozen, checkpoint.load(path, map_location=self.device))
+                    own = trust.own_code(self._meta.get("config"), self._meta.get("env_id"))
+                    checkpoint.load_policy(frozen, checkpoint.load(path, map_location=self.device, vouched=own))
             except (CheckpointError, APIUsageError, OSError) as exc:
                 warnings.warn(f"{path}: not a snapshot of this policy ({type(exc).__name__}: {exc}); skipped",
                               stacklevel=3)
