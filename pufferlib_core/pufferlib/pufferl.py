@@ -616,9 +616,10 @@ class PuffeRL:
         if resume and payload.get("env_id") and self.env_id and payload["env_id"] != self.env_id:
             raise APIUsageError(f"{payload['path']} is a run of {payload['env_id']!r}, not {self.env_id!r}; resume "
                                 "it with that env, or start a new run with --load-model-path to fine-tune.")
+        if resume:
+            check_resume(payload, self.total_timesteps)
         checkpoint.load_policy(self.policy, payload)
         if resume:
-            check_resume(payload, self.total_timesteps)  # the policy changed; nothing else yet
             try:
                 for opt, state in zip(self.optimizers, payload["optimizers"], strict=True):
                     opt.load_state_dict(state)

@@ -101,6 +101,28 @@ def test_train_eval_and_resume(walk_env, tmp_path, capsys):
     assert final["global_step"] == 1024 and final["config"]["train"]["batch_size"] == 256
 
 
+def test_resuming_without_more_timesteps_than_the_run_has_done_is_refused_before_anything_is_written(
+        walk_env, tmp_path, capsys):
+    data = str(tmp_path / "runs")
+    assert cli.main(["train", walk_env, *TINY, "--train.data-dir", data]) == 0
+    (run,) = (tmp_path / "runs").iterdir()
+    before = {f.name: f.read_bytes() for f in run.iterdir()}
+    capsys.readouterr()
+    for steps in ("256", "512"):  # fewer than the 512 done, or as many: nothing to train
+        assert cli.main(["train", walk_env, "--resume", str(run), "--train.total-timesteps", steps]) == 2
+        err = capsys.readouterr().err
+        assert "has trained 512 steps already" in err and "--train.total-timesteps" in err and f"is {steps}" in err
+    assert {f.name: f.read_bytes() for f in run.iterdir()} == before  # the checkpoint keeps its config
+    trainer = pufferlib.PuffeRL(*parse([walk_env, *TINY[2:], "--train.total-timesteps", "256"])[:1],
+                                pufferlib.make(walk_env, num_envs=2), run_dir=tmp_path / "api")
+    try:
+        with pytest.raises(pufferlib.APIUsageError, match="has trained 512 steps already"):
+            trainer.load_checkpoint(run, resume=True)
+        assert trainer.global_step == 0
+    finally:
+        trainer.close()
+
+
 @pytest.mark.parametrize("suffix", ["gif", "mp4"])
 def test_eval_writes_a_video(tmp_path, suffix):
     import imageio.v3 as iio
