@@ -1,8 +1,9 @@
 """Leagues: a round robin among a run's snapshots and anchors, rated by Bradley-Terry (`puffer league`).
 
 Contract:
-- Players: the snapshots of a self-play run (RUN_DIR/pool, `pufferlib.train.selfplay`), or,
-  without a pool, its checkpoints (model_*.pt); and anchors, the env's built-in players
+- Players: the snapshots of a self-play run (RUN_DIR/pool, `pufferlib.train.selfplay`; its
+  pool.json checked by `pufferlib.train.pool.read_pool`), or, without a valid pool, its
+  checkpoints (model_*.pt); and anchors, the env's built-in players
   (`pufferlib.match.BUILT_IN`), which play every agent but not each other. A file that cannot be
   read as a checkpoint of the run's env is skipped with a warning.
 - `play_round` plays `games` games (`pufferlib.match.play_match`: seats alternating, seeded by
@@ -18,7 +19,6 @@ Contract:
 
 from __future__ import annotations
 
-import json
 import math
 import sqlite3
 import time
@@ -33,7 +33,7 @@ from pufferlib.agent import Agent, load
 from pufferlib.errors import APIUsageError, CheckpointError
 from pufferlib.match import BUILT_IN, play_match
 from pufferlib.train import checkpoint
-from pufferlib.train.pool import POOL_DIR, POOL_FILE
+from pufferlib.train.pool import POOL_DIR, POOL_FILE, read_pool
 
 DB_NAME = "league.db"
 #: Precision of the prior on each rating (on the natural scale): weak; see the module docstring.
@@ -75,12 +75,10 @@ def players_of(run_dir: Path, anchors: Sequence[str] = ()) -> list[Player]:
     found: list[Player] = []
     if pool.is_file():
         try:
-            for snap in json.loads(pool.read_text())["snapshots"]:
-                step = int(snap["step"])
-                found.append(Player(f"step {step:,}", run_dir / POOL_DIR / snap["file"], step))
-        except (ValueError, KeyError, TypeError) as exc:
-            warnings.warn(f"{pool}: not a readable pool ({exc}); using the run's checkpoints", stacklevel=2)
-            found = []
+            found = [Player(f"step {snap.step:,}", run_dir / POOL_DIR / snap.file, snap.step)
+                     for snap in read_pool(pool).snapshots]
+        except CheckpointError as exc:
+            warnings.warn(f"{exc} Using the run's checkpoints.", stacklevel=2)
     if not found:
         for file in sorted(run_dir.glob("model_*.pt")):
             try:

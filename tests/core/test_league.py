@@ -95,3 +95,18 @@ def test_an_unreadable_snapshot_is_skipped_with_a_warning(tmp_path, run_dir):
     next((copy / "pool").glob("snapshot_*.pt")).write_bytes(b"not a checkpoint")
     with pytest.warns(UserWarning, match="skipped"):
         assert league.play_round(copy, "ocean-connect4", 2, []) == 1  # the two readable snapshots
+
+
+def test_a_pool_json_naming_a_file_outside_the_pool_is_not_played(tmp_path, run_dir):
+    import json
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    pool = json.loads((copy / "pool" / "pool.json").read_text())
+    outside = tmp_path / "outside.pt"
+    shutil.copy(copy / "pool" / pool["snapshots"][0]["file"], outside)
+    pool["snapshots"][0]["file"] = str(outside)
+    (copy / "pool" / "pool.json").write_text(json.dumps(pool))
+    with pytest.warns(UserWarning, match=r"snapshots\[0\].file = .* is not the name of a snapshot file"):
+        assert league.players_of(copy) == []  # no valid pool, and the run has no model_*.pt

@@ -2,17 +2,33 @@
 snapshots are drawn and evicted (data and arithmetic only; `pufferlib.train.selfplay` plays the
 games, `pufferlib.league` rates a run's pool). The rules they implement are stated in
 `pufferlib.train.selfplay`'s docstring.
+
+`read_pool` reads RUN_DIR/pool/pool.json as data from a stranger: the whole file is checked
+before any of it is used (every key of the shape `PoolState` has, of its type: counts and steps
+whole numbers >= 0, ratings finite numbers; no other keys), and a snapshot's `file` must be a
+plain file name of the pool folder of the form `snapshot_<step, 12 digits or more>.pt`, named
+once: the pool loads and, on eviction, deletes exactly those files, so a pool.json cannot make
+it read or delete anything else. Anything else is a `CheckpointError` naming the file, the key
+and the fix.
 """
 
 from __future__ import annotations
 
+import json
 import math
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from pufferlib.errors import CheckpointError
+
 POOL_DIR = "pool"
 POOL_FILE = "pool.json"
+#: The name of a snapshot's file in the pool folder (`snapshot_file`).
+SNAPSHOT_FILE = re.compile(r"snapshot_\d{12,}\.pt")
 SAMPLERS = ("recency", "pfsp")
 #: Weight ratio between consecutive snapshots under the "recency" sampler.
 RECENCY_DECAY = 0.7
@@ -88,6 +104,79 @@ class PoolState:
     anchor_elo: dict[str, float] = field(default_factory=dict)
     last_snapshot_step: int = 0
     since_snapshot: Tally = field(default_factory=Tally)
+
+
+def snapshot_file(step: int) -> str:
+    """The file name of the snapshot taken at agent step `step` (it matches `SNAPSHOT_FILE`)."""
+    return f"snapshot_{step:012d}.pt"
+
+
+#: What pool.json holds: key -> (type, default; ... when required). `int`: a whole number >= 0;
+#: `float`: a finite number. A snapshot's `file` is checked against `SNAPSHOT_FILE` too.
+_COUNTS: dict[str, tuple[type, Any]] = {"wins": (int, 0), "draws": (int, 0), "losses": (int, 0)}
+_POOL_KEYS: dict[str, tuple[type, Any]] = {"snapshots": (list, ...), "learner_elo": (float, ...),
+                                           "anchor_elo": (dict, {}), "last_snapshot_step": (int, ...),
+                                           "since_snapshot": (dict, ...)}
+_SNAPSHOT_KEYS: dict[str, tuple[type, Any]] = {"file": (str, ...), "step": (int, ...), "elo": (float, START_ELO),
+                                               **_COUNTS}
+_JSON = {str: "string", list: "array", dict: "object"}
+
+
+def read_pool(path: Path) -> PoolState:
+    """The pool.json at `path`, checked whole as the module docstring says; CheckpointError naming
+    the file, the key and the fix otherwise."""
+    fix = f"fix that entry, or move {path} away to start a new pool"
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        raise CheckpointError(f"{path}: not a readable self-play pool ({type(exc).__name__}: {exc}); "
+                              f"{fix}.") from None
+    top = _checked(raw, "the file", _POOL_KEYS, path, fix)
+    snapshots: list[Snapshot] = []
+    for i, entry in enumerate(top["snapshots"]):
+        snap = Snapshot(**_checked(entry, f"snapshots[{i}]", _SNAPSHOT_KEYS, path, fix))
+        if not SNAPSHOT_FILE.fullmatch(snap.file):
+            raise CheckpointError(f"{path}: snapshots[{i}].file = {_show(snap.file)} is not the name of a snapshot "
+                                  f"file in the pool folder (snapshot_<step>.pt); {fix}.")
+        if any(other.file == snap.file for other in snapshots):
+            raise CheckpointError(f"{path}: snapshots[{i}].file = {_show(snap.file)} is named by an earlier "
+                                  f"snapshot too; {fix}.")
+        snapshots.append(snap)
+    anchors = _checked(top["anchor_elo"], "anchor_elo", {name: (float, ...) for name in top["anchor_elo"]}, path, fix)
+    return PoolState(snapshots, float(top["learner_elo"]), {name: float(elo) for name, elo in anchors.items()},
+                     top["last_snapshot_step"], Tally(**_checked(top["since_snapshot"], "since_snapshot", _COUNTS,
+                                                                 path, fix)))
+
+
+def _checked(entry: Any, where: str, keys: dict[str, tuple[type, Any]], path: Path, fix: str) -> dict[str, Any]:
+    """The values of `keys` in the JSON object `entry` (defaults filled in), each of its type;
+    CheckpointError naming `path`, the key (`where`.key) and `fix` otherwise."""
+    if not isinstance(entry, dict):
+        raise CheckpointError(f"{path}: {where} is {_show(entry)}, not a JSON object; {fix}.")
+    unknown = [key for key in entry if key not in keys]
+    if unknown:
+        raise CheckpointError(f"{path}: {where} has the key {_show(unknown[0])}, which a self-play pool does not "
+                              f"have (it has {', '.join(keys)}); {fix}.")
+    out: dict[str, Any] = {}
+    for key, (kind, default) in keys.items():
+        name = key if where == "the file" else f"{where}.{key}"
+        value = entry.get(key, default)
+        if value is ...:
+            raise CheckpointError(f"{path}: {name} is missing; {fix}.")
+        if kind is int and not (type(value) is int and value >= 0):
+            raise CheckpointError(f"{path}: {name} = {_show(value)} is not a whole number >= 0; {fix}.")
+        if kind is float and not (type(value) in (int, float) and math.isfinite(value)):
+            raise CheckpointError(f"{path}: {name} = {_show(value)} is not a finite number; {fix}.")
+        if kind in (str, list, dict) and not isinstance(value, kind):
+            raise CheckpointError(f"{path}: {name} = {_show(value)} is not a JSON {_JSON[kind]}; {fix}.")
+        out[key] = value
+    return out
+
+
+def _show(value: Any) -> str:
+    """`value` for an error message: its repr (control characters escaped), cut short."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def elo_update(learner: float, opponent: float, score: float, k: float) -> tuple[float, float]:

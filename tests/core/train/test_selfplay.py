@@ -15,10 +15,10 @@ import pufferlib
 from pufferlib import PuffeRL
 from pufferlib.agent import build
 from pufferlib.config import env_config, load_default, merge
-from pufferlib.errors import APIUsageError
+from pufferlib.errors import APIUsageError, CheckpointError
 from pufferlib.train import selfplay
 from pufferlib.train.dashboard import Dashboard
-from pufferlib.train.pool import Snapshot, elo_update, eviction_index, sampling_weights
+from pufferlib.train.pool import Snapshot, elo_update, eviction_index, read_pool, sampling_weights
 from pufferlib.train.selfplay import SelfPlay
 
 CONFIG = dict(load_default()["selfplay"], enabled=True)
@@ -141,7 +141,7 @@ def test_games_against_snapshots_are_counted_rated_and_restored_on_resume(tmp_pa
         env.close()
 
 
-def test_a_corrupt_pool_is_skipped_with_a_warning(tmp_path):
+def test_a_corrupt_snapshot_is_skipped_with_a_warning_and_a_corrupt_pool_json_refused(tmp_path):
     env = connect4()
     try:
         play = make_selfplay(tmp_path, env)
@@ -152,10 +152,85 @@ def test_a_corrupt_pool_is_skipped_with_a_warning(tmp_path):
             again = make_selfplay(tmp_path, env)
         assert [s.step for s in again.state.snapshots] == [100]
         (tmp_path / "pool" / "pool.json").write_text("{not json")
-        with pytest.warns(UserWarning, match="not a readable self-play pool"):
-            assert make_selfplay(tmp_path, env).state.snapshots == []
+        with pytest.raises(CheckpointError, match="pool.json: not a readable self-play pool .* move .* away"):
+            make_selfplay(tmp_path, env)
     finally:
         env.close()
+
+
+def pool_json(files, **top):
+    """A pool.json's data of snapshots of `files` (steps 0, 100, ...), with `top`'s keys over it."""
+    return {"snapshots": [{"file": file, "step": 100 * i} for i, file in enumerate(files)], "learner_elo": 1000.0,
+            "anchor_elo": {}, "last_snapshot_step": 0, "since_snapshot": {"wins": 0, "draws": 0, "losses": 0},
+            **top}
+
+
+@pytest.mark.parametrize("entry", ["VICTIM", "../model_000012.pt", "snapshot_000000000000.pt/../../model_000012.pt",
+                                   "sub/snapshot_000000000100.pt", "model_000012.pt"])
+def test_pool_json_entry_outside_the_pool_is_never_deleted(tmp_path, entry):
+    victim, model = tmp_path / "victim.pt", tmp_path / "model_000012.pt"
+    entry = str(victim) if entry == "VICTIM" else entry
+    env = connect4()
+    try:
+        play = make_selfplay(tmp_path, env)
+        for step in (0, 100, 200):
+            play.snapshot(step)
+        precious = (tmp_path / "pool" / "snapshot_000000000100.pt").read_bytes()  # a loadable snapshot
+        victim.write_bytes(precious)
+        model.write_bytes(precious)
+        data = pool_json(["snapshot_000000000000.pt", entry, "snapshot_000000000200.pt"])
+        (tmp_path / "pool" / "pool.json").write_text(json.dumps(data))
+        with pytest.raises(CheckpointError, match=r"pool.json: snapshots\[1\].file = .* is not the name of a snapshot "
+                                                  r"file in the pool folder .*; fix that entry, or move"):
+            make_selfplay(tmp_path, env, pool_size=2)
+    finally:
+        env.close()
+    assert victim.read_bytes() == precious and model.read_bytes() == precious
+
+
+def test_pool_json_naming_one_file_twice_is_refused(tmp_path):
+    (tmp_path / "pool").mkdir()
+    data = pool_json(["snapshot_000000000000.pt", "snapshot_000000000000.pt"])
+    (tmp_path / "pool" / "pool.json").write_text(json.dumps(data))
+    with pytest.raises(CheckpointError, match=r"snapshots\[1\].file = .* is named by an earlier snapshot too"):
+        read_pool(tmp_path / "pool" / "pool.json")
+
+
+@pytest.mark.parametrize("change, match", [
+    ({"learner_elo": "1000"}, r"learner_elo = '1000' is not a finite number"),
+    ({"learner_elo": float("nan")}, r"learner_elo = nan is not a finite number"),
+    ({"last_snapshot_step": 1.5}, r"last_snapshot_step = 1.5 is not a whole number >= 0"),
+    ({"last_snapshot_step": True}, r"last_snapshot_step = True is not a whole number >= 0"),
+    ({"snapshots": {"file": "snapshot_000000000000.pt"}}, r"snapshots = .* is not a JSON array"),
+    ({"snapshots": ["snapshot_000000000000.pt"]}, r"snapshots\[0\] is 'snapshot_000000000000.pt', not a JSON object"),
+    ({"snapshots": [{"file": "snapshot_000000000000.pt", "step": "0"}]}, r"snapshots\[0\].step = '0' is not a whole"),
+    ({"snapshots": [{"file": 7, "step": 0}]}, r"snapshots\[0\].file = 7 is not a JSON string"),
+    ({"snapshots": [{"step": 0}]}, r"snapshots\[0\].file is missing"),
+    ({"snapshots": [{"file": "snapshot_000000000000.pt", "step": 0, "wins": -1}]}, r"snapshots\[0\].wins = -1"),
+    ({"snapshots": [{"file": "snapshot_000000000000.pt", "step": 0, "cmd": "x"}]},
+     r"snapshots\[0\] has the key 'cmd', which a self-play pool does not have"),
+    ({"anchor_elo": ["scripted"]}, r"anchor_elo = \['scripted'\] is not a JSON object"),
+    ({"anchor_elo": {"scripted": [1000]}}, r"anchor_elo.scripted = \[1000\] is not a finite number"),
+    ({"since_snapshot": {"wins": "3"}}, r"since_snapshot.wins = '3' is not a whole number"),
+    ({"since_snapshot": [1, 2, 3]}, r"since_snapshot = \[1, 2, 3\] is not a JSON object"),
+])
+def test_pool_json_of_wrong_types_is_refused_naming_the_key(tmp_path, change, match):
+    (tmp_path / "pool").mkdir()
+    (tmp_path / "pool" / "pool.json").write_text(json.dumps(pool_json([], **change)))
+    with pytest.raises(CheckpointError, match=match + ".*; fix that entry, or move .*pool.json away"):
+        read_pool(tmp_path / "pool" / "pool.json")
+
+
+def test_a_valid_pool_json_reads_back_what_was_written(tmp_path):
+    (tmp_path / "pool").mkdir()
+    data = pool_json(["snapshot_000000000000.pt", "snapshot_1000000000000.pt"], anchor_elo={"scripted": 990},
+                     learner_elo=1010)
+    data["snapshots"][1].update(wins=2, draws=1, losses=0, elo=1003.5)
+    (tmp_path / "pool" / "pool.json").write_text(json.dumps(data))
+    state = read_pool(tmp_path / "pool" / "pool.json")
+    assert [(s.file, s.step, s.elo, s.games) for s in state.snapshots] == [
+        ("snapshot_000000000000.pt", 0, 1000.0, 0), ("snapshot_1000000000000.pt", 100, 1003.5, 3)]
+    assert state.learner_elo == 1010.0 and state.anchor_elo == {"scripted": 990.0}
 
 
 def test_selfplay_needs_every_seat_an_agent():
