@@ -62,6 +62,16 @@ def pufferlib_config_defaults() -> dict[str, dict]:
 
 
 @hookspec
+def pufferlib_policies() -> list[str]:
+    """Return the "module:Class" policy classes this plugin offers beyond its envs' default
+    policies (e.g. ["my_plugin.policies:BoardConv"]).
+
+    A file (a checkpoint, a published agent, a config file) may name a policy class only when an
+    installed plugin declares it, here or as an `EnvSpec.policy` (see `pufferlib.train.trust`).
+    """
+
+
+@hookspec
 def pufferlib_loggers() -> dict[str, str]:
     """Return the logger names this plugin provides (`puffer train --logger NAME`) -> description."""
 

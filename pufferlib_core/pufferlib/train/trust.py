@@ -10,7 +10,8 @@ or a place to write:
   installed plugins); one of the `module:attr` form, which would import that module and call
   the attribute, is refused. A `[policy] class` read from a file is "" (the env's default
   policy), a policy of `pufferlib.models` by name (`POLICIES`), or a `module:attr` string that
-  an installed env spec declares as its policy; any other is refused.
+  an installed plugin declares (an env spec's policy, or its `pufferlib_policies` hook); any
+  other is refused.
 - The user vouches for other code on their own command line or in their own Python call: the
   env id they pass and their own `--policy.class` are theirs (`vouched`), and `--trust-code`
   (`trust_code=True`) accepts whatever the file names. `UntrustedCodeError` says both.
@@ -90,8 +91,9 @@ def check_env_id(env_id: object, where: str, *, trust_code: bool | None = None, 
 
 
 def declared_policies(env_id: str | None) -> set[str]:
-    """The `module:attr` policy classes that installed env specs declare (every listed spec's,
-    and `env_id`'s own, family ids included), plus `pufferlib.models:NAME` for `POLICIES`."""
+    """The `module:attr` policy classes that installed plugins declare (their `pufferlib_policies`
+    hook, every listed spec's policy, and `env_id`'s own spec's, family ids included), plus
+    `pufferlib.models:NAME` for `POLICIES`."""
     from pufferlib import registry
 
     specs = [spec for listed in registry.listed_specs().values() for spec in listed]
@@ -100,7 +102,10 @@ def declared_policies(env_id: str | None) -> set[str]:
             specs.append(registry.spec(env_id))
         except PufferError:
             pass
+    from pufferlib.registry.plugins import call_hook
+
     declared = {f"pufferlib.models:{name}" for name in POLICIES}
+    declared.update(name for _, names in call_hook("pufferlib_policies") for name in names if isinstance(name, str))
     for spec in specs:
         for value in (spec.policy, (spec.config or {}).get("policy", {}).get("class")):
             if isinstance(value, str) and value:
@@ -163,7 +168,7 @@ def from_file(config: object, where: str, *, env_id: str | None = None, trust_co
     try:
         validate(merge(default, kept), default)
     except APIUsageError as exc:
-        raise CheckpointError(f"{where}: {exc}") from None
+        raise CheckpointError(f"{where}: its config is not valid here: {exc}") from None
     return kept, dropped
 
 

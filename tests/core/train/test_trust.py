@@ -210,7 +210,7 @@ def test_resuming_an_older_checkpoint_branches_into_the_users_data_dir(tmp_path,
 
 def test_a_file_cannot_ask_for_out_of_range_values(tmp_path):
     file = write_checkpoint(tmp_path / "model.pt", train={"learning_rate": -1.0})
-    with pytest.raises(pufferlib.errors.CheckpointError, match=r"model.pt: invalid config: train.learning_rate"):
+    with pytest.raises(pufferlib.errors.CheckpointError, match=r"model.pt: its config is not valid here: invalid config: train.learning_rate"):
         checkpoint.load(file)
 
 
@@ -221,3 +221,9 @@ def test_a_published_config_given_as_config_file_keeps_the_users_places(tmp_path
     default = load_default()
     assert config["ray"] == default["ray"] and config["logger"] == default["logger"]
     assert config["train"]["data_dir"] == default["train"]["data_dir"]
+
+
+def test_a_plugin_declares_policies_a_file_may_name(tmp_path):
+    """puffer-ocean's pufferlib_policies hook declares BoardConv, no env's default policy."""
+    file = write_checkpoint(tmp_path / "model.pt", policy={"class": "puffer_ocean.policies:BoardConv"})
+    assert checkpoint.load(file)["config"]["policy"]["class"] == "puffer_ocean.policies:BoardConv"
