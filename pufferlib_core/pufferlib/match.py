@@ -25,6 +25,9 @@ The rule, so that the numbers mean the same on every run:
 - A's result per game is the env's outcome of A's seat (1 win, 0.5 draw, 0 loss); a game the
   env ends without a result (NaN: cut short by a step limit) is counted apart and not scored.
   A's score is the mean result, with a 95% Wilson interval.
+- A game that runs `max_game_steps` steps (default `MAX_GAME_STEPS`) without ending is cut: the
+  env would go on with it, so its slot plays no more, and the games the slot had still to count
+  (that one included) are reported as `cut`, not scored. A match never outlasts its games' limit.
 
 `exact_match` (`puffer match ENV A random --exact`) replaces sampled games by exact probabilities:
 A greedy against random play on each seat of a small turn-based PettingZoo game, every line of the
@@ -61,12 +64,14 @@ BUILT_IN = ("scripted", "random", "tactical")
 PROGRESS_SECONDS = 5.0
 #: The most game slots a match plays at once (more copies than games would waste steps).
 MAX_SLOTS = 64
+#: Steps a game of a match may run before it is cut (`play_match`'s `max_game_steps`).
+MAX_GAME_STEPS = 10_000
 
 
 @dataclass(frozen=True)
 class MatchResult(Counts):
-    """A's games against B: counts, `games` (those with a result), `score` and its 95% interval
-    (module docstring)."""
+    """A's games against B: counts, `games` (those with a result), `score` and its 95% interval;
+    `cut`: the games not played to an end because a game ran `max_game_steps` steps (module docstring)."""
 
     a: str
     b: str
@@ -76,6 +81,8 @@ class MatchResult(Counts):
     losses: int
     no_result: int
     games_by_seat: tuple[int, ...]
+    cut: int = 0
+    max_game_steps: int = MAX_GAME_STEPS
 
     def interval(self, z: float = 1.96) -> tuple[float, float]:
         """The Wilson score interval of `score` (95% for z = 1.96); (0, 1) without games."""
@@ -91,16 +98,19 @@ class MatchResult(Counts):
         """One line: A against B, W/D/L, the score and its interval, and how it was measured."""
         low, high = self.interval()
         extra = f"; {self.no_result} without a result, not scored" if self.no_result else ""
+        if self.cut:
+            extra += (f"; {self.cut} cut, not scored: a game ran {self.max_game_steps:,} steps without ending "
+                      "(max_game_steps), and its slot played no more")
         seats = ", ".join(f"seat {i}: {n}" for i, n in enumerate(self.games_by_seat))
         return (f"{self.a} vs {self.b} on {self.env_id}: {self.wins} wins, {self.draws} draws, {self.losses} losses "
                 f"in {self.games} games ({seats}{extra}); score {self.score:.3f}, 95% interval "
                 f"[{low:.3f}, {high:.3f}] (Wilson)")
 
     def as_dict(self) -> dict[str, Any]:
-        """The counts, games, score and interval, for JSON."""
+        """The counts, games, score (None without games) and interval, for JSON."""
         low, high = self.interval()
         return {**asdict(self), "games_by_seat": list(self.games_by_seat), "games": self.games,
-                "score": self.score, "ci95": [low, high]}
+                "score": self.score if self.games else None, "ci95": [low, high]}
 
 
 def player_name(player: Agent | str) -> str:
@@ -125,17 +135,20 @@ def resolve(player: Agent | str, env_id: str, device: str = "cpu", data_dir: str
 def play_match(env_id: str, a: Agent | str, b: Agent | str, games: int = 100, *, seed: int = 0,
                num_envs: int | None = None, deterministic: bool = False, device: str = "cpu",
                data_dir: str | Path | None = None, progress: str | None = None,
-               video_path: str | None = None, fps: int = 4, hub_dir: str | Path | None = None) -> MatchResult:
+               video_path: str | None = None, fps: int = 4, hub_dir: str | Path | None = None,
+               max_game_steps: int = MAX_GAME_STEPS) -> MatchResult:
     """Play `games` games of A against B on `env_id` (see the module docstring for the rule).
 
     `a`, `b`: Agents, checkpoint sources (`pufferlib.load`) or `BUILT_IN` names (at most one).
     `num_envs`: env copies (default: enough game slots for the games, at most `MAX_SLOTS`).
     `deterministic`: greedy actions instead of sampled ones. `progress`: a label to print a
     line to stderr every few seconds. `video_path`: record the first game of env copy 0 there
-    (`fps` frames per second). `hub_dir`: the local hub of `hf://` players.
+    (`fps` frames per second). `hub_dir`: the local hub of `hf://` players. `max_game_steps`:
+    the steps after which a game that has not ended is cut.
     """
-    if isinstance(games, bool) or not isinstance(games, int) or games < 1:
-        raise APIUsageError(f"games must be an int >= 1, got {games!r}.")
+    for name, value in (("games", games), ("max_game_steps", max_game_steps)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise APIUsageError(f"{name} must be an int >= 1, got {value!r}.")
     for player in (a, b):
         if isinstance(player, str) and not player:
             raise APIUsageError("a player must be a checkpoint file, a run folder, 'latest', an hf:// address or "
@@ -148,10 +161,11 @@ def play_match(env_id: str, a: Agent | str, b: Agent | str, games: int = 100, *,
     agent = resolve(first, env_id, device, data_dir, hub_dir)
     other = resolve(second, env_id, device, data_dir, hub_dir)
     assert isinstance(agent, Agent)  # only `second` may be built in
-    result = _play(env_id, agent, other, games, seed, num_envs, deterministic, progress, video_path, fps)
+    result = _play(env_id, agent, other, games, seed, num_envs, deterministic, progress, video_path, fps,
+                   max_game_steps)
     if flipped:  # report from A's side: the built-in player's
         result = MatchResult(player_name(a), player_name(b), env_id, result.losses, result.draws, result.wins,
-                             result.no_result, result.games_by_seat)
+                             result.no_result, result.games_by_seat, result.cut, result.max_game_steps)
     return result
 
 
@@ -195,7 +209,8 @@ def _make_env(agent: Agent, other: Agent | str, games: int, num_envs: int | None
 
 
 def _play(env_id: str, agent: Agent, other: Agent | str, games: int, seed: int, num_envs: int | None,
-          deterministic: bool, progress: str | None, video_path: str | None, fps: int) -> MatchResult:
+          deterministic: bool, progress: str | None, video_path: str | None, fps: int,
+          max_game_steps: int) -> MatchResult:
     if not isinstance(other, str) and other.spaces != agent.spaces:
         raise APIUsageError(f"{player_name(agent)} and {player_name(other)} were trained for different spaces "
                             f"({agent.spaces.single_observation_space} -> {agent.spaces.single_action_space} against "
@@ -207,7 +222,7 @@ def _play(env_id: str, agent: Agent, other: Agent | str, games: int, seed: int, 
     with torch.random.fork_rng(devices=[]):  # sampled actions are seeded; the caller's RNG state stays
         torch.manual_seed(seed)
         try:
-            result = _count(env, env_id, agent, other, games, seed, deterministic, progress, frames)
+            result = _count(env, env_id, agent, other, games, seed, deterministic, progress, frames, max_game_steps)
         finally:
             env.close()
     if video_path and frames is not None:
@@ -216,15 +231,19 @@ def _play(env_id: str, agent: Agent, other: Agent | str, games: int, seed: int, 
 
 
 def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: int, seed: int,
-           deterministic: bool, progress: str | None, frames: list[np.ndarray] | None) -> MatchResult:
-    """Step `env` until every game slot has played its quota of games; count A's results. With
-    `frames`, env copy 0's frames of its first game are appended to it."""
+           deterministic: bool, progress: str | None, frames: list[np.ndarray] | None,
+           max_game_steps: int) -> MatchResult:
+    """Step `env` until every game slot has played its quota of games, or has a game cut at
+    `max_game_steps`; count A's results. With `frames`, env copy 0's frames of its first game are
+    appended to it."""
     seats = env.game_seats
     rows = env.num_agents
     slots = rows // seats
     quota = np.full(slots, games // slots) + (np.arange(slots) < games % slots)
     counted = np.zeros(slots, np.int64)
     played = np.zeros(slots, np.int64)  # games started per slot: A's seat is (slot + played) % seats
+    length = np.zeros(slots, np.int64)  # steps of each slot's game so far
+    cut = np.zeros(slots, bool)  # slots whose game ran max_game_steps steps: they count no more
     totals = {"wins": 0, "draws": 0, "losses": 0, "no_result": 0}
     by_seat = np.zeros(seats, np.int64)
     slot_of_row, seat_of_row = np.arange(rows) // seats, np.arange(rows) % seats
@@ -241,7 +260,7 @@ def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: in
     if frames is not None:
         frames.append(np.asarray(env.render()))  # type: ignore[attr-defined]  # made with render_mode
     last_line = time.monotonic()
-    while (counted < quota).any():
+    while ((counted < quota) & ~cut).any():
         a_seat = (np.arange(slots) + played) % seats
         a_rows = seat_of_row == a_seat[slot_of_row]
         if builtin:  # changes only where a game just ended (`played` moved on)
@@ -257,8 +276,10 @@ def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: in
         obs, _, terminals, truncations, *_ = env.recv()
         starts = np.asarray(terminals) | np.asarray(truncations)
         ended = np.flatnonzero(starts[seat_of_row == 0] if seats > 1 else starts)
+        length += 1
+        length[ended] = 0
         for slot in ended:
-            if counted[slot] < quota[slot]:
+            if counted[slot] < quota[slot] and not cut[slot]:
                 seat = int(a_seat[slot])
                 outcome = float(env.outcomes[slot * seats + seat])
                 key = ("no_result" if math.isnan(outcome) else "wins" if outcome == 1.0
@@ -272,11 +293,14 @@ def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: in
             played[slot] += 1
         if frames is not None and played[0] == 0:  # slot 0's first game: the position after each move
             frames.append(np.asarray(env.render()))  # type: ignore[attr-defined]  # made with render_mode
+        cut |= length >= max_game_steps
         if progress and time.monotonic() - last_line >= PROGRESS_SECONDS:
             last_line = time.monotonic()
-            print(f"{progress}: {int(counted.sum())}/{games} games", file=sys.stderr, flush=True)
+            cut_line = f", {int((quota - counted)[cut].sum())} cut" if cut.any() else ""
+            print(f"{progress}: {int(counted.sum())}/{games} games{cut_line}", file=sys.stderr, flush=True)
     return MatchResult(player_name(agent), player_name(other), env_id, totals["wins"], totals["draws"],
-                       totals["losses"], totals["no_result"], tuple(int(n) for n in by_seat))
+                       totals["losses"], totals["no_result"], tuple(int(n) for n in by_seat),
+                       int((quota - counted)[cut].sum()), max_game_steps)
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,11 @@ built-in players, and the errors for what cannot be a match."""
 
 import json
 
+import numpy as np
 import pytest
+from gymnasium import spaces
 
+import pufferlib
 from pufferlib import cli, match
 from pufferlib.agent import build
 from pufferlib.config import env_config, load_default, merge
@@ -49,6 +52,49 @@ def test_a_built_in_player_that_takes_no_seat_plays_the_other_side(connect4, mon
 def test_exactly_the_asked_games_are_counted_split_over_the_slots(connect4, games, num_envs):
     result = play_match("ocean-connect4", connect4, "random", games, seed=0, num_envs=num_envs)
     assert result.games + result.no_result == games == sum(result.games_by_seat)
+
+
+class EndlessGame(pufferlib.PufferEnv):
+    """A game of two seats whose first game is a draw after 3 steps and whose later games never end."""
+
+    game_seats = 2
+
+    def __init__(self, buf=None, opponent="none"):
+        self.single_observation_space = spaces.Box(0, 1, (2,), np.float32)
+        self.single_action_space = spaces.Discrete(2)
+        self.num_agents = 2
+        super().__init__(buf)
+
+    def reset(self, seed=None):
+        self.t = 0
+        self.observations[:] = 0
+        return self.observations, []
+
+    def step(self, actions):
+        self.t += 1
+        self.terminals[:] = self.t == 3
+        self.outcomes[:] = 0.5
+        return self.observations, self.rewards, self.terminals, self.truncations, []
+
+
+@pytest.fixture
+def endless():
+    pufferlib.register("test-endless", EndlessGame, overwrite=True)
+    yield untrained("test-endless")
+    pufferlib.registry.unregister("test-endless")
+
+
+def test_games_that_never_end_are_cut_at_the_step_limit_and_reported_as_cut_not_drawn(endless, capsys):
+    result = play_match("test-endless", endless, endless, 4, num_envs=2, max_game_steps=50)
+    # each of the 2 slots counts its first game (a draw); its second never ends: it and the rest are cut
+    assert (result.draws, result.games, result.cut, result.no_result) == (2, 2, 2, 0)
+    assert "2 cut, not scored: a game ran 50 steps without ending" in result.summary()
+    assert result.as_dict()["cut"] == 2
+    never = play_match("test-endless", endless, endless, 4, num_envs=2, max_game_steps=2)
+    assert never.games == 0 and never.cut == 4 and never.as_dict()["score"] is None
+    json.dumps(never.as_dict(), allow_nan=False)  # strict JSON: no NaN score
+    with pytest.raises(APIUsageError, match="max_game_steps must be an int >= 1"):
+        play_match("test-endless", endless, endless, 4, max_game_steps=0)
 
 
 def test_the_wilson_interval_of_a_hand_computed_case():

@@ -26,6 +26,9 @@ def match_command(argv: list[str]) -> int:
     parser.add_argument("--num-envs", type=int, default=None,
                         help="env copies (default: one game slot per game, at most 64)")
     parser.add_argument("--deterministic", action="store_true", help="greedy actions instead of sampled ones")
+    parser.add_argument("--max-game-steps", type=int, default=None,
+                        help="steps after which a game that has not ended is cut and reported as cut, not scored "
+                             "(default 10,000)")
     parser.add_argument("--data-dir", default=None, help="where 'latest' looks (default: train.data_dir)")
     parser.add_argument("--hub.dir", dest="hub_dir", default=None,
                         help="a local hub folder for hf:// players (default: $PUFFER_HUB_DIR, else the Hub)")
@@ -47,11 +50,15 @@ def match_command(argv: list[str]) -> int:
         raise APIUsageError(f"--games must be at least 1, got {args.games}.")
     if args.num_envs is not None and args.num_envs < 1:
         raise APIUsageError(f"--num-envs must be at least 1, got {args.num_envs}.")
-    from pufferlib.match import play_match
+    from pufferlib.match import MAX_GAME_STEPS, play_match
 
+    max_game_steps = MAX_GAME_STEPS if args.max_game_steps is None else args.max_game_steps
+    if max_game_steps < 1:
+        raise APIUsageError(f"--max-game-steps must be at least 1, got {max_game_steps}.")
     result = play_match(args.env_id, args.a, args.b, args.games, seed=args.seed, num_envs=args.num_envs,
                         deterministic=args.deterministic, device=args.device, data_dir=args.data_dir,
-                        progress="puffer match", video_path=args.video_path, fps=args.fps, hub_dir=args.hub_dir)
+                        progress="puffer match", video_path=args.video_path, fps=args.fps, hub_dir=args.hub_dir,
+                        max_game_steps=max_game_steps)
     print(json.dumps(result.as_dict()) if args.json else result.summary())
     if args.video_path:
         print(f"wrote {args.video_path}", file=sys.stderr)
@@ -64,7 +71,8 @@ def _exact(args: argparse.Namespace) -> int:
     if args.b != "random":
         raise APIUsageError(f"--exact plays A against random play: B must be 'random', got {args.b!r}.")
     given = [flag for flag, value in (("--games", args.games), ("--num-envs", args.num_envs),
-                                      ("--video-path", args.video_path)) if value is not None]
+                                      ("--video-path", args.video_path), ("--max-game-steps", args.max_game_steps))
+             if value is not None]
     if given:
         raise APIUsageError(f"--exact walks every line of random play once; drop {', '.join(given)}.")
     from pufferlib.match import exact_match
