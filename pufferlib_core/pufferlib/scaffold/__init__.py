@@ -17,9 +17,13 @@ framework (module.c and the authoring headers of the installed puffer-ocean,
 builds with setuptools alone, offline, in the layout puffer-ocean's own envs use; its
 setup.py derives its env list from `csrc/envs/*.h` as puffer-ocean's does.
 
-Writing: an existing file, or a non-empty folder without `force`, in the way is refused; an
-OSError while writing is an APIUsageError naming the path, and a folder this call created is
-removed again.
+Writing: an existing file, or a non-empty folder without `force`, in the way is refused.
+`force` writes into a non-empty folder, and replaces files there only in a package this
+scaffold wrote for the same name (its pyproject.toml names the project NAME and declares the
+`pufferlib.plugins` entry point `<package> = "<package>.plugin"`); otherwise a file of the
+package that is already there (the user's own pyproject.toml, say) is refused, naming it. A path
+that leads out of the folder (a symlink) is never written through. An OSError while writing is
+an APIUsageError naming the path, and a folder this call created is removed again.
 
 This is the one scaffold for a new env package. `scripts/env_template.py` is not a second one:
 it holds worked single-file examples of env patterns that the user guide runs and reads.
@@ -147,6 +151,35 @@ def _same_minor(version: str) -> str:
     return f">={major}.{minor},<{major}.{minor + 1}"
 
 
+def _check_overwrites(root: Path, files: list[str], name: str, package: str) -> None:
+    """APIUsageError unless writing `files` (paths in `root`) stays inside `root` and replaces
+    files only of a package this scaffold wrote as `name` (module docstring)."""
+    inside = root.resolve()
+    for relative in files:
+        if not (root / relative).resolve().is_relative_to(inside):
+            raise APIUsageError(f"{root / relative} leads out of {root} (a symlink); puffer new writes only inside "
+                                "the package folder: remove the link or choose another --dir.")
+    existing = [relative for relative in files if (root / relative).exists()]
+    if not existing or _is_scaffold_of(root, name, package):
+        return
+    first = "pyproject.toml" if "pyproject.toml" in existing else existing[0]
+    raise APIUsageError(f"{root / first} exists, and {root / 'pyproject.toml'} is not that of a package `puffer new "
+                        f"{name}` wrote (project {name!r} with the pufferlib.plugins entry point {package!r}); "
+                        "--force replaces only the scaffold's own files: move it away or choose another --dir.")
+
+
+def _is_scaffold_of(root: Path, name: str, package: str) -> bool:
+    """Whether `root` holds the pyproject.toml this scaffold writes for `name` (module docstring)."""
+    from pufferlib._compat import tomllib
+
+    try:
+        project = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+        return project["name"] == name and \
+            project["entry-points"]["pufferlib.plugins"][package] == f"{package}.plugin"
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError):
+        return False
+
+
 def write_package(name: str, dest: str | Path = ".", variant: str = "python", force: bool = False,
                   prefix: str | None = None) -> Path:
     """Write the plugin package `name` into dest/name; returns its folder.
@@ -165,6 +198,8 @@ def write_package(name: str, dest: str | Path = ".", variant: str = "python", fo
         if root.is_dir() and any(root.iterdir()) and not force:
             raise APIUsageError(f"{root} exists and is not empty; choose another name or --dir "
                                 "(or --force to write into it).")
+        if root.is_dir():
+            _check_overwrites(root, list(files), name, values["package"])
         created = not root.exists()
         for relative, text in files.items():
             path = root / relative

@@ -51,6 +51,46 @@ def test_new_refuses_bad_names_and_non_empty_folders(tmp_path, capsys):
     assert "exists and is not empty" in capsys.readouterr().err
 
 
+def test_force_never_overwrites_a_pyproject_toml_the_scaffold_did_not_write(tmp_path, capsys):
+    mine = tmp_path / "my-proj"
+    mine.mkdir()
+    (mine / "pyproject.toml").write_text('[project]\nname = "my-proj"\nversion = "3.1"\n')
+    (mine / "README.md").write_text("my notes")
+    assert cli.main(["new", "my-proj", "--dir", str(tmp_path), "--force"]) == 2
+    err = capsys.readouterr().err
+    assert f"{mine / 'pyproject.toml'} exists" in err and "replaces only the scaffold's own files" in err
+    assert err.count("\n") == 1
+    assert (mine / "pyproject.toml").read_text() == '[project]\nname = "my-proj"\nversion = "3.1"\n'
+    assert (mine / "README.md").read_text() == "my notes" and sorted(p.name for p in mine.iterdir()) == [
+        "README.md", "pyproject.toml"]  # nothing written
+
+
+def test_force_rewrites_its_own_package_and_writes_beside_foreign_files(tmp_path):
+    root = write_package("demo-pkg", tmp_path)
+    (root / "README.md").write_text("edited")
+    (root / "notes.txt").write_text("mine")
+    assert write_package("demo-pkg", tmp_path, force=True) == root  # its own pyproject.toml: regenerated
+    assert "edited" not in (root / "README.md").read_text() and (root / "notes.txt").read_text() == "mine"
+    other = tmp_path / "other-pkg"
+    other.mkdir()
+    (other / "notes.txt").write_text("mine")
+    write_package("other-pkg", tmp_path, force=True)  # nothing of the package there yet: no file replaced
+    assert (other / "pyproject.toml").is_file() and (other / "notes.txt").read_text() == "mine"
+
+
+def test_force_never_writes_through_a_symlink_out_of_the_folder(tmp_path):
+    from pufferlib.errors import APIUsageError
+
+    root = write_package("demo-pkg", tmp_path / "pkgs")
+    victim = tmp_path / "victim.md"
+    victim.write_text("precious")
+    (root / "README.md").unlink()
+    (root / "README.md").symlink_to(victim)
+    with pytest.raises(APIUsageError, match="README.md leads out of .* \\(a symlink\\)"):
+        write_package("demo-pkg", tmp_path / "pkgs", force=True)
+    assert victim.read_text() == "precious"
+
+
 def test_in_the_way_too_long_and_unwritable_are_one_line_errors(tmp_path, capsys, monkeypatch):
     (tmp_path / "taken").write_text("")
 
