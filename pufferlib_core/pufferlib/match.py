@@ -343,7 +343,8 @@ def exact_match(env_id: str, a: Agent | str, *, device: str = "cpu", data_dir: s
     turn-based PettingZoo game (`pufferlib.turn_based.TurnBasedParallelEnv.exact_against_random`):
     A plays greedily, every line of the random player's moves is walked once, weighted by its
     probability. For small games without chance (tictactoe: a few hundred games a seat); a bigger game
-    raises APIUsageError past `max_positions` moves (default `turn_based.MAX_EXACT_POSITIONS`).
+    (more than `max_positions` moves to walk, default `turn_based.MAX_EXACT_POSITIONS`) raises
+    APIUsageError naming the env id, before the walk when an estimate from a few random lines says so.
     `a`: as `play_match`'s."""
     from pufferlib.emulation import as_parallel
     from pufferlib.turn_based import MAX_EXACT_POSITIONS, TurnBasedParallelEnv
@@ -360,7 +361,7 @@ def exact_match(env_id: str, a: Agent | str, *, device: str = "cpu", data_dir: s
                                 "the lines of such a game only. Play a match of N games instead.")
         return ExactResult(player_name(agent), spec.id, {
             str(seat): env.exact_against_random(functools.partial(agent.act, deterministic=True), seat,
-                                                max_positions=max_positions or MAX_EXACT_POSITIONS)
+                                                max_positions=max_positions or MAX_EXACT_POSITIONS, name=spec.id)
             for seat in env.seats})
     finally:
         env.close()

@@ -56,6 +56,7 @@ at its turn.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -83,6 +84,8 @@ Dicts = dict[Hashable, Any]
 Choose = Callable[[Any, Any], tuple[Any, Any]]
 #: `exact_against_random` stops past this many moves played.
 MAX_EXACT_POSITIONS = 2_000_000
+#: Random lines of play that `estimate_exact_positions` averages over.
+EXACT_ESTIMATE_LINES = 32
 #: Attributes of an AEC env that its copies share (`TurnBasedParallelEnv._copy`).
 _FIXED = frozenset({"possible_agents", "metadata", "_ezpickle_args", "_ezpickle_kwargs"})
 
@@ -362,8 +365,39 @@ class TurnBasedParallelEnv(ParallelEnv):
             obs[agent] = self.aec.observe(self._rows[agent])
         return obs, rewards, terms, truncs, infos
 
+    def estimate_exact_positions(self, choose: Choose, seat: Hashable, state: Any = None, *, seed: int | None = 0,
+                                 lines: int = EXACT_ESTIMATE_LINES, stop_above: float = math.inf) -> float:
+        """About how many moves `exact_against_random` would play to walk this game: Knuth's estimate of
+        the size of a tree, from `lines` random lines of play (`choose` on `seat`, a random legal move on
+        every other seat): a line's estimate adds, at each depth, the product of the branchings above it
+        (the random player's legal moves; 1 where `choose` moves), and the lines' estimates are averaged.
+        Unbiased, and cheap: `lines` games played. A line stops once its estimate passes `lines` times
+        `stop_above` (the mean is then above `stop_above` whatever the other lines give): the result is
+        then a lower bound of the estimate."""
+        self.aec.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        start = self._copy(self.aec)
+        total = 0.0
+        for _ in range(lines):
+            game, returns, line_state = self._copy(start), dict.fromkeys(self.seats, 0.0), state
+            width, estimate = 1.0, 0.0  # the product of the branchings so far; the line's estimate
+            while estimate <= lines * stop_above:
+                mover = game.agent_selection
+                if mover == seat:
+                    move, line_state = choose(game.observe(seat), line_state)
+                else:
+                    legal = self._legal(game, mover)
+                    width *= len(legal)
+                    move = legal[int(rng.integers(len(legal)))]
+                estimate += width
+                ended = self._advance(game, move, returns)
+                if seat in ended or not game.agents:
+                    break
+            total += estimate
+        return total / lines
+
     def exact_against_random(self, choose: Choose, seat: Hashable, state: Any = None, *, seed: int | None = 0,
-                             max_positions: int = MAX_EXACT_POSITIONS) -> ExactOutcome:
+                             max_positions: int = MAX_EXACT_POSITIONS, name: str | None = None) -> ExactOutcome:
         """The exact probabilities that `choose` playing `seat` wins, draws or loses a game whose every other
         seat plays the "random" player (uniformly random legal moves, `_legal`).
 
@@ -373,13 +407,22 @@ class TurnBasedParallelEnv(ParallelEnv):
         walked on copies of the game (`_copy`), each weighted by its probability, and the outcome of
         `seat` (module doc) is scored at the move it ends. The game must have no chance of its own (its
         next state a function of the moves, as in the classic board games): a random step would be
-        walked as one line. Raises APIUsageError past `max_positions` moves played (too big a game).
+        walked as one line. Too big a game (`estimate_exact_positions` above `max_positions`) raises
+        APIUsageError before the walk; so does a walk that still plays more than `max_positions` moves.
+        `name`: the game's name in messages (default: its PettingZoo metadata name).
         """
         if seat not in self.seats:
             raise APIUsageError(f"seat {seat!r} is not one of the game's seats {self.seats}.")
         if any(other not in self._moves for other in self.seats):
             raise APIUsageError("exact play against random play needs Discrete actions on every seat "
                                 f"(the random player's moves); this env has {self.aec.action_space(self.seats[0])}.")
+        name = name or self.metadata.get("name") or type(self.aec.unwrapped).__name__
+        estimate = self.estimate_exact_positions(choose, seat, state, seed=seed, stop_above=max_positions)
+        if estimate > max_positions:
+            raise APIUsageError(f"{name} has an estimated {estimate:.2g} or more positions to walk on seat {seat} "
+                                f"against every line of random play (from {EXACT_ESTIMATE_LINES} random lines): "
+                                f"more than {max_positions:,} positions, too big a game for exact play. Play a match "
+                                "of N games instead.")
         self.aec.reset(seed=seed)
         totals = {"win": 0.0, "draw": 0.0, "loss": 0.0}
         games = positions = 0
@@ -397,9 +440,9 @@ class TurnBasedParallelEnv(ParallelEnv):
                 ended = self._advance(child, move, child_returns)
                 positions += 1
                 if positions > max_positions:
-                    raise APIUsageError(f"{type(self.aec.unwrapped).__name__} has more than {max_positions:,} "
-                                        "positions to walk against every line of random play: too big a game for "
-                                        "exact play. Play a match of N games instead.")
+                    raise APIUsageError(f"{name} has more than {max_positions:,} positions to walk on seat {seat} "
+                                        "against every line of random play: too big a game for exact play. Play a "
+                                        "match of N games instead.")
                 if seat in ended or not child.agents:
                     games += 1
                     result = self._result(seat, child_returns)

@@ -3,6 +3,7 @@ exact probabilities against random play, checked against an independent tictacto
 
 import functools
 import json
+import time
 
 import numpy as np
 import pettingzoo
@@ -139,6 +140,23 @@ def test_exact_match_agrees_with_a_greedy_match_and_the_cli_prints_it(tmp_path, 
                           (["random", "--exact", "--games", "10"], "drop --games")]:
         assert cli.main(["match", "pettingzoo-tictactoe", "latest", *argv, "--data-dir", data]) == 2
         assert message in capsys.readouterr().err
+
+
+def test_exact_play_of_a_game_too_big_is_refused_at_once_naming_the_env_id():
+    agent = build("pettingzoo-connect_four", merge(load_default(), env_config("pettingzoo-connect_four")[0]))
+    started = time.perf_counter()
+    with pytest.raises(APIUsageError, match=r"^pettingzoo-connect_four has an estimated .* or more positions to walk "
+                                            r"on seat player_0 .*more than 2,000,000 positions"):
+        exact_match("pettingzoo-connect_four", agent)
+    assert time.perf_counter() - started < 5  # the walk gave up after 2,000,000 moves, some 300 s
+
+
+def test_the_estimate_of_a_walk_is_close_to_the_moves_the_walk_plays():
+    env = game()
+    for seat, mark in zip(env.seats, "xo"):
+        walked = env.exact_against_random(as_player(first_empty, mark), seat).positions
+        estimate = env.estimate_exact_positions(as_player(first_empty, mark), seat, lines=300)
+        assert 0.8 * walked < estimate < 1.25 * walked
 
 
 def test_exact_play_of_an_env_that_is_no_turn_based_game_is_a_clear_error():
