@@ -1,7 +1,9 @@
-"""Folder locks: one process at a time writes a folder (a sweep, a training run).
+"""Folder locks: one process at a time writes a folder (a sweep, a training run), or one file
+of it (a league's database).
 
 Contract: `folder_lock(folder, what)` holds an exclusive OS lock (`fcntl.flock`) on the file
-`LOCK_FILE` inside `folder` (both created if missing) for the duration of the block, and
+`LOCK_FILE` inside `folder` (both created if missing; `name=` another lock file, for a writer of
+one file that may work beside the folder's writer) for the duration of the block, and
 writes the holder's PID into it. The operating system releases the lock when the holder
 closes it or dies, however it dies (`kill -9` included), so a lock is never stale and nothing
 needs cleaning up; the file itself stays. A second holder, in this process or any other, gets
@@ -36,13 +38,14 @@ def _holder(fd: int) -> str:
 
 
 @contextlib.contextmanager
-def folder_lock(folder: str | Path, what: str) -> Iterator[Path]:
+def folder_lock(folder: str | Path, what: str, name: str = LOCK_FILE) -> Iterator[Path]:
     """Hold the lock of `folder` (creating the folder) for the block; yields the lock file's path.
 
     `what` names what the holder writes there, for the error a second holder gets, e.g.
-    "a sweep". Raises APIUsageError when another holder has the lock.
+    "a sweep". `name`: the lock file's name in `folder`. Raises APIUsageError when another
+    holder has the lock.
     """
-    path = Path(folder) / LOCK_FILE
+    path = Path(folder) / name
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
     try:

@@ -9,6 +9,14 @@ Contract:
 - `play_round` plays `games` games (`pufferlib.match.play_match`: seats alternating, seeded by
   `seed` and the pair) for every pair of players, and appends each match's counts to
   RUN_DIR/league.db (SQLite): running it again adds games, and the ratings use all of them.
+  A round holds the league's lock (RUN_DIR/.league.lock, `pufferlib._locks`) from before it reads
+  league.db to its last game: a second round on the same run folder is refused at once (rather
+  than waiting, maybe for hours, behind the first), since two at once would play the same seeded
+  games and record them twice. The lock is the league's own: a run may train meanwhile.
+- league.db is data: every row is checked as it is read (`results`): player names are
+  non-empty texts of two different players, counts whole numbers from 0 to `MAX_COUNT`; a file
+  that is not such a database, or a row that breaks this, is refused with an APIUsageError naming
+  the file, the row and the fix, before a round plays any game.
 - `fit` gives Bradley-Terry ratings on the Elo scale (a 400-point gap: 10 to 1 odds; a draw
   counts half a win to each side) from every game in the database, by Newton's method on the
   log-likelihood with a weak Gaussian prior (precision 1e-6 per player, only so that a player
@@ -20,6 +28,7 @@ Contract:
 from __future__ import annotations
 
 import math
+import shlex
 import sqlite3
 import time
 import warnings
@@ -29,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from pufferlib._locks import folder_lock
 from pufferlib.agent import Agent, load
 from pufferlib.errors import APIUsageError, CheckpointError
 from pufferlib.match import BUILT_IN, play_match
@@ -36,6 +46,10 @@ from pufferlib.train import checkpoint
 from pufferlib.train.pool import POOL_DIR, POOL_FILE, read_pool
 
 DB_NAME = "league.db"
+#: The lock file a league round holds in the run folder (`pufferlib._locks`).
+LOCK_NAME = ".league.lock"
+#: The most games a row of league.db may count (a round adds `games` per pair; far more is a damaged file).
+MAX_COUNT = 10**9
 #: Precision of the prior on each rating (on the natural scale): weak; see the module docstring.
 PRIOR = 1e-6
 ELO = 400.0 / math.log(10.0)
@@ -111,7 +125,14 @@ def _agents(players: list[Player], env_id: str) -> dict[str, Agent | str]:
 def play_round(run_dir: Path, env_id: str, games: int, anchors: Sequence[str] = (), seed: int = 0,
                progress: Callable[[str], object] | None = None) -> int:
     """Play `games` games for every pair of the run's players (anchors do not play each other)
-    and add them to RUN_DIR/league.db; returns the matches played."""
+    and add them to RUN_DIR/league.db, holding the league's lock; returns the matches played."""
+    with folder_lock(run_dir, f"a league round ({DB_NAME})", LOCK_NAME):
+        results(run_dir)  # a damaged league.db is refused before any game is played
+        return _play_round(run_dir, env_id, games, anchors, seed, progress)
+
+
+def _play_round(run_dir: Path, env_id: str, games: int, anchors: Sequence[str], seed: int,
+                progress: Callable[[str], object] | None) -> int:
     players = players_of(run_dir, anchors)
     agents = _agents(players, env_id)
     if sum(1 for a in agents.values() if not isinstance(a, str)) < 1 or len(agents) < 2:
@@ -138,11 +159,17 @@ def play_round(run_dir: Path, env_id: str, games: int, anchors: Sequence[str] = 
 
 
 class _open:
-    """league.db of a run folder, created with its schema; a context manager that closes it."""
+    """league.db of a run folder, created with its schema; a context manager that closes it.
+    APIUsageError when the file is not a database."""
 
     def __init__(self, run_dir: Path):
-        self.db = sqlite3.connect(run_dir / DB_NAME)
-        self.db.executescript(SCHEMA)
+        self.path = run_dir / DB_NAME
+        self.db = sqlite3.connect(self.path)
+        try:
+            self.db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self.db.close()
+            raise _unreadable(self.path, exc) from None
 
     def __enter__(self) -> sqlite3.Connection:
         return self.db
@@ -151,12 +178,41 @@ class _open:
         self.db.close()
 
 
+def _unreadable(path: Path, exc: sqlite3.Error) -> APIUsageError:
+    cause = " ".join(str(exc).split())
+    return APIUsageError(f"{path} is not a readable league database ({cause}): it may be truncated, corrupt or "
+                         "another file. Move it away to start a new league (the run's checkpoints stay as they are).")
+
+
 def results(run_dir: Path) -> list[tuple[str, str, int, int, int]]:
-    """Every match of RUN_DIR/league.db: (a, b, wins, draws, losses) of A."""
+    """Every match of RUN_DIR/league.db: (a, b, wins, draws, losses) of A, each row checked
+    (module docstring)."""
     if not (run_dir / DB_NAME).is_file():
         return []
     with _open(run_dir) as db:
-        return [tuple(row) for row in db.execute("SELECT a, b, wins, draws, losses FROM matches")]
+        try:
+            rows = db.execute("SELECT rowid, a, b, wins, draws, losses FROM matches").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise _unreadable(run_dir / DB_NAME, exc) from None
+    return [_checked(run_dir / DB_NAME, *row) for row in rows]
+
+
+def _checked(path: Path, rowid: int, a: object, b: object, wins: object, draws: object,
+             losses: object) -> tuple[str, str, int, int, int]:
+    """The row (a, b, wins, draws, losses) of league.db, or APIUsageError naming what is wrong with it."""
+    fix = (f"Delete the row (sqlite3 {shlex.quote(str(path))} 'DELETE FROM matches WHERE rowid = {rowid}') or move "
+           "the file away to start a new league.")
+    for column, name in (("a", a), ("b", b)):
+        if not isinstance(name, str) or not name:
+            raise APIUsageError(f"{path}: row {rowid} of its matches has {column} = {name!r}, not a player's name. "
+                                + fix)
+    if a == b:
+        raise APIUsageError(f"{path}: row {rowid} of its matches pairs {a!r} with itself. " + fix)
+    for column, count in (("wins", wins), ("draws", draws), ("losses", losses)):
+        if not isinstance(count, int) or not 0 <= count <= MAX_COUNT:
+            raise APIUsageError(f"{path}: row {rowid} of its matches has {column} = {count!r}, not a count of games "
+                                f"(a whole number from 0 to {MAX_COUNT:,}). " + fix)
+    return a, b, wins, draws, losses  # type: ignore[return-value]  # checked just above
 
 
 def fit(matches: Sequence[tuple[str, str, int, int, int]], iterations: int = 50) -> list[Rating]:

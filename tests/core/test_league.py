@@ -110,3 +110,52 @@ def test_a_pool_json_naming_a_file_outside_the_pool_is_not_played(tmp_path, run_
     (copy / "pool" / "pool.json").write_text(json.dumps(pool))
     with pytest.warns(UserWarning, match=r"snapshots\[0\].file = .* is not the name of a snapshot file"):
         assert league.players_of(copy) == []  # no valid pool, and the run has no model_*.pt
+
+
+def test_a_second_league_round_on_the_same_run_is_refused_at_once_but_a_training_run_may_go_on(run_dir):
+    from pufferlib._locks import folder_lock
+
+    before = league.results(run_dir)
+    with folder_lock(run_dir, "a league round", league.LOCK_NAME):  # a round in progress
+        with pytest.raises(APIUsageError, match=r"is in use: .*PID .*league round .*\.league\.lock"):
+            league.play_round(run_dir, "ocean-connect4", 2, [], seed=5)
+    assert league.results(run_dir) == before  # nothing recorded twice
+    with folder_lock(run_dir, "a training run"):  # the run folder's own lock: a league may play beside it
+        assert league.play_round(run_dir, "ocean-connect4", 1, [], seed=5) == 3
+
+
+@pytest.mark.parametrize("row, message", [
+    (("step 1,000", "random", -5, 0, 2), "wins = -5, not a count of games"),
+    (("step 1,000", "random", 3, "many", 2), "draws = 'many', not a count of games"),
+    (("step 1,000", "random", 3, 0, 2.5), "losses = 2.5, not a count of games"),
+    (("step 1,000", "random", 10**12, 0, 0), "wins = 1000000000000, not a count of games"),
+    ((None, "random", 1, 0, 0), "a = None, not a player's name"),
+    (("random", "random", 1, 0, 0), "pairs 'random' with itself"),
+])
+def test_a_league_db_row_that_is_not_a_count_of_games_is_refused_naming_the_file_the_row_and_the_fix(
+        tmp_path, capsys, row, message):
+    (tmp_path / "metrics.jsonl").write_text('{"env_id": "ocean-connect4"}\n')
+    db = sqlite3.connect(tmp_path / league.DB_NAME)  # a hostile file: no column types to coerce anything
+    db.execute("CREATE TABLE matches (a, b, wins, draws, losses, seed, created)")
+    db.execute("INSERT INTO matches VALUES ('step 1,000', 'random', 3, 1, 0, 0, 0)")
+    db.execute("INSERT INTO matches VALUES (?, ?, ?, ?, ?, 0, 0)", row)
+    db.commit()
+    db.close()
+    with pytest.raises(APIUsageError) as refused:
+        league.results(tmp_path)
+    text = str(refused.value)
+    assert text.startswith(f"{tmp_path / league.DB_NAME}: row 2 of its matches ") and message in text
+    assert "DELETE FROM matches WHERE rowid = 2" in text and "\n" not in text
+    assert cli.main(["league", str(tmp_path), "--games", "0"]) == 2  # the table alone: refused, no rating
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_a_league_db_that_is_no_database_is_refused_before_any_game(tmp_path, capsys):
+    (tmp_path / "metrics.jsonl").write_text('{"env_id": "ocean-connect4"}\n')
+    (tmp_path / league.DB_NAME).write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 8)
+    with pytest.raises(APIUsageError, match=r"league\.db is not a readable league database \(.*\): it may be "
+                                            "truncated, corrupt or another file. Move it away"):
+        league.play_round(tmp_path, "ocean-connect4", 2, ["random"])
+    assert cli.main(["league", str(tmp_path), "--games", "0", "--anchors", ""]) == 2
+    assert "not a readable league database" in capsys.readouterr().err
