@@ -186,7 +186,7 @@ def test_resuming_an_older_checkpoint_branches_into_a_new_run_folder(tmp_path, c
     before = {p.name: p.read_bytes() for p in run.iterdir() if p.suffix == ".pt"}
     capsys.readouterr()
     assert cli.main(["train", "gym-CartPole-v1", "--resume", str(run / "model_000001.pt"),
-                     "--train.total-timesteps", "192"]) == 0
+                     "--train.total-timesteps", "192", "--train.data-dir", str(data)]) == 0
     assert "model_000001.pt is not the newest checkpoint" in capsys.readouterr().err
     assert {p.name: p.read_bytes() for p in run.iterdir() if p.suffix == ".pt"} == before  # the run is untouched
     branch = next(p for p in data.iterdir() if p != run)
