@@ -20,6 +20,15 @@ What `export` writes, besides the weights and config (`published.write`):
 
 The token for uploads comes from where `huggingface_hub` looks (`HF_TOKEN`, `huggingface-cli login`),
 never from an argument.
+
+`push` checks before the (slow) evaluation whatever would fail after it: PyYAML (the card); for
+the Hugging Face Hub, huggingface_hub and that `HF_HUB_OFFLINE` is unset; for a local hub, that
+the folder can be written and that push may replace `DIR/ORG/NAME`. It replaces only what push
+writes: that folder must resolve to `DIR/ORG/NAME` itself (no symlinked ORG or NAME leading out
+of the hub) and be a published agent or empty (regular files of `published.FILES` only). The
+files are staged in `.tmp_NAME` beside it and renamed into place, the old folder moved to
+`.old_NAME` and removed; a push killed midway leaves those two behind, and the next push to that
+repo removes them (only when they hold files of a published agent alone).
 """
 
 from __future__ import annotations
@@ -39,9 +48,10 @@ import numpy as np
 import torch
 
 from pufferlib import __version__
+from pufferlib._text import printable
 from pufferlib.agent import build
 from pufferlib.config import env_config, load_default, merge
-from pufferlib.errors import APIUsageError
+from pufferlib.errors import APIUsageError, OutputError
 from pufferlib.protocols import Renderable
 from pufferlib.train import checkpoint, published, trust
 from pufferlib.train.evaluation import EvalResult, eval_env_config
@@ -245,9 +255,7 @@ def export(source: str | Path, folder: str | Path, repo_id: str, *, episodes: in
     if not env_id:
         raise APIUsageError(f"{payload['path']} records no env id (a checkpoint of a PuffeRL made without one); "
                             "only a checkpoint of `puffer train ENV` can be published.")
-    if not checkpoint.all_finite(payload["policy"].values()):
-        raise APIUsageError(f"{payload['path']} holds NaN or infinite weights; publish a checkpoint from before "
-                            "the run diverged.")
+    checkpoint.check_finite(payload)
     folder = Path(folder)
     published.write(folder, checkpoint.policy_state(dict(payload["policy"])), checkpoint.plain_data(payload["config"]),
                     env_id, payload.get("global_step", 0), payload.get("epoch", 0))
@@ -279,29 +287,111 @@ def push(source: str | Path, repo_id: str, *, episodes: int = 10, data_dir: str 
     $PUFFER_HUB_DIR), else to the Hugging Face Hub. Returns (what was exported, where it went)."""
     published.check_repo_id(repo_id)
     local = published.hub_dir(hub_dir)
-    hf = None if local is not None else published.require_hub("puffer push to the Hugging Face Hub")
+    _require_yaml()  # the card, written after the evaluation
+    if local is not None:
+        _local_target(local, repo_id)  # refused now, not after the evaluation
+        hf = None
+    else:
+        hf = published.require_hub("puffer push to the Hugging Face Hub")
+        if hf.constants.HF_HUB_OFFLINE:
+            raise APIUsageError("puffer push: HF_HUB_OFFLINE is set, so nothing can be uploaded to the Hugging Face "
+                                "Hub: unset HF_HUB_OFFLINE, or push to a local hub folder (--hub.dir DIR or "
+                                f"${published.HUB_DIR_ENV}).")
     with tempfile.TemporaryDirectory(prefix="puffer_push_") as tmp:
         exported = export(source, Path(tmp) / "agent", repo_id, episodes=episodes, data_dir=data_dir,
                           hub_dir=hub_dir, replay=replay)
         message = commit_message or f"puffer push: {exported.env_id}, {exported.result.summary()}"
         if local is not None:
-            target = published.local_folder(local, repo_id)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            staged = target.parent / f".tmp_{target.name}"
-            shutil.rmtree(staged, ignore_errors=True)
-            shutil.copytree(exported.folder, staged)
-            old = target.parent / f".old_{target.name}"
-            if target.exists():
-                target.rename(old)
-            staged.rename(target)
-            shutil.rmtree(old, ignore_errors=True)
+            target = _local_target(local, repo_id)  # again: the folder may have changed meanwhile
+            _replace(target, exported.folder)
             return Exported(target, exported.files, exported.env_id, exported.result, exported.eval_command), \
                 str(target)
         assert hf is not None  # no local hub: required above
-        api = hf.HfApi()
-        url = api.create_repo(repo_id, private=private, exist_ok=True)
-        api.upload_folder(repo_id=repo_id, folder_path=str(exported.folder), commit_message=message[:200])
+        try:
+            api = hf.HfApi()
+            url = api.create_repo(repo_id, private=private, exist_ok=True)
+            api.upload_folder(repo_id=repo_id, folder_path=str(exported.folder), commit_message=message[:200])
+        except Exception as exc:  # network, auth, permissions: huggingface_hub's many error types
+            detail = str(exc).splitlines()[0].rstrip(". ") if str(exc) else "no detail"
+            raise OutputError(f"puffer push: the upload of {repo_id} to the Hugging Face Hub failed "
+                              f"({type(exc).__name__}: {detail}). Check your network and token "
+                              "(huggingface-cli login), or push to a local hub folder (--hub.dir DIR).") from None
         return exported, str(url)
+
+
+def _require_yaml() -> None:
+    """APIUsageError naming the extra when PyYAML (which writes the model card) is missing."""
+    try:
+        import yaml  # noqa: F401
+    except ImportError:
+        raise APIUsageError("puffer push writes a model card, which needs PyYAML: pip install "
+                            "'puffer-core[hub]'.") from None
+
+
+def _local_target(hub: Path, repo_id: str) -> Path:
+    """The folder `repo_id` is published to in the local hub `hub`, once push may replace it:
+    APIUsageError when the hub cannot be written, when the folder lies outside the hub (a
+    symlinked ORG or NAME), or when it is something else than a published agent or an empty
+    folder. Stale staging folders (`_STAGING`) that an interrupted push left there are removed;
+    one holding anything else is refused."""
+    target = published.local_folder(hub, repo_id)
+    checkpoint.check_writable(target.parent, "into the local hub folder")
+    inside = hub.resolve() / repo_id
+    if target.resolve() != inside:
+        raise APIUsageError(f"puffer push: {target} resolves to {target.resolve()}, which is not {inside} inside the "
+                            f"local hub folder (a symlink in the way); push writes only inside the hub: remove the "
+                            "link, or choose another repo id or hub folder (--hub.dir).")
+    if target.exists() and not (_push_made(target) and (published.is_published(target) or not any(target.iterdir()))):
+        raise APIUsageError(f"puffer push: {target} exists and is not a published agent (it holds "
+                            f"{_foreign(target)}); push replaces only a published agent or an empty folder: choose "
+                            "another repo id or hub folder (--hub.dir), or move that folder away.")
+    for prefix in _STAGING:
+        leftover = target.parent / f"{prefix}{target.name}"
+        if not (leftover.exists() or leftover.is_symlink()):
+            continue
+        if not _push_made(leftover):
+            raise APIUsageError(f"puffer push: {leftover} is in the way and was not left by push (it holds "
+                                f"{_foreign(leftover)}): move it away.")
+        shutil.rmtree(leftover)
+    return target
+
+
+#: The folders push stages a repo's new files in and moves its old ones to, beside the repo's folder.
+_STAGING = (".tmp_", ".old_")
+
+
+def _push_made(folder: Path) -> bool:
+    """Whether `folder` is a real folder (no symlink) that holds only files of a published agent
+    (`published.FILES`, regular files): what push writes, and all it may delete."""
+    return folder.is_dir() and not folder.is_symlink() and all(
+        entry.name in published.FILES and entry.is_file() and not entry.is_symlink() for entry in folder.iterdir())
+
+
+def _foreign(folder: Path) -> str:
+    """What in `folder` push did not write, for a message."""
+    if folder.is_symlink() or not folder.is_dir():
+        return "a link or a file, not a folder"
+    entries = [entry.name for entry in folder.iterdir()
+               if entry.name not in published.FILES or not entry.is_file() or entry.is_symlink()]
+    if not entries:
+        return f"no {published.MODEL} and {published.CONFIG}"
+    return ", ".join(printable(name) for name in sorted(entries)[:3]) + (", ..." if len(entries) > 3 else "")
+
+
+def _replace(target: Path, folder: Path) -> None:
+    """Put a copy of `folder` at `target` (checked by `_local_target`), replacing what is there:
+    the copy is staged beside it, then renamed into place. OutputError naming the folder when it
+    cannot be written."""
+    staged, old = (target.parent / f"{prefix}{target.name}" for prefix in _STAGING)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(folder, staged)
+        if target.exists():
+            target.rename(old)
+        staged.rename(target)
+        shutil.rmtree(old, ignore_errors=True)
+    except OSError as exc:
+        raise OutputError(f"puffer push: cannot write {target}: {exc.strerror or exc}.") from None
 
 
 def pull(repo_id: str, *, revision: str | None = None, hub_dir: str | Path | None = None) -> tuple[Path, dict]:
@@ -309,7 +399,7 @@ def pull(repo_id: str, *, revision: str | None = None, hub_dir: str | Path | Non
     as a load would; returns (its folder, the card's metadata)."""
     address = f"{published.SCHEME}{repo_id}" + (f"@{revision}" if revision else "")
     folder = published.fetch(address, hub_dir)
-    trust.checked_payload(published.read(folder, address))
+    checkpoint.check_finite(trust.checked_payload(published.read(folder, address)))
     return folder, published.read_card_metadata(folder)
 
 

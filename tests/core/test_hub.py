@@ -5,6 +5,7 @@ card's score against `puffer eval`, init-from, and every refused input. No netwo
 import json
 import os
 import pickle
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -183,13 +184,24 @@ def published_copy(local_hub, tmp_path):
     return tmp_path / "hub", copy
 
 
-@pytest.mark.parametrize("name", ["replay.gif", "model.safetensors", "notes.txt"])
-def test_a_pickle_under_any_name_is_refused(local_hub, tmp_path, name):
+@pytest.mark.parametrize("protocol", range(6))
+@pytest.mark.parametrize("name", ["model.safetensors", "config.toml", "README.md", "versions.json", "replay.gif",
+                                  "replay.mp4", "learning_curve.png"])
+def test_a_pickle_of_any_protocol_is_refused_under_every_name_that_is_read(local_hub, tmp_path, name, protocol):
     hub_dir, copy = published_copy(local_hub, tmp_path)
-    with open(copy / name, "wb") as f:
-        pickle.dump({"weights": [1, 2]}, f)
-    with pytest.raises(CheckpointError, match="pickle or a torch archive"):
-        pufferlib.load("hf://me/copy", hub_dir=hub_dir)
+    for data in ({"weights": [1, 2]}, None):  # None: b"N." at protocol 0 and 1, printable text
+        (copy / name).write_bytes(pickle.dumps(data, protocol=protocol))
+        with pytest.raises(CheckpointError, match=f"{name}: refused: .* a pickle or a torch archive, which can "
+                                                  "run code when loaded, is refused under any name"):
+            pufferlib.load("hf://me/copy", hub_dir=hub_dir)
+
+
+def test_files_of_other_names_are_never_read(local_hub, tmp_path):
+    hub_dir, copy = published_copy(local_hub, tmp_path)
+    (copy / "notes.pkl").write_bytes(pickle.dumps({"weights": [1, 2]}))
+    (copy / "extra").mkdir()
+    (copy / "extra" / "model.safetensors").write_bytes(pickle.dumps(None))
+    assert pufferlib.load("hf://me/copy", hub_dir=hub_dir).env_id == ENV
 
 
 def test_a_torch_archive_as_weights_is_refused(local_hub, tmp_path):
@@ -213,11 +225,20 @@ def test_files_over_their_size_limit_are_refused(local_hub, tmp_path, monkeypatc
      "not valid here"),
     ("config.toml", "[train]\n", "no \\[published\\] table"),
     ("versions.json", "{not json", "malformed JSON"),
-    ("model.safetensors", "\x05\x00\x00\x00\x00\x00\x00\x00{bad", "cannot read the weights"),
+    ("model.safetensors", "\x05\x00\x00\x00\x00\x00\x00\x00{bad", "not a safetensors file"),
+    ("model.safetensors", "\x05\x00\x00\x00\x00\x00\x00\x00{bad}", "its header is not a JSON object"),
+    ("model.safetensors", b"7\x00\x00\x00\x00\x00\x00\x00" + b'{"a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}',
+     "cannot read the weights"),  # a header, and no data
+    ("README.md", "---\ntags: [a]\n---\n\x1b]0;owned\x07", r"not text: it holds the control character '\\x1b'"),
+    ("config.toml", "\ufeff\x00", "control character"),
+    ("versions.json", b"\xff\xfe{}", "not UTF-8 text"),
+    ("replay.gif", b"\x89PNG\r\n\x1a\n", "not a GIF file"),
+    ("replay.mp4", b"\x00\x00\x00\x20moov", "not a MP4 file"),
+    ("learning_curve.png", b"GIF89a", "not a PNG file"),
 ])
 def test_malformed_files_are_refused_with_the_cause(local_hub, tmp_path, file, text, match):
     hub_dir, copy = published_copy(local_hub, tmp_path)
-    (copy / file).write_text(text)
+    (copy / file).write_bytes(text if isinstance(text, bytes) else text.encode("utf-8"))
     with pytest.raises(CheckpointError, match=match):
         pufferlib.load("hf://me/copy", hub_dir=hub_dir)
 
@@ -301,3 +322,181 @@ def test_normalisation_statistics_travel_with_the_weights(tmp_path):
         assert torch.equal(original.policy.state_dict()[name], shared.policy.state_dict()[name]), name
     obs = observations()
     np.testing.assert_array_equal(original.act(obs)[0], shared.act(obs)[0])
+
+
+#: A "billion laughs": 9 ** 9 "lol"s once its aliases are expanded, in under 600 bytes.
+BOMB = "\n".join(["---", "a: &a [" + ",".join(['"lol"'] * 9) + "]",
+                  *(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]"
+                    for prev, name in zip("abcdefgh", "bcdefghi")),
+                  "---", "# card", ""])
+
+
+def test_a_card_with_an_alias_bomb_is_refused_in_well_under_a_second(local_hub, tmp_path):
+    import time
+
+    hub_dir, copy = published_copy(local_hub, tmp_path)
+    assert len(BOMB) < 600 and "*h" in BOMB  # 9 ** 9 "lol"s once expanded
+    (copy / "README.md").write_text(BOMB)
+    start = time.perf_counter()
+    with pytest.raises(CheckpointError, match="malformed YAML in the card's metadata \\(an anchor or alias"):
+        pufferlib.load("hf://me/copy", hub_dir=hub_dir)
+    assert time.perf_counter() - start < 1.0
+
+
+@pytest.mark.parametrize("front, match", [
+    ("tags: [" + "a, " * 30_000 + "b]", "front matter\\) is over 65,536 bytes"),
+    ("x: " + "[" * 5000 + "]" * 5000, "nested too deeply"),
+    ("base: &base {a: 1}\nother:\n  <<: *base", "an anchor or alias"),
+])
+def test_card_metadata_that_is_too_big_deep_or_aliased_is_refused(local_hub, tmp_path, front, match):
+    hub_dir, copy = published_copy(local_hub, tmp_path)
+    (copy / "README.md").write_text(f"---\n{front}\n---\n# card\n")
+    with pytest.raises(CheckpointError, match=match):
+        pufferlib.load("hf://me/copy", hub_dir=hub_dir)
+
+
+@pytest.mark.parametrize("name", ["x; rm -rf ~", "$(reboot)", "puffer-foo\n\x1b[2J", "-e git+https://evil", 7])
+def test_a_plugin_name_that_is_not_a_package_name_gets_no_install_hint(local_hub, tmp_path, name):
+    hub_dir, copy = published_copy(local_hub, tmp_path)
+    config = (copy / "config.toml").read_text().replace('env_id = "ocean-cartpole"', 'env_id = "foo-bar"')
+    (copy / "config.toml").write_text(config)
+    (copy / "versions.json").write_text(json.dumps({"plugin": {"name": name, "version": "1.0"}}))
+    with pytest.raises(EnvNotFoundError) as caught:
+        pufferlib.load("hf://me/copy", hub_dir=hub_dir)
+    message = str(caught.value)
+    assert "pip install" not in message and "which is not a valid package name" in message
+    assert "\x1b" not in message and "\n" not in message
+
+
+def test_pull_prints_text_from_the_card_with_its_control_characters_escaped(local_hub, tmp_path, capsys):
+    hub_dir, copy = published_copy(local_hub, tmp_path)
+    (copy / "README.md").write_text('---\nmodel-index:\n- results:\n  - metrics:\n    - type: mean_reward\n'
+                                    '      value: "\\e]0;owned\\a\\e[2J9.00 +/- 0.00"\n---\n# card\n')
+    assert main(["pull", "me/copy", "--hub.dir", str(hub_dir)]) == 0
+    out = capsys.readouterr().out
+    assert "card's mean_reward: \\x1b]0;owned\\x07\\x1b[2J9.00 +/- 0.00" in out and "\x1b" not in out
+
+
+def test_an_env_id_from_a_published_config_reaches_the_terminal_escaped(local_hub, tmp_path, capsys):
+    hub_dir, copy = published_copy(local_hub, tmp_path)
+    config = (copy / "config.toml").read_text().replace('env_id = "ocean-cartpole"', 'env_id = "foo\\u001b[2J"')
+    (copy / "config.toml").write_text(config)
+    assert main(["pull", "me/copy", "--hub.dir", str(hub_dir)]) == 2
+    err = capsys.readouterr().err
+    assert "foo\\x1b[2J" in err and "\x1b" not in err
+
+
+def nan_copy(local_hub, tmp_path):
+    """A copy of the published agent whose first two weight tensors are NaN."""
+    import safetensors.torch
+
+    hub_dir, copy = published_copy(local_hub, tmp_path)
+    state = safetensors.torch.load_file(str(copy / "model.safetensors"))
+    for name in list(state)[:2]:
+        state[name] = torch.full_like(state[name], float("nan"))
+    safetensors.torch.save_file(state, str(copy / "model.safetensors"))
+    return hub_dir, copy, len(state)
+
+
+def test_a_published_agent_with_nan_weights_is_refused_by_load_eval_and_pull(local_hub, tmp_path, capsys):
+    hub_dir, copy, count = nan_copy(local_hub, tmp_path)
+    refused = f"refused: it holds NaN or infinite weights \\(2 of its {count} tensors\\)"
+    with pytest.raises(CheckpointError, match=refused):
+        pufferlib.load("hf://me/copy", hub_dir=hub_dir)
+    for argv in (["pull", "me/copy"], ["eval", ENV, "--load-model-path", "hf://me/copy", "--episodes", "2"]):
+        assert main([*argv, "--hub.dir", str(hub_dir)]) == 2
+        last = capsys.readouterr().err.splitlines()[-1]  # eval says which file it read first
+        assert last.startswith(f"puffer {argv[0]}: error: hf://me/copy: refused: it holds NaN or infinite weights "
+                               f"(2 of its {count} tensors)")
+
+
+@pytest.fixture
+def no_evaluation(monkeypatch):
+    """Push refusals must come before the evaluation: it fails the test if it starts."""
+    def evaluated(*args, **kwargs):
+        raise AssertionError("the evaluation started before push refused")
+
+    monkeypatch.setattr(hub, "evaluate_published", evaluated)
+
+
+def test_push_never_replaces_a_folder_that_is_not_a_published_agent(run_dir, tmp_path, monkeypatch, no_evaluation):
+    mine = tmp_path / "myproj" / "data"
+    mine.mkdir(parents=True)
+    (mine / "results.csv").write_text("precious")
+    (mine / "README.md").write_text("precious")
+    with pytest.raises(APIUsageError, match="data exists and is not a published agent \\(it holds results.csv\\)"):
+        hub.push(run_dir, "myproj/data", hub_dir=tmp_path, replay=False)
+    monkeypatch.setenv("PUFFER_HUB_DIR", str(tmp_path))  # a wrong $PUFFER_HUB_DIR: the same rule
+    with pytest.raises(APIUsageError, match="is not a published agent"):
+        hub.push(run_dir, "myproj/data", replay=False)
+    assert sorted(p.name for p in mine.iterdir()) == ["README.md", "results.csv"]
+    assert (mine / "results.csv").read_text() == "precious"
+
+
+def test_push_never_writes_through_a_symlinked_org_folder(local_hub, run_dir, tmp_path, no_evaluation):
+    _, copy = published_copy(local_hub, tmp_path / "elsewhere")  # a published agent outside the hub
+    hub_dir = tmp_path / "hub"
+    hub_dir.mkdir()
+    (hub_dir / "me").symlink_to(copy.parent)
+    before = sorted(p.name for p in copy.iterdir())
+    with pytest.raises(APIUsageError, match="copy resolves to .*elsewhere.*, which is not .* inside the local hub"):
+        hub.push(run_dir, "me/copy", hub_dir=hub_dir, replay=False)
+    assert sorted(p.name for p in copy.iterdir()) == before
+
+
+def test_a_push_killed_midway_does_not_block_the_next_one(local_hub, run_dir, tmp_path):
+    _, copy = published_copy(local_hub, tmp_path)
+    hub_dir = copy.parent.parent
+    old, staged = copy.parent / ".old_copy", copy.parent / ".tmp_copy"
+    copy.rename(old)  # killed between its two renames: the repo's folder moved away, the new one staged
+    staged.mkdir()
+    (staged / "model.safetensors").write_bytes((old / "model.safetensors").read_bytes()[:100])  # a partial copy
+    exported, where = hub.push(run_dir, "me/copy", episodes=1, hub_dir=hub_dir, replay=False)
+    assert where == str(copy) and published.is_published(copy)
+    assert not old.exists() and not staged.exists()
+    shutil.copytree(copy, old)  # killed after its renames: the new folder in place, the old one not yet removed
+    hub.push(run_dir, "me/copy", episodes=1, hub_dir=hub_dir, replay=False)
+    assert pufferlib.load("hf://me/copy", hub_dir=hub_dir).env_id == ENV and not old.exists()
+
+
+def test_a_staging_folder_that_push_did_not_leave_is_refused(run_dir, tmp_path, no_evaluation):
+    (tmp_path / "me" / ".old_x").mkdir(parents=True)
+    (tmp_path / "me" / ".old_x" / "thesis.tex").write_text("precious")
+    with pytest.raises(APIUsageError, match="old_x is in the way and was not left by push \\(it holds thesis.tex\\)"):
+        hub.push(run_dir, "me/x", hub_dir=tmp_path, replay=False)
+    assert (tmp_path / "me" / ".old_x" / "thesis.tex").read_text() == "precious"
+
+
+def test_an_unwritable_hub_or_an_offline_upload_fails_before_the_evaluation(run_dir, tmp_path, monkeypatch, capsys,
+                                                                             no_evaluation):
+    import huggingface_hub
+
+    def refused(argv, message):
+        assert main(["push", str(run_dir), "me/x", "--no-replay", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
+
+    with monkeypatch.context() as patch:  # simulated: the tests may run as root, who may write anywhere
+        patch.setattr(os, "access", lambda *args, **kwargs: False)
+        refused(["--hub.dir", str(tmp_path / "hub")], f"Cannot write into the local hub folder '{tmp_path}/hub/me'")
+    monkeypatch.delenv("PUFFER_HUB_DIR", raising=False)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", True)
+    refused([], "HF_HUB_OFFLINE is set, so nothing can be uploaded to the Hugging Face Hub: unset HF_HUB_OFFLINE")
+    monkeypatch.setitem(sys.modules, "huggingface_hub", None)  # not installed
+    refused([], "needs huggingface_hub: pip install 'puffer-core[hub]'")
+
+
+def test_a_failed_upload_is_one_line_naming_the_repo(run_dir, monkeypatch):
+    import huggingface_hub
+
+    from pufferlib.errors import OutputError
+
+    class DownApi:
+        def create_repo(self, repo_id, private=False, exist_ok=False):
+            raise ConnectionError("Max retries exceeded\nwith url: /api/repos/create")
+
+    monkeypatch.setattr(huggingface_hub, "HfApi", DownApi)
+    monkeypatch.delenv("PUFFER_HUB_DIR", raising=False)
+    with pytest.raises(OutputError, match=r"the upload of me/x to the Hugging Face Hub failed \(ConnectionError: Max "
+                                          r"retries exceeded\)\. Check your network and token"):
+        hub.push(run_dir, "me/x", episodes=1, replay=False)

@@ -159,3 +159,18 @@ def test_a_league_db_that_is_no_database_is_refused_before_any_game(tmp_path, ca
         league.play_round(tmp_path, "ocean-connect4", 2, ["random"])
     assert cli.main(["league", str(tmp_path), "--games", "0", "--anchors", ""]) == 2
     assert "not a readable league database" in capsys.readouterr().err
+
+
+def test_player_names_from_league_db_are_printed_escaped(tmp_path, run_dir, capsys):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(run_dir, copy)
+    db = sqlite3.connect(copy / league.DB_NAME)
+    db.executescript(league.SCHEMA)
+    db.execute("INSERT INTO matches VALUES (?, ?, 3, 0, 1, 0, 0)", ("\x1b]0;owned\x07\x1b[2Jevil", "random"))
+    db.commit()
+    db.close()
+    assert cli.main(["league", str(copy), "--games", "0", "--anchors", ""]) == 0
+    out = capsys.readouterr().out
+    assert "\\x1b]0;owned\\x07\\x1b[2Jevil" in out and "\x1b" not in out

@@ -178,3 +178,15 @@ def test_puffer_match_records_the_first_game_of_copy_0(tmp_path, connect4, capsy
     assert (frames[0] != frames[-1]).any()  # stones were played
     assert cli.main(["match", "ocean-connect4", "random", "scripted", "--video-path", str(tmp_path / "x.txt")]) == 2
     assert "write a .gif" in capsys.readouterr().err
+
+
+def test_puffer_match_prints_a_file_name_with_control_characters_escaped(tmp_path, connect4, capsys):
+    from pufferlib.train import checkpoint
+
+    path = tmp_path / "model_\x1b[2J.pt"
+    checkpoint.save(path, {"policy": connect4.policy.state_dict(), "optimizers": [], "global_step": 0, "epoch": 0,
+                           "config": merge(load_default(), env_config("ocean-connect4")[0]),
+                           "env_id": "ocean-connect4"})
+    assert cli.main(["match", "ocean-connect4", str(path), "random", "--games", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "model_\\x1b[2J.pt" in out and "\x1b" not in out

@@ -2,7 +2,8 @@
 imported on use; nothing outside the package imports it.
 
 `main` is the one place that turns errors into messages and exit statuses: a
-`PufferError` prints `puffer COMMAND: error: ...`, and exits with 2 when the input was wrong
+`PufferError` prints `puffer COMMAND: error: ...` (through `pufferlib._text.printable`: a
+message may quote a file), and exits with 2 when the input was wrong
 (bad arguments, config, ids, files) or 1 when a run failed (a worker died, training
 diverged); Ctrl-C exits with 130; a closed output pipe (`puffer list | head`) ends the
 command quietly with 1.
@@ -14,6 +15,7 @@ import importlib
 import os
 import sys
 
+from pufferlib._text import printable
 from pufferlib.errors import NonFiniteError, OutputError, PufferError, WorkerError
 from pufferlib.train.trust import TRUST_FLAG, trusting
 
@@ -79,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                 return int(command([a for a in rest if a != TRUST_FLAG]) or 0)
         return int(command(rest) or 0)
     except PufferError as exc:  # the message says what to fix; a traceback would only hide it
-        print(f"puffer {name}: error: {exc}", file=sys.stderr)
+        print(f"puffer {name}: error: {printable(exc, newlines=True)}", file=sys.stderr)  # text from files inside
         return EXIT_RUN_FAILED if isinstance(exc, RUN_FAILURES) else EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -1,4 +1,7 @@
-"""`puffer push SOURCE REPO_ID` and `puffer pull REPO_ID`: share trained agents (`pufferlib.hub`)."""
+"""`puffer push SOURCE REPO_ID` and `puffer pull REPO_ID`: share trained agents (`pufferlib.hub`).
+
+What they print from the files (env ids, a card's score, commands) passes through
+`pufferlib._text.printable`: a file cannot send escape sequences to the terminal."""
 
 from __future__ import annotations
 
@@ -22,15 +25,16 @@ def push_command(argv: list[str]) -> int:
     parser.add_argument("--data-dir", default=None, help="where 'latest' looks (default: train.data_dir)")
     parser.add_argument("--hub.dir", dest="hub_dir", default=None, help=HUB_DIR_HELP)
     args = parser.parse_args(argv)
+    from pufferlib._text import printable
     from pufferlib.hub import push
 
     exported, where = push(args.source, args.repo_id, episodes=args.episodes, data_dir=args.data_dir,
                            hub_dir=args.hub_dir, private=args.private, replay=not args.no_replay,
                            commit_message=args.commit_message)
-    print(f"puffer push: {exported.env_id}: {exported.result.summary()}")
-    print(f"published {', '.join(exported.files)} to {where}")
+    print(f"puffer push: {printable(exported.env_id)}: {exported.result.summary()}")
+    print(f"published {', '.join(exported.files)} to {printable(where)}")
     print(f"load it with: pufferlib.load('hf://{args.repo_id}'); reproduce the evaluation with: "
-          f"{exported.eval_command}")
+          f"{printable(exported.eval_command)}")
     sys.stdout.flush()
     return 0
 
@@ -41,12 +45,13 @@ def pull_command(argv: list[str]) -> int:
     parser.add_argument("repo_id", help="ORG/NAME, or ORG/NAME@REVISION (a branch, tag or commit)")
     parser.add_argument("--hub.dir", dest="hub_dir", default=None, help=HUB_DIR_HELP)
     args = parser.parse_args(argv)
+    from pufferlib._text import printable
     from pufferlib.hub import card_score, pull
     from pufferlib.train.published import SCHEME, parse_address
 
     repo_id, revision = parse_address(args.repo_id.removeprefix(SCHEME))
     folder, metadata = pull(repo_id, revision=revision, hub_dir=args.hub_dir)
     score = card_score(metadata)
-    print(f"{folder}" + (f"\ncard's mean_reward: {score}" if score else ""))
+    print(printable(folder) + (f"\ncard's mean_reward: {printable(score)}" if score else ""))
     print(f"load it with: pufferlib.load('hf://{args.repo_id.removeprefix(SCHEME)}')")
     return 0

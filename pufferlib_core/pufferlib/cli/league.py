@@ -1,4 +1,7 @@
-"""`puffer league RUN_DIR`: a round robin among a run's snapshots and anchors, rated (`pufferlib.league`)."""
+"""`puffer league RUN_DIR`: a round robin among a run's snapshots and anchors, rated (`pufferlib.league`).
+
+The table's player names come from RUN_DIR/league.db, a file: they are printed through
+`pufferlib._text.printable`."""
 
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ def league_command(argv: list[str]) -> int:
     if args.games < 0:
         raise APIUsageError(f"--games must be at least 0, got {args.games}.")
     from pufferlib import league
+    from pufferlib._text import printable
     from pufferlib.train import checkpoint, trust
     from pufferlib.train.metrics import FILE_NAME as METRICS_FILE
 
@@ -41,12 +45,12 @@ def league_command(argv: list[str]) -> int:
                           progress=lambda line: print(f"puffer league: {line}", file=sys.stderr, flush=True))
     ratings = league.fit(league.results(run_dir))
     steps = {p.name: p.step for p in players}
-    print(f"{env_id}: Bradley-Terry ratings (Elo scale, mean 1000, 95% intervals) from every game in "
+    print(f"{printable(env_id)}: Bradley-Terry ratings (Elo scale, mean 1000, 95% intervals) from every game in "
           f"{run_dir / league.DB_NAME}")
     print(f"{'player':>16}  {'step':>12}  {'rating':>14}  {'games':>6}  {'score':>6}")
     for r in ratings:
         step = steps.get(r.player)
-        print(f"{r.player:>16}  {'' if step is None else f'{step:,}':>12}  {r.elo:7.0f} ± {r.ci95:4.0f}  "
+        print(f"{printable(r.player):>16}  {'' if step is None else f'{step:,}':>12}  {r.elo:7.0f} ± {r.ci95:4.0f}  "
               f"{r.games:6d}  {r.score:6.3f}")
     stepped = [(float(step), r.elo) for r in ratings if (step := steps.get(r.player)) is not None]
     rho = league.rank_correlation([s for s, _ in stepped], [e for _, e in stepped])

@@ -1,4 +1,7 @@
-"""`puffer match ENV A B`: A against B over N games of a competitive game (`pufferlib.match`)."""
+"""`puffer match ENV A B`: A against B over N games of a competitive game (`pufferlib.match`).
+
+Player names (file names, addresses) are printed through `pufferlib._text.printable`; `--json`
+escapes them as JSON does."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ import argparse
 import json
 import sys
 
+from pufferlib._text import printable
 from pufferlib.errors import APIUsageError
 
 
@@ -59,7 +63,7 @@ def match_command(argv: list[str]) -> int:
                         deterministic=args.deterministic, device=args.device, data_dir=args.data_dir,
                         progress="puffer match", video_path=args.video_path, fps=args.fps, hub_dir=args.hub_dir,
                         max_game_steps=max_game_steps)
-    print(json.dumps(result.as_dict()) if args.json else result.summary())
+    print(json.dumps(result.as_dict()) if args.json else printable(result.summary()))
     if args.video_path:
         print(f"wrote {args.video_path}", file=sys.stderr)
     sys.stdout.flush()
@@ -78,6 +82,6 @@ def _exact(args: argparse.Namespace) -> int:
     from pufferlib.match import exact_match
 
     result = exact_match(args.env_id, args.a, device=args.device, data_dir=args.data_dir, hub_dir=args.hub_dir)
-    print(json.dumps(result.as_dict()) if args.json else result.summary())
+    print(json.dumps(result.as_dict()) if args.json else printable(result.summary()))
     sys.stdout.flush()
     return 0

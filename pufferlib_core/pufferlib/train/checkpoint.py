@@ -12,6 +12,9 @@ Contract:
 - Unreadable, truncated, foreign or incompatible files raise `CheckpointError` naming the
   file and the cause. Loading from a run folder or "latest" falls back to the newest intact
   checkpoint, with a warning naming each skipped file.
+- Weights holding NaN or infinite values are never loaded into a policy (`load_policy`, which
+  every load for acting, evaluating, self-play or training passes, refuses them naming the
+  file and the count of such tensors).
 """
 
 from __future__ import annotations
@@ -290,7 +293,9 @@ def policy_state(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_policy(policy: torch.nn.Module, payload: Mapping[str, Any]) -> None:
-    """Load a checkpoint's weights into `policy`; CheckpointError when they do not fit it."""
+    """Load a checkpoint's weights into `policy`; CheckpointError when they are not all finite
+    (`check_finite`) or do not fit it."""
+    check_finite(payload)
     try:
         policy.load_state_dict(policy_state(payload["policy"]))
     except (RuntimeError, KeyError, TypeError) as exc:
@@ -303,11 +308,27 @@ def load_policy(policy: torch.nn.Module, payload: Mapping[str, Any]) -> None:
             "with that env and those settings.") from None
 
 
+def check_finite(payload: Mapping[str, Any]) -> None:
+    """CheckpointError naming the file and how many of its weight tensors hold NaN or infinite
+    values: such weights cannot act (`load_policy`, every load of a policy, calls it)."""
+    tensors = [t for t in payload["policy"].values() if isinstance(t, torch.Tensor)]
+    bad = non_finite_count(tensors)
+    if bad:
+        raise CheckpointError(f"{payload.get('path', 'the checkpoint')}: refused: it holds NaN or infinite weights "
+                              f"({bad} of its {len(tensors)} tensors); use a checkpoint from before the run diverged.")
+
+
+def non_finite_count(tensors: Any) -> int:
+    """How many floating-point tensors among `tensors` (an iterable) hold a NaN or an inf."""
+    checks = [~torch.isfinite(t).all() for t in tensors if t.is_floating_point()]
+    return int(torch.stack([c.cpu() for c in checks]).sum()) if checks else 0  # one sync per device
+
+
 def all_finite(tensors: Any) -> bool:
     """True when every floating-point tensor among `tensors` (an iterable) is free of NaN and inf."""
-    checks = [torch.isfinite(t).all() for t in tensors if t.is_floating_point()]
-    return not checks or bool(torch.stack([c.cpu() for c in checks]).all())  # one sync per device
+    return non_finite_count(tensors) == 0
 
 
-__all__ = ["CheckpointError", "PATTERN", "all_finite", "check_writable", "describe", "load", "load_policy",
-           "plain_data", "policy_state", "remove_stale_temp_files", "resolve", "run_env_id", "save"]
+__all__ = ["CheckpointError", "PATTERN", "all_finite", "check_finite", "check_writable", "describe", "load",
+           "load_policy", "non_finite_count", "plain_data", "policy_state", "remove_stale_temp_files", "resolve",
+           "run_env_id", "save"]

@@ -14,10 +14,24 @@ A published agent is a folder holding:
 `global_step`, `epoch`, no optimiser state), so every place that takes a checkpoint takes a
 published agent: `pufferlib.train.checkpoint.load` hands folders and addresses over to it.
 
-Trust: a published agent may come from a stranger. Only `model.safetensors` (through
-safetensors, whose format holds no code) and TOML are deserialized; `versions.json` is JSON,
-the card's front matter YAML through `yaml.safe_load`. Before anything is read, every file of the
-folder is checked: none larger than its limit, none a pickle or a torch archive under any name.
+Trust: a published agent may come from a stranger. Only the files of `FILES` are ever opened
+(and downloaded); other files of a folder are ignored. Before any is parsed, each present is
+checked (`check_files`) to be within its size limit and to be what its name says, from its bytes:
+- `model.safetensors`: a safetensors file (an 8-byte little-endian length, then a JSON object of
+  that many bytes, within the file and under `MAX_HEADER_BYTES`);
+- `config.toml`, `README.md`, `versions.json`: UTF-8 text without control characters other than
+  tab, line feed and carriage return, and not a pickle (`pickletools.genops` does not read it
+  through to a STOP: protocol 0 and 1 pickles can be such text);
+- `replay.gif`, `replay.mp4`, `learning_curve.png`: the GIF signature, an MP4 `ftyp` box, the
+  PNG signature (media are downloaded for people to look at, and never decoded here).
+So a pickle or a torch archive (a zip) is refused under every name that is read: binary pickles
+and archives fail the first two rules (not a safetensors header; not UTF-8 or holding control
+bytes) and text pickles the pickle test. Only the weights (through safetensors, whose format
+holds no code) and TOML are deserialized; `versions.json` is JSON; the card's front matter
+(at most `MAX_FRONT_MATTER` bytes) is YAML through `yaml.SafeLoader` without anchors and
+aliases (so no alias bomb can expand), and a card without front matter has no metadata.
+Text from these files is printed through `pufferlib._text.printable`; a plugin name from
+versions.json becomes an install hint only when it is a valid distribution name.
 The config is data (`pufferlib.train.trust`, applied by `checkpoint.load` and `puffer pull`):
 validated like any other, naming no code that is not installed, its user keys dropped. An env id
 that is not installed names the plugin to install; a plugin version that differs from the
@@ -31,9 +45,11 @@ known files into its cache (`HF_HUB_OFFLINE=1` reads the cache only).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
+import shlex
 import warnings
 from collections.abc import Mapping
 from importlib import metadata
@@ -43,6 +59,7 @@ from typing import Any
 import torch
 
 from pufferlib._compat import tomllib
+from pufferlib._text import printable
 from pufferlib.errors import APIUsageError, CheckpointError, EnvNotFoundError
 
 SCHEME = "hf://"
@@ -57,9 +74,16 @@ FILES = (MODEL, CONFIG, CARD, VERSIONS, CURVE, *REPLAYS)
 MAX_BYTES = 2 << 30
 MAX_TEXT_BYTES = 1 << 20
 TEXT_FILES = (CONFIG, CARD, VERSIONS)
-#: First bytes of a pickle (protocol 2 to 5) and of a zip archive (torch.save's format).
-_PICKLE = re.compile(rb"^\x80[\x02-\x05]")
-_ZIP = b"PK\x03\x04"
+#: Safetensors' own bound on its JSON header, and ours on a card's front matter (bytes).
+MAX_HEADER_BYTES = 100_000_000
+MAX_FRONT_MATTER = 64 << 10
+#: The signature each media file starts with (an MP4's `ftyp` box starts at byte 4).
+_MEDIA = {"replay.gif": (0, (b"GIF87a", b"GIF89a")), "replay.mp4": (4, (b"ftyp",)),
+          CURVE: (0, (b"\x89PNG\r\n\x1a\n",))}
+#: What a text file may not hold: control characters other than tab, line feed and carriage return.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+#: A distribution name (PEP 508), the only plugin name versions.json may have an install hint for.
+_DISTRIBUTION = re.compile(r"[A-Z0-9]|[A-Z0-9][A-Z0-9._-]*[A-Z0-9]", re.IGNORECASE)
 _REPO_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
 
 
@@ -149,19 +173,65 @@ def _safetensors() -> Any:
 
 
 def check_files(folder: Path) -> None:
-    """CheckpointError when a file of `folder` is too large, or is a pickle or a torch archive."""
-    for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path.name.startswith("."):
+    """CheckpointError when a file of `FILES` in `folder` is over its size limit or is not what its
+    name says (module docstring); files of other names are not opened."""
+    for name in FILES:
+        path = folder / name
+        if not path.exists():
             continue
+        if not path.is_file():
+            raise CheckpointError(f"{path}: refused: not a file.")
         size = path.stat().st_size
-        limit = MAX_TEXT_BYTES if path.name in TEXT_FILES else MAX_BYTES
+        limit = MAX_TEXT_BYTES if name in TEXT_FILES else MAX_BYTES
         if size > limit:
             raise CheckpointError(f"{path}: refused: {size:,} bytes, over the limit of {limit:,} for this file.")
-        with open(path, "rb") as f:
-            head = f.read(4)
-        if _PICKLE.match(head) or head == _ZIP:
-            raise CheckpointError(f"{path}: refused: it is a pickle or a torch archive, which can run code when "
-                                  "loaded; a published agent holds its weights as model.safetensors only.")
+        try:
+            problem = _format_problem(path, name, size)
+        except OSError as exc:
+            raise CheckpointError(f"{path}: cannot read it ({type(exc).__name__}: {exc}).") from None
+        if problem:
+            raise CheckpointError(f"{path}: refused: {problem}. A published agent's files are what their names say; "
+                                  "a pickle or a torch archive, which can run code when loaded, is refused under "
+                                  "any name.")
+
+
+def _format_problem(path: Path, name: str, size: int) -> str | None:
+    """How the file `name` of `size` bytes at `path` is not what its name says; None when it is."""
+    with open(path, "rb") as f:
+        if name == MODEL:
+            length = int.from_bytes(f.read(8), "little")
+            if size < 8 or not 2 <= length <= min(size - 8, MAX_HEADER_BYTES):
+                return "not a safetensors file (its first 8 bytes are not the length of a header within the file)"
+            try:
+                header = json.loads(f.read(length).decode("utf-8"))
+            except ValueError:  # UnicodeDecodeError too
+                header = None
+            return None if isinstance(header, dict) else "not a safetensors file (its header is not a JSON object)"
+        if name in TEXT_FILES:
+            data = f.read()
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return f"not UTF-8 text (byte {exc.start})"
+            control = _CONTROL.search(text)
+            if control:
+                return f"not text: it holds the control character {control.group()!r} at character {control.start()}"
+            return "it is a pickle" if _is_pickle(data) else None
+        offset, signatures = _MEDIA[name]
+        head = f.read(offset + max(map(len, signatures)))
+        return None if head[offset:].startswith(signatures) else f"not a {name.rpartition('.')[2].upper()} file"
+
+
+def _is_pickle(data: bytes) -> bool:
+    """Whether pickle's opcodes read `data` through to a STOP (data that `pickle.loads` would take)."""
+    import pickletools
+
+    try:
+        for _ in pickletools.genops(data):
+            pass
+    except Exception:  # genops raises ValueError and friends at the first byte that is no pickle
+        return False
+    return True
 
 
 def _read_text(path: Path) -> str:
@@ -204,14 +274,36 @@ def read_card_metadata(folder: Path) -> dict[str, Any]:
     match = re.match(r"^---\s*\n(.*?)\n---\s*(\n|$)", text, re.S)
     if not match:
         return {}
+    front = match.group(1)
+    if len(front.encode("utf-8")) > MAX_FRONT_MATTER:
+        raise CheckpointError(f"{path}: refused: the card's metadata (front matter) is over {MAX_FRONT_MATTER:,} "
+                              "bytes; a model card's metadata is a few lines.")
     try:
-        data = yaml.safe_load(match.group(1))
+        data = yaml.load(front, Loader=_card_loader())  # a SafeLoader without anchors and aliases
     except yaml.YAMLError as exc:
         raise CheckpointError(f"{path}: malformed YAML in the card's metadata "
-                              f"({str(exc).splitlines()[0]}).") from None
+                              f"({printable(str(exc).splitlines()[0])}).") from None
+    except RecursionError:
+        raise CheckpointError(f"{path}: refused: the card's metadata is nested too deeply.") from None
     if not isinstance(data, dict):
         raise CheckpointError(f"{path}: the card's metadata is a {type(data).__name__}, not a mapping.")
     return data
+
+
+@functools.cache
+def _card_loader() -> type:
+    """yaml's SafeLoader that refuses anchors and aliases (`&a`, `*a`): card metadata needs none,
+    and aliases of aliases expand exponentially (the "billion laughs")."""
+    import yaml
+
+    class CardLoader(yaml.SafeLoader):
+        def refuse(self) -> None:
+            raise yaml.MarkedYAMLError(problem="an anchor or alias (& or *), which card metadata may not use",
+                                       problem_mark=self.get_mark())
+
+        fetch_anchor = fetch_alias = refuse
+
+    return CardLoader
 
 
 def read_versions(folder: Path) -> dict[str, Any]:
@@ -235,16 +327,21 @@ def _check_env(env_id: str, versions: Mapping[str, Any], where: str) -> None:
 
     plugin = versions.get("plugin")
     name, version = (plugin.get("name"), plugin.get("version")) if isinstance(plugin, dict) else (None, None)
+    valid = isinstance(name, str) and _DISTRIBUTION.fullmatch(name) is not None
     try:
         spec = registry.spec(env_id)
     except EnvNotFoundError as exc:
-        hint = f" It was published with {name} {version}: pip install {name}." if name else ""
-        raise EnvNotFoundError(f"{where} is an agent of {env_id!r}, which is not installed here.{hint} "
-                               f"({exc.args[0] if exc.args else exc})") from None
+        if valid:
+            hint = f" It was published with {name} {printable(version)}: pip install {shlex.quote(str(name))}."
+        else:
+            hint = f" ({VERSIONS} names its plugin {printable(repr(name))}, which is not a valid package name.)" \
+                if name is not None else ""
+        raise EnvNotFoundError(f"{where} is an agent of {printable(repr(env_id))}, which is not installed here.{hint} "
+                               f"({printable(exc.args[0] if exc.args else exc)})") from None
     installed = installed_version(spec.package) if spec.package else None
-    if name and version and installed and (spec.package != name or installed != version):
-        warnings.warn(f"{where} was published with {name} {version}; {spec.package} {installed} is installed "
-                      "here: the env may differ, and so may its scores.", stacklevel=3)
+    if valid and version and installed and (spec.package != name or installed != version):
+        warnings.warn(f"{where} was published with {name} {printable(version)}; {spec.package} {installed} is "
+                      "installed here: the env may differ, and so may its scores.", stacklevel=3)
 
 
 def installed_version(distribution: str) -> str | None:

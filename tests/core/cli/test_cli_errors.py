@@ -93,3 +93,13 @@ def test_logger_names_in_a_config_file_are_checked_like_flags(tmp_path, capsys):
     settings.write_text('[logger]\nnames = ["wandbb"]\n')
     assert cli.main(["train", "gym-CartPole-v1", "--config", str(settings), *TINY]) == 2
     assert "No logger plugin provides 'wandbb'" in one_line_error(capsys, "train")
+
+
+def test_an_error_naming_a_file_of_a_run_folder_reaches_the_terminal_escaped(tmp_path, capsys):
+    run = tmp_path / "downloaded_run"
+    run.mkdir()
+    (run / "model_000001\x1b]0;owned\x07\x1b[2J.pt").write_bytes(b"not a checkpoint")
+    assert cli.main(["eval", "gym-CartPole-v1", "--load-model-path", str(run), "--episodes", "1"]) == 2
+    err = one_line_error(capsys, "eval")
+    assert "model_000001\\x1b]0;owned\\x07\\x1b[2J.pt: cannot read the checkpoint" in err and "\x1b" not in err
+    assert "No intact checkpoint in" in err.splitlines()[0]  # a message of several lines keeps them

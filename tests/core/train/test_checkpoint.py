@@ -189,3 +189,20 @@ def test_eval_says_which_checkpoint_it_loaded_and_refuses_another_envs(tmp_path,
     explicit = ["--load-model-path", str(saved), *common[2:]]
     assert cli.main(["eval", "gym-MountainCar-v0", *explicit]) == 2
     assert "is a checkpoint of 'gym-CartPole-v1', not 'gym-MountainCar-v0'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf")])
+def test_non_finite_weights_are_refused_when_loaded_to_act_naming_the_file_and_the_count(tmp_path, capsys, bad):
+    env = pufferlib.make("gym-CartPole-v1", num_envs=1)
+    state = pufferlib.models.Default(env).state_dict()
+    env.close()
+    poisoned = {name: torch.full_like(t, bad) if i < 3 else t for i, (name, t) in enumerate(state.items())}
+    path = checkpoint.save(tmp_path / "run" / "model_000001.pt",
+                           payload(policy=poisoned, config={"policy": {}, "rnn": {"enabled": False}}))
+    refused = f"model_000001.pt: refused: it holds NaN or infinite weights \\(3 of its {len(state)} tensors\\)"
+    with pytest.raises(CheckpointError, match=refused):
+        pufferlib.load(path)
+    with pytest.raises(CheckpointError, match=refused):  # every load into a policy: eval, match, self-play, init
+        checkpoint.load_policy(torch.nn.Module(), checkpoint.load(path))
+    assert cli.main(["eval", "gym-CartPole-v1", "--load-model-path", str(path), "--episodes", "1"]) == 2
+    assert "refused: it holds NaN or infinite weights (3 of its" in capsys.readouterr().err.splitlines()[-1]
