@@ -283,8 +283,12 @@ def _check_env_id(payload: Mapping[str, Any], env_id: str | None, allow_env_mism
 
 
 def describe(payload: Mapping[str, Any]) -> str:
-    """"PATH (ENV, step N)": which checkpoint was loaded, for the line commands print."""
-    return f"{payload.get('path')} ({payload.get('env_id') or 'env unknown'}, step {payload.get('global_step', 0):,})"
+    """"PATH (ENV, step N)": which checkpoint was loaded, for the line commands print (its env id
+    comes from the file: control characters escaped, `pufferlib._text.printable`)."""
+    from pufferlib._text import printable
+
+    return printable(f"{payload.get('path')} ({payload.get('env_id') or 'env unknown'}, "
+                     f"step {payload.get('global_step', 0):,})")
 
 
 def policy_state(state: dict[str, Any]) -> dict[str, Any]:

@@ -206,3 +206,8 @@ def test_non_finite_weights_are_refused_when_loaded_to_act_naming_the_file_and_t
         checkpoint.load_policy(torch.nn.Module(), checkpoint.load(path))
     assert cli.main(["eval", "gym-CartPole-v1", "--load-model-path", str(path), "--episodes", "1"]) == 2
     assert "refused: it holds NaN or infinite weights (3 of its" in capsys.readouterr().err.splitlines()[-1]
+
+
+def test_the_loaded_line_escapes_what_the_file_says():
+    assert checkpoint.describe({"path": "run/model_000001.pt", "env_id": "x\x1b]0;owned\x07", "global_step": 3}) == \
+        "run/model_000001.pt (x\\x1b]0;owned\\x07, step 3)"
