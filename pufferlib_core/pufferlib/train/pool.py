@@ -5,7 +5,8 @@ games, `pufferlib.league` rates a run's pool). The rules they implement are stat
 
 `read_pool` reads RUN_DIR/pool/pool.json as data from a stranger: the whole file is checked
 before any of it is used (every key of the shape `PoolState` has, of its type: counts and steps
-whole numbers >= 0, ratings finite numbers; no other keys), and a snapshot's `file` must be a
+whole numbers from 0 to `MAX_COUNT`, ratings numbers within `MAX_RATING` of 0, so that no later
+arithmetic overflows; no other keys), and a snapshot's `file` must be a
 plain file name of the pool folder of the form `snapshot_<step, 12 digits or more>.pt`, named
 once: the pool loads and, on eviction, deletes exactly those files, so a pool.json cannot make
 it read or delete anything else. Anything else is a `CheckpointError` naming the file, the key
@@ -111,8 +112,13 @@ def snapshot_file(step: int) -> str:
     return f"snapshot_{step:012d}.pt"
 
 
-#: What pool.json holds: key -> (type, default; ... when required). `int`: a whole number >= 0;
-#: `float`: a finite number. A snapshot's `file` is checked against `SNAPSHOT_FILE` too.
+#: Bounds of pool.json's counts and steps, and of its ratings: Elo ratings stay within a few thousand
+#: points of START_ELO, and a gap of 2 * MAX_RATING keeps `elo_update`'s 10 ** (gap / 400) finite.
+MAX_COUNT = 2**53
+MAX_RATING = 50_000.0
+#: What pool.json holds: key -> (type, default; ... when required). `int`: a whole number from 0 to
+#: MAX_COUNT; `float`: a rating (within MAX_RATING of 0). A snapshot's `file` is checked against
+#: `SNAPSHOT_FILE` too.
 _COUNTS: dict[str, tuple[type, Any]] = {"wins": (int, 0), "draws": (int, 0), "losses": (int, 0)}
 _POOL_KEYS: dict[str, tuple[type, Any]] = {"snapshots": (list, ...), "learner_elo": (float, ...),
                                            "anchor_elo": (dict, {}), "last_snapshot_step": (int, ...),
@@ -163,10 +169,11 @@ def _checked(entry: Any, where: str, keys: dict[str, tuple[type, Any]], path: Pa
         value = entry.get(key, default)
         if value is ...:
             raise CheckpointError(f"{path}: {name} is missing; {fix}.")
-        if kind is int and not (type(value) is int and value >= 0):
-            raise CheckpointError(f"{path}: {name} = {_show(value)} is not a whole number >= 0; {fix}.")
-        if kind is float and not (type(value) in (int, float) and math.isfinite(value)):
-            raise CheckpointError(f"{path}: {name} = {_show(value)} is not a finite number; {fix}.")
+        if kind is int and not (type(value) is int and 0 <= value <= MAX_COUNT):
+            raise CheckpointError(f"{path}: {name} = {_show(value)} is not a whole number from 0 to 2**53; {fix}.")
+        if kind is float and not (type(value) in (int, float) and abs(value) <= MAX_RATING):  # NaN fails too
+            raise CheckpointError(f"{path}: {name} = {_show(value)} is not a rating (a number from "
+                                  f"{-MAX_RATING:,.0f} to {MAX_RATING:,.0f}); {fix}.")
         if kind in (str, list, dict) and not isinstance(value, kind):
             raise CheckpointError(f"{path}: {name} = {_show(value)} is not a JSON {_JSON[kind]}; {fix}.")
         out[key] = value

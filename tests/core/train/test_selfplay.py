@@ -197,10 +197,12 @@ def test_pool_json_naming_one_file_twice_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("change, match", [
-    ({"learner_elo": "1000"}, r"learner_elo = '1000' is not a finite number"),
-    ({"learner_elo": float("nan")}, r"learner_elo = nan is not a finite number"),
-    ({"last_snapshot_step": 1.5}, r"last_snapshot_step = 1.5 is not a whole number >= 0"),
-    ({"last_snapshot_step": True}, r"last_snapshot_step = True is not a whole number >= 0"),
+    ({"learner_elo": "1000"}, r"learner_elo = '1000' is not a rating \(a number from -50,000 to 50,000\)"),
+    ({"learner_elo": float("nan")}, r"learner_elo = nan is not a rating"),
+    ({"learner_elo": -1e308}, r"learner_elo = -1e\+308 is not a rating"),  # 10 ** (gap / 400) would overflow
+    ({"last_snapshot_step": 1.5}, r"last_snapshot_step = 1.5 is not a whole number from 0 to 2\*\*53"),
+    ({"last_snapshot_step": True}, r"last_snapshot_step = True is not a whole number"),
+    ({"last_snapshot_step": 10**400}, r"last_snapshot_step = 1000000.*\.\.\. is not a whole number"),
     ({"snapshots": {"file": "snapshot_000000000000.pt"}}, r"snapshots = .* is not a JSON array"),
     ({"snapshots": ["snapshot_000000000000.pt"]}, r"snapshots\[0\] is 'snapshot_000000000000.pt', not a JSON object"),
     ({"snapshots": [{"file": "snapshot_000000000000.pt", "step": "0"}]}, r"snapshots\[0\].step = '0' is not a whole"),
@@ -210,7 +212,7 @@ def test_pool_json_naming_one_file_twice_is_refused(tmp_path):
     ({"snapshots": [{"file": "snapshot_000000000000.pt", "step": 0, "cmd": "x"}]},
      r"snapshots\[0\] has the key 'cmd', which a self-play pool does not have"),
     ({"anchor_elo": ["scripted"]}, r"anchor_elo = \['scripted'\] is not a JSON object"),
-    ({"anchor_elo": {"scripted": [1000]}}, r"anchor_elo.scripted = \[1000\] is not a finite number"),
+    ({"anchor_elo": {"scripted": [1000]}}, r"anchor_elo.scripted = \[1000\] is not a rating"),
     ({"since_snapshot": {"wins": "3"}}, r"since_snapshot.wins = '3' is not a whole number"),
     ({"since_snapshot": [1, 2, 3]}, r"since_snapshot = \[1, 2, 3\] is not a JSON object"),
 ])
