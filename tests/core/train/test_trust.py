@@ -210,7 +210,8 @@ def test_resuming_an_older_checkpoint_branches_into_the_users_data_dir(tmp_path,
 
 def test_a_file_cannot_ask_for_out_of_range_values(tmp_path):
     file = write_checkpoint(tmp_path / "model.pt", train={"learning_rate": -1.0})
-    with pytest.raises(pufferlib.errors.CheckpointError, match=r"model.pt: its config is not valid here: invalid config: train.learning_rate"):
+    with pytest.raises(pufferlib.errors.CheckpointError,
+                       match=r"model.pt: its config is not valid here: invalid config: train.learning_rate"):
         checkpoint.load(file)
 
 
