@@ -9,9 +9,11 @@ What `export` writes, besides the weights and config (`published.write`):
   "mean +/- std" of the evaluation export runs), the evaluation's full line, the command that
   reproduces it, the command that trains such an agent, and how to load it;
 - the evaluation is `puffer eval`'s, on the same settings that
-  `puffer eval ENV --load-model-path hf://REPO --episodes N` uses (the env's defaults and the
-  env keywords the agent was trained with, which the card's command repeats, seed vec.seed,
-  sampled actions): run on another machine with the same versions, it prints the card's figures;
+  `puffer eval ENV --load-model-path hf://REPO --episodes N` uses (`evaluation.eval_base`: the
+  env's defaults, the run's `[env]` with its `[eval] env` over it, which the card's command
+  repeats where they differ from the env's own, seed vec.seed, sampled actions; for a game, the
+  built-in player it is scored against, `--opponent`, `evaluation.with_opponent`): run on another
+  machine with the same versions, it prints the card's figures;
 - `replay.mp4` (`replay.gif` without ffmpeg) of env copy 0's first episode, for envs that render
   `rgb_array` frames (at most `MAX_REPLAY_FRAMES`);
 - `learning_curve.png` from the run's metrics.jsonl, when the source is a run's checkpoint;
@@ -39,8 +41,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -50,11 +51,11 @@ import torch
 from pufferlib import __version__
 from pufferlib._text import printable
 from pufferlib.agent import build
-from pufferlib.config import env_config, load_default, merge
+from pufferlib.config import load_default
 from pufferlib.errors import APIUsageError, OutputError
 from pufferlib.protocols import Renderable
 from pufferlib.train import checkpoint, published, trust
-from pufferlib.train.evaluation import EvalResult, eval_env_config
+from pufferlib.train.evaluation import EvalResult, eval_base, eval_env_config, with_opponent
 from pufferlib.train.metrics import FILE_NAME as METRICS_FILE
 from pufferlib.train.playback import make_render_env, write_video
 
@@ -75,24 +76,16 @@ class Exported:
 
 
 def eval_settings(env_id: str, trained: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """(the config `puffer eval ENV` evaluates with, given the env keywords `trained` with;
-    the `--env.KEY VALUE` flags that say so on its command line).
-
-    The env's defaults, as `puffer eval` has them, with the scalar env keywords the agent was
-    trained with where they differ (a structured one that differs is warned about)."""
-    spec_config, spec_kwargs = env_config(env_id)
-    config = merge(load_default(), {"env": spec_kwargs}, spec_config)
+    """(the config `puffer eval ENV --load-model-path CHECKPOINT` evaluates an agent trained with
+    the config `trained` with, `evaluation.eval_base`; the `--env.KEY VALUE` flags that repeat, on
+    its command line, the scalar env keywords where they differ from the env's own evaluation
+    settings: a structured one comes from the published config.toml alone)."""
+    config, own = eval_base(env_id, trained), eval_base(env_id)["env"]
     flags: list[str] = []
-    for key, value in (trained.get("env") or {}).items():
-        if config["env"].get(key) == value:
-            continue
-        if isinstance(value, (bool, int, float, str)):
-            config["env"][key] = value
+    for key, value in config["env"].items():
+        if own.get(key) != value and isinstance(value, (bool, int, float, str)):
             text = str(value).lower() if isinstance(value, bool) else str(value)
             flags += [f"--env.{key.replace('_', '-')}", text]
-        else:
-            warnings.warn(f"{env_id} was trained with env.{key} = {value!r}, which a command line cannot set; the "
-                          "card's evaluation uses the env's default for it.", stacklevel=2)
     return config, flags
 
 
@@ -103,11 +96,14 @@ def _eval_command(env_id: str, repo_id: str, episodes: int, flags: list[str]) ->
     return " ".join(shlex.quote(w) for w in words)
 
 
-def evaluate_published(payload: dict[str, Any], episodes: int) -> tuple[EvalResult, dict[str, Any], list[str]]:
-    """(the evaluation of `payload`'s agent as `puffer eval` runs it, the config used, its env flags)."""
+def evaluate_published(payload: dict[str, Any], episodes: int, opponent: str | None = None,
+                       ) -> tuple[EvalResult, dict[str, Any], list[str]]:
+    """(the evaluation of `payload`'s agent as `puffer eval` runs it, against the built-in player
+    `opponent` of a game (`evaluation.with_opponent`), the config used, its flags)."""
     env_id = str(payload["env_id"])
     config, flags = eval_settings(env_id, payload["config"])
-    config = eval_env_config(config)
+    config, against = with_opponent(env_id, eval_env_config(config), opponent)
+    flags += ["--opponent", against] if against else []
     env = make_render_env(env_id, config, None)
     try:
         agent = build(env_id, config, payload, env)
@@ -115,7 +111,7 @@ def evaluate_published(payload: dict[str, Any], episodes: int) -> tuple[EvalResu
                                 progress="puffer push: evaluating")
     finally:
         env.close()
-    return result, config, flags
+    return replace(result, opponent=against), config, flags
 
 
 def record_replay(payload: dict[str, Any], config: dict[str, Any], folder: Path) -> Path | None:
@@ -202,7 +198,8 @@ def card(repo_id: str, payload: dict[str, Any], result: EvalResult, eval_command
             "results": [{
                 "task": {"type": "reinforcement-learning", "name": "reinforcement-learning"},
                 "dataset": {"name": env_id, "type": env_id},
-                "metrics": [{"type": "mean_reward", "value": value, "name": "mean_reward", "verified": False}],
+                "metrics": [{"type": "mean_reward", "value": value, "verified": False,
+                             "name": f"mean_reward against {result.opponent}" if result.opponent else "mean_reward"}],
             }],
         }],
     }
@@ -242,10 +239,11 @@ def card(repo_id: str, payload: dict[str, Any], result: EvalResult, eval_command
 
 
 def export(source: str | Path, folder: str | Path, repo_id: str, *, episodes: int = 10,
-           data_dir: str | Path | None = None, hub_dir: str | Path | None = None, replay: bool = True) -> Exported:
+           data_dir: str | Path | None = None, hub_dir: str | Path | None = None, replay: bool = True,
+           opponent: str | None = None) -> Exported:
     """Write the published agent of `source` (a checkpoint file, a run folder, "latest" or an
     hf:// address) into `folder`, as it will be published under `repo_id`; its card's evaluation
-    plays `episodes` episodes."""
+    plays `episodes` episodes (against the built-in player `opponent` of a game)."""
     published.check_repo_id(repo_id)
     if episodes < 1:
         raise APIUsageError(f"episodes must be at least 1, got {episodes}.")
@@ -259,7 +257,7 @@ def export(source: str | Path, folder: str | Path, repo_id: str, *, episodes: in
     folder = Path(folder)
     published.write(folder, checkpoint.policy_state(dict(payload["policy"])), checkpoint.plain_data(payload["config"]),
                     env_id, payload.get("global_step", 0), payload.get("epoch", 0))
-    result, config, flags = evaluate_published(payload, episodes)
+    result, config, flags = evaluate_published(payload, episodes, opponent)
     files = [published.MODEL, published.CONFIG]
     if replay:
         path = record_replay(payload, config, folder)
@@ -282,9 +280,10 @@ def export(source: str | Path, folder: str | Path, repo_id: str, *, episodes: in
 
 def push(source: str | Path, repo_id: str, *, episodes: int = 10, data_dir: str | Path | None = None,
          hub_dir: str | Path | None = None, private: bool = False, replay: bool = True,
-         commit_message: str | None = None) -> tuple[Exported, str]:
+         commit_message: str | None = None, opponent: str | None = None) -> tuple[Exported, str]:
     """Export `source` and publish it as `repo_id`: into the local hub (`hub_dir`, or
-    $PUFFER_HUB_DIR), else to the Hugging Face Hub. Returns (what was exported, where it went)."""
+    $PUFFER_HUB_DIR), else to the Hugging Face Hub. Returns (what was exported, where it went).
+    `opponent`: `export`'s."""
     published.check_repo_id(repo_id)
     local = published.hub_dir(hub_dir)
     _require_yaml()  # the card, written after the evaluation
@@ -299,7 +298,7 @@ def push(source: str | Path, repo_id: str, *, episodes: int = 10, data_dir: str 
                                 f"${published.HUB_DIR_ENV}).")
     with tempfile.TemporaryDirectory(prefix="puffer_push_") as tmp:
         exported = export(source, Path(tmp) / "agent", repo_id, episodes=episodes, data_dir=data_dir,
-                          hub_dir=hub_dir, replay=replay)
+                          hub_dir=hub_dir, replay=replay, opponent=opponent)
         message = commit_message or f"puffer push: {exported.env_id}, {exported.result.summary()}"
         if local is not None:
             target = _local_target(local, repo_id)  # again: the folder may have changed meanwhile

@@ -20,6 +20,9 @@ def push_command(argv: list[str]) -> int:
     parser.add_argument("--episodes", type=int, default=10,
                         help="episodes of the card's evaluation (`puffer eval`'s rule; default 10)")
     parser.add_argument("--no-replay", action="store_true", help="do not record a replay of an episode")
+    parser.add_argument("--opponent", metavar="NAME",
+                        help="a game: score the agent against this built-in player of the env (default: the run's "
+                             "eval.opponent; needed for an agent that holds every seat, as self-play trains it)")
     parser.add_argument("--private", action="store_true", help="create the Hub repo private")
     parser.add_argument("--commit-message", default=None)
     parser.add_argument("--data-dir", default=None, help="where 'latest' looks (default: train.data_dir)")
@@ -30,7 +33,7 @@ def push_command(argv: list[str]) -> int:
 
     exported, where = push(args.source, args.repo_id, episodes=args.episodes, data_dir=args.data_dir,
                            hub_dir=args.hub_dir, private=args.private, replay=not args.no_replay,
-                           commit_message=args.commit_message)
+                           commit_message=args.commit_message, opponent=args.opponent)
     print(f"puffer push: {printable(exported.env_id)}: {exported.result.summary()}")
     print(f"published {', '.join(exported.files)} to {printable(where)}")
     print(f"load it with: pufferlib.load('hf://{args.repo_id}'); reproduce the evaluation with: "

@@ -19,6 +19,14 @@ evaluation during training (`[eval]`). Its rule, the literature's:
   episode's outcome (1 win, 0.5 draw, 0 loss): the result adds the score and the win, draw
   and loss rates over the episodes that have one (e.g. against `--env.opponent scripted`).
 
+What env an evaluation of a trained agent plays (`puffer eval`, the card of `puffer push`): the
+one its run's evaluations during training played. `eval_base` gives the settings: the env's
+defaults, the run's `[env]`, its `[eval] env` over them, its `[eval] opponent`; the user's own
+layers (`--config`, flags) go over those, so `--env.*` flags win. `with_opponent` picks the
+built-in player the agent is scored against: `--opponent`, else `[eval] opponent`; an agent that
+would hold every seat of its games (a self-play run's env) has none to play but itself, where it
+scores about one half, which says nothing: that is refused, naming the built-in players to pass.
+
 The env must step all its rows at once (`batch_size == num_envs`, the synchronous case).
 """
 
@@ -34,7 +42,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from pufferlib.config import merge
+from pufferlib.config import env_config, load_default, merge
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
 from pufferlib.train.acting import Actor
@@ -77,6 +85,7 @@ class EvalResult:
     seconds: float = 0.0
     env_stats: dict[str, float] = field(default_factory=dict)
     outcomes: list[float] = field(default_factory=list)  # games only: each counted episode's (NaN: none)
+    opponent: str | None = None  # the built-in player the agent was scored against (`with_opponent`)
 
     @property
     def games(self) -> list[float]:
@@ -114,8 +123,10 @@ class EvalResult:
         games = self.games
         record = (f"; score {np.mean(games):.3f} ({games.count(1.0)} wins, {games.count(0.5)} draws, "
                   f"{games.count(0.0)} losses)" if games else "")
+        against = f"; against the env's built-in player {self.opponent!r}" if self.opponent else ""
         return (f"mean return {self.mean:.2f}{interval}, std {self.std:.2f}, over {self.episodes} episodes "
-                f"(the first {self.episodes} to start; {how}{seed}); mean length {self.mean_length:.1f}{record}")
+                f"(the first {self.episodes} to start; {how}{seed}); mean length {self.mean_length:.1f}{record}"
+                f"{against}")
 
     def as_dict(self) -> dict[str, float]:
         """The figures as flat numbers (what eval during training logs as `eval/<key>`)."""
@@ -183,6 +194,63 @@ def eval_env_config(config: Mapping[str, Any], num_envs: int | None = None) -> d
     `num_envs` copies when given."""
     vec = {"env_batch_size": 0, **({"num_envs": num_envs, "num_workers": 0} if num_envs else {})}
     return merge(config, {"vec": vec, "env": config.get("eval", {}).get("env") or {}})
+
+
+def eval_base(env_id: str, trained: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The config an evaluation on `env_id` starts from, before the user's own layers (see the
+    module docstring): the defaults and the env's config, with, for an agent trained with the
+    config `trained` (a checkpoint's), that run's `[env]` and `[eval] env` and `opponent`. Its
+    `[eval] env` is set over `[env]` here and left empty, so that `--env.*` flags on top win
+    (`eval_env_config` then sets only what the user's layers put in `[eval] env`)."""
+    spec_config, spec_kwargs = env_config(env_id)
+    run = {}
+    if trained is not None:
+        run_eval = trained.get("eval") or {}
+        run = {"env": trained.get("env") or {}, "eval": {k: run_eval[k] for k in ("env", "opponent") if k in run_eval}}
+    config = merge(load_default(), {"env": spec_kwargs}, spec_config, run)
+    config = merge(config, {"env": config["eval"]["env"]})
+    config["eval"]["env"] = {}
+    return config
+
+
+def _game_of(env_id: str, config: Mapping[str, Any]) -> tuple[int, dict[str, int]]:
+    """(`game_seats`, `builtin_players`) of one copy of `env_id`'s evaluation env under `config`."""
+    from pufferlib.registry.make import make_from_config
+
+    env = make_from_config(env_id, eval_env_config(config, 1))
+    try:
+        return int(getattr(env, "game_seats", 0) or 0), dict(getattr(env, "builtin_players", None) or {})
+    finally:
+        env.close()
+
+
+def with_opponent(env_id: str, config: Mapping[str, Any], opponent: str | None = None
+                  ) -> tuple[dict[str, Any], str | None]:
+    """(`config` with `[env] opponent` set to the built-in player an evaluation scores the agent
+    against, that player): `opponent`, else `[eval] opponent`, one of the env's `builtin_players`;
+    (`config`, None) when neither is set and the agent does not hold every seat of its games.
+    APIUsageError for a name the env does not have, and for an agent that would play only itself
+    (module docstring)."""
+    key = "--opponent" if opponent else "eval.opponent"
+    name = opponent or config["eval"]["opponent"] or None
+    if name is None:
+        seats, players = _game_of(env_id, config)
+        if seats < 2:
+            return dict(config), None
+        choices = (f"pass --opponent NAME to score it against one of the env's built-in players: {sorted(players)}"
+                   if players else "the env has no built-in player to score it against: play a match against "
+                   "another agent (puffer match)")
+        raise APIUsageError(f"{env_id}: this agent holds every seat of the games it is evaluated on (as a self-play "
+                            f"run trains it), so it would play itself and score about one half, which says nothing; "
+                            f"{choices}.")
+    try:
+        seats, players = _game_of(env_id, merge(config, {"env": {"opponent": "none"}}))
+    except APIUsageError:  # an env without opponent="none": no built-in player takes a seat of it
+        seats, players = 0, {}
+    if name not in players:
+        raise APIUsageError(f"{key} {name!r}: {env_id}'s built-in players are {sorted(players) or 'none'} (its "
+                            "`builtin_players`); name one of them.")
+    return merge(config, {"env": {"opponent": name}}), name
 
 
 def _env_stats(infos: list[dict[str, float]]) -> dict[str, float]:

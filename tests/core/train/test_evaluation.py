@@ -153,3 +153,105 @@ def test_eval_env_settings_override_the_runs_env_in_every_evaluation():
     check_keys({"eval": {"env": {"any_env_argument": 1}}}, load_default())  # an open section, as [env]
     with pytest.raises(APIUsageError, match="eval.envs"):
         check_keys({"eval": {"envs": {}}}, load_default())
+
+
+class FixedLength(gym.Env):
+    """Every episode lasts exactly `length` steps, whatever the actions: its mean length says which
+    `length` the env was made with."""
+
+    observation_space = spaces.Box(0, 1, (1,), np.float32)
+    action_space = spaces.Discrete(2)
+
+    def __init__(self, length=3):
+        self.length = length
+
+    def reset(self, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return np.zeros(1, np.float32), {}
+
+    def step(self, action):
+        self.t += 1
+        return np.zeros(1, np.float32), 1.0, self.t >= self.length, False, {}
+
+
+TINY = ["--train.total-timesteps", "256", "--train.batch-size", "128", "--train.minibatch-size", "128",
+        "--vec.num-envs", "2", "--train.update-epochs", "1"]
+
+
+@pytest.fixture
+def fixed_run(tmp_path):
+    """A run of "test-fixed" (length 3 by default) whose evaluations play length 6 (`[eval] env`)."""
+    from pufferlib import cli
+
+    pufferlib.register("test-fixed", FixedLength, kwargs={"length": 3}, overwrite=True)
+    (tmp_path / "run.toml").write_text("[eval.env]\nlength = 6\n")
+    try:
+        assert cli.main(["train", "test-fixed", *TINY, "--config", str(tmp_path / "run.toml"),
+                         "--train.data-dir", str(tmp_path / "runs")]) == 0
+        yield next((tmp_path / "runs").iterdir())
+    finally:
+        pufferlib.registry.unregister("test-fixed")
+
+
+def test_puffer_eval_and_push_play_the_env_of_the_runs_evaluations_and_the_users_flags_win(
+        fixed_run, tmp_path, capsys):
+    from pufferlib import cli, hub
+
+    assert pufferlib.load(fixed_run).evaluate(episodes=4).mean_length == 6  # what eval/* during training saw
+    (tmp_path / "user.toml").write_text("[eval.env]\nlength = 8\n")
+    for flags, length in (([], 6), (["--env.length", "9"], 9), (["--config", str(tmp_path / "user.toml")], 8)):
+        capsys.readouterr()
+        assert cli.main(["eval", "test-fixed", "--load-model-path", str(fixed_run), "--episodes", "4", *flags]) == 0
+        assert f"mean length {length}.0" in capsys.readouterr().out, flags
+    exported = hub.export(fixed_run, tmp_path / "agent", "me/fixed", episodes=4, replay=False)
+    assert exported.result.mean_length == 6 and "--env.length 6" in exported.eval_command  # the card's figures
+    assert "mean length 6.0" in (tmp_path / "agent" / "README.md").read_text()
+
+
+@pytest.fixture(scope="module")
+def selfplay_run(tmp_path_factory):
+    """A self-play run of ocean-connect4: its agent holds every seat of the games."""
+    from pufferlib import cli
+
+    data = tmp_path_factory.mktemp("runs")
+    assert cli.main(["train", "ocean-connect4", "--selfplay.enabled", "true", "--env.opponent", "none",
+                     "--train.total-timesteps", "2048", "--vec.num-envs", "16", "--train.batch-size", "1024",
+                     "--train.minibatch-size", "512", "--train.data-dir", str(data)]) == 0
+    return next(data.iterdir())
+
+
+def test_a_self_play_agent_is_scored_against_a_built_in_player_never_against_itself(selfplay_run, tmp_path, capsys):
+    from pufferlib import cli, hub
+
+    base = ["eval", "ocean-connect4", "--load-model-path", str(selfplay_run), "--episodes", "4"]
+    capsys.readouterr()
+    assert cli.main(base) == 2
+    err = capsys.readouterr().err
+    assert "would play itself" in err and "pass --opponent NAME" in err and "['random', 'scripted']" in err
+    assert cli.main([*base, "--opponent", "tactical"]) == 2
+    assert "--opponent 'tactical': ocean-connect4's built-in players are ['random', 'scripted']" in \
+        capsys.readouterr().err
+    assert cli.main([*base, "--opponent", "scripted"]) == 0
+    line = capsys.readouterr().out
+    assert "; score " in line and line.rstrip().endswith("against the env's built-in player 'scripted'")
+    with pytest.raises(APIUsageError, match="would play itself"):
+        hub.export(selfplay_run, tmp_path / "refused", "me/c4", episodes=4, replay=False)
+    exported = hub.export(selfplay_run, tmp_path / "agent", "me/c4", episodes=4, replay=False, opponent="scripted")
+    card = (tmp_path / "agent" / "README.md").read_text()
+    assert exported.eval_command.endswith("--opponent scripted") and "name: mean_reward against scripted" in card
+    assert "against the env's built-in player 'scripted'" in card
+
+
+def test_the_runs_eval_opponent_is_the_default_anchor():
+    from pufferlib.config import env_config
+    from pufferlib.train.evaluation import with_opponent
+
+    config = merge(load_default(), env_config("ocean-connect4")[0], {"env": {"opponent": "none"}})
+    made, name = with_opponent("ocean-connect4", merge(config, {"eval": {"opponent": "random"}}))
+    assert name == "random" and made["env"]["opponent"] == "random"
+    assert with_opponent("ocean-connect4", config, "scripted")[1] == "scripted"  # --opponent wins
+    plain = merge(load_default(), env_config("ocean-connect4")[0])  # the env's own opponent plays: kept
+    assert with_opponent("ocean-connect4", plain) == (plain, None)
+    with pytest.raises(APIUsageError, match="eval.opponent 'tactical': ocean-connect4's built-in players"):
+        with_opponent("ocean-connect4", merge(config, {"eval": {"opponent": "tactical"}}))
