@@ -201,14 +201,18 @@ def eval_base(env_id: str, trained: Mapping[str, Any] | None = None) -> dict[str
     module docstring): the defaults and the env's config, with, for an agent trained with the
     config `trained` (a checkpoint's), that run's `[env]` and `[eval] env` and `opponent`. Its
     `[eval] env` is set over `[env]` here and left empty, so that `--env.*` flags on top win
-    (`eval_env_config` then sets only what the user's layers put in `[eval] env`)."""
+    (`eval_env_config` then sets only what the user's layers put in `[eval] env`); a whole number
+    there replacing a float keeps the float type, which `--env.*` flags are parsed by."""
     spec_config, spec_kwargs = env_config(env_id)
     run = {}
     if trained is not None:
         run_eval = trained.get("eval") or {}
         run = {"env": trained.get("env") or {}, "eval": {k: run_eval[k] for k in ("env", "opponent") if k in run_eval}}
     config = merge(load_default(), {"env": spec_kwargs}, spec_config, run)
-    config = merge(config, {"env": config["eval"]["env"]})
+    env = config["env"]
+    for key, value in config["eval"].pop("env").items():  # tower_climb: start_on_solution 0 over 0.8
+        widen = isinstance(env.get(key), float) and isinstance(value, int) and not isinstance(value, bool)
+        env[key] = float(value) if widen else value
     config["eval"]["env"] = {}
     return config
 

@@ -209,6 +209,23 @@ def test_puffer_eval_and_push_play_the_env_of_the_runs_evaluations_and_the_users
     assert "mean length 6.0" in (tmp_path / "agent" / "README.md").read_text()
 
 
+def test_eval_settings_fold_eval_env_into_env_and_a_whole_number_keeps_a_floats_type():
+    from pufferlib.cli.eval import _parser
+    from pufferlib.cli.options import parse_config
+    from pufferlib.train.evaluation import eval_base
+
+    pufferlib.register("test-widen", FixedLength, kwargs={"length": 3, "share": 0.8},
+                       config={"eval": {"env": {"share": 0, "length": 5}}}, overwrite=True)
+    try:
+        base = eval_base("test-widen", {"env": {"length": 4, "share": 0.5}, "eval": {"env": {"length": 7}}})
+        assert base["env"] == {"length": 7, "share": 0.0} and isinstance(base["env"]["share"], float)
+        assert base["eval"]["env"] == {}
+        config, _ = parse_config(_parser(), ["test-widen", "--env.share", "0.25"], base=base)  # a float flag
+        assert config["env"]["share"] == 0.25 and eval_env_config(config)["env"]["share"] == 0.25  # the flag wins
+    finally:
+        pufferlib.registry.unregister("test-widen")
+
+
 @pytest.fixture(scope="module")
 def selfplay_run(tmp_path_factory):
     """A self-play run of ocean-connect4: its agent holds every seat of the games."""
