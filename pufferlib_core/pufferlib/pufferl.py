@@ -90,16 +90,6 @@ def seed_everything(train_config: Mapping[str, Any]) -> None:
         torch.backends.cudnn.deterministic = True
 
 
-def check_resume(payload: Mapping[str, Any], total_timesteps: int) -> None:
-    """APIUsageError unless `total_timesteps` exceeds the agent steps the checkpoint `payload` has
-    trained: resuming it would train nothing and rewrite its checkpoint under the new config."""
-    done = int(payload["global_step"])
-    if total_timesteps <= done:
-        raise APIUsageError(f"{payload['path']} has trained {done:,} steps already: to resume it, "
-                            f"train.total_timesteps (--train.total-timesteps) must exceed that, and is "
-                            f"{total_timesteps:,}. Nothing was written.")
-
-
 class PuffeRL:
     """The PPO trainer. `PuffeRL(config, env, policy)` or `PuffeRL(env=..., policy=..., **train_keys)`.
 
@@ -616,8 +606,6 @@ class PuffeRL:
         if resume and payload.get("env_id") and self.env_id and payload["env_id"] != self.env_id:
             raise APIUsageError(f"{payload['path']} is a run of {payload['env_id']!r}, not {self.env_id!r}; resume "
                                 "it with that env, or start a new run with --load-model-path to fine-tune.")
-        if resume:
-            check_resume(payload, self.total_timesteps)
         checkpoint.load_policy(self.policy, payload)
         if resume:
             try:

@@ -69,9 +69,7 @@ def train_command(argv: list[str]) -> int:
                   "left at their defaults", file=sys.stderr)
     config, args = parse_config(parser, argv, base)
     if resume_payload is not None:  # before the env is made or anything is written
-        from pufferlib.pufferl import check_resume
-
-        check_resume(resume_payload, config["train"]["total_timesteps"])
+        _check_resume(resume_payload, config["train"]["total_timesteps"])
     if args.load_model_path:  # the older spelling of train.init_from
         config["train"]["init_from"] = args.load_model_path
     elif resume_payload is not None:  # a resumed run starts from its own checkpoint
@@ -128,6 +126,16 @@ def _save_on_interrupt(trainer: PuffeRL, env_id: str, signum: int) -> None:
         return
     print(f"Resume with: puffer train {shlex.quote(env_id)} --resume {shlex.quote(str(Path(path).parent))}",
           file=sys.stderr)
+
+
+def _check_resume(payload: dict, total_timesteps: int) -> None:
+    """APIUsageError unless `total_timesteps` exceeds the agent steps the checkpoint `payload` has
+    trained: resuming it would train nothing and rewrite its checkpoint under the new config."""
+    done = int(payload["global_step"])
+    if total_timesteps <= done:
+        raise APIUsageError(f"{payload['path']} has trained {done:,} steps already: to resume it, "
+                            f"--train.total-timesteps must exceed that, and is {total_timesteps:,}. Nothing was "
+                            "written.")
 
 
 def _resumed_run_dir(payload: dict, given: str) -> Path | None:
