@@ -154,7 +154,9 @@ def _play_round(run_dir: Path, env_id: str, games: int, anchors: Sequence[str], 
                 db.commit()
                 played += 1
                 if progress is not None:
-                    progress(f"{a} vs {b}: {result.wins}-{result.draws}-{result.losses}")
+                    cut = (f" ({result.cut} cut at {result.max_game_steps:,} steps, not recorded)" if result.cut
+                           else "")
+                    progress(f"{a} vs {b}: {result.wins}-{result.draws}-{result.losses}{cut}")
     return played
 
 

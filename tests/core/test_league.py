@@ -174,3 +174,30 @@ def test_player_names_from_league_db_are_printed_escaped(tmp_path, run_dir, caps
     assert cli.main(["league", str(copy), "--games", "0", "--anchors", ""]) == 0
     out = capsys.readouterr().out
     assert "\\x1b]0;owned\\x07\\x1b[2Jevil" in out and "\x1b" not in out
+
+
+def test_games_cut_at_the_step_limit_are_said_and_not_recorded(tmp_path, monkeypatch):
+    import functools
+
+    import pufferlib
+    from pufferlib.match import play_match
+    from pufferlib.train import checkpoint
+    from tests.core.test_match import EndlessGame
+
+    pufferlib.register("test-endless", EndlessGame, overwrite=True)
+    try:
+        (tmp_path / "metrics.jsonl").write_text('{"env_id": "test-endless"}\n')
+        config = load_default()
+        for step in (1, 2):
+            policy = build("test-endless", config).policy
+            checkpoint.save(tmp_path / f"model_00000{step}.pt", {
+                "policy": policy.state_dict(), "optimizers": [], "global_step": step, "epoch": step,
+                "config": config, "env_id": "test-endless"})
+        monkeypatch.setattr(league, "play_match", functools.partial(play_match, num_envs=1, max_game_steps=20))
+        lines = []
+        assert league.play_round(tmp_path, "test-endless", 4, [], progress=lines.append) == 1
+        # one game slot: its first game is a draw, its second never ends: it and the other two are cut
+        assert lines == ["step 1 vs step 2: 0-1-0 (3 cut at 20 steps, not recorded)"]
+        assert league.results(tmp_path) == [("step 1", "step 2", 0, 1, 0)]
+    finally:
+        pufferlib.registry.unregister("test-endless")
