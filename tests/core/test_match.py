@@ -97,6 +97,23 @@ def test_games_that_never_end_are_cut_at_the_step_limit_and_reported_as_cut_not_
         play_match("test-endless", endless, endless, 4, max_game_steps=0)
 
 
+def test_puffer_match_says_how_many_games_it_cut(endless, tmp_path, capsys):
+    from pufferlib.train import checkpoint
+
+    path = checkpoint.save(tmp_path / "model_000001.pt", {
+        "policy": endless.policy.state_dict(), "optimizers": [], "global_step": 1, "epoch": 1,
+        "config": endless.config, "env_id": "test-endless"})
+    argv = ["match", "test-endless", str(path), str(path), "--games", "3", "--num-envs", "1"]
+    assert cli.main([*argv, "--max-game-steps", "30"]) == 0
+    out = capsys.readouterr().out  # the slot's first game is a draw; its second never ends
+    assert "1 draws, 0 losses in 1 games" in out and "2 cut, not scored: a game ran 30 steps" in out
+    assert cli.main([*argv, "--max-game-steps", "30", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["games"], result["cut"], result["max_game_steps"]) == (1, 2, 30)
+    assert cli.main([*argv, "--max-game-steps", "0"]) == 2
+    assert "--max-game-steps must be at least 1" in capsys.readouterr().err
+
+
 def test_the_wilson_interval_of_a_hand_computed_case():
     result = MatchResult("a", "b", "env", wins=8, draws=0, losses=2, no_result=0, games_by_seat=(5, 5))
     assert result.score == 0.8
