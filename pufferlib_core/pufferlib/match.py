@@ -291,7 +291,7 @@ def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: in
                 by_seat[seat] += 1
                 counted[slot] += 1
             played[slot] += 1
-        if frames is not None and played[0] == 0:  # slot 0's first game: the position after each move
+        if frames is not None and played[0] == 0 and not cut[0]:  # slot 0's first game: the position after each move
             frames.append(np.asarray(env.render()))  # type: ignore[attr-defined]  # made with render_mode
         cut |= length >= max_game_steps
         if progress and time.monotonic() - last_line >= PROGRESS_SECONDS:
