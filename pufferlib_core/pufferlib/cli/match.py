@@ -41,6 +41,11 @@ def match_command(argv: list[str]) -> int:
     parser.add_argument("--video-path", help="record env copy 0's first game to this .gif/.mp4")
     parser.add_argument("--fps", type=int, default=4, help="frames per second of the video (default 4: a move each)")
     args = parser.parse_args(argv)
+    from pufferlib.config.validation import device_problem
+
+    problem = device_problem(args.device)
+    if problem:
+        raise APIUsageError(f"--device {args.device!r} {problem}; use --device cpu.")
     if args.exact:
         return _exact(args)
     args.games = 100 if args.games is None else args.games

@@ -1,6 +1,6 @@
 """Options shared by `puffer train`, `puffer eval` and `puffer sweep`: the env id, --config,
---load-model-path, and one dotted flag per key of the config tree (and `--env.KEY` /
-`--policy.KEY` flags for keyword arguments the tree does not list yet).
+--load-model-path, and one dotted flag per key of the config tree (and `--env.KEY`,
+`--policy.KEY` and `--eval.env.KEY` flags for keyword arguments the tree does not list yet).
 
 Configuration layers, later wins: `pufferlib/data/default.toml`, the env's default
 config (its plugin's EnvSpec), `--config FILE.toml` (a published agent's config.toml too: its

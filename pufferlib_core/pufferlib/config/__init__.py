@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pufferlib._compat import tomllib
+from pufferlib.config.messages import short
 from pufferlib.errors import APIUsageError
 
 
@@ -162,21 +163,24 @@ def env_config(env_id: str | None) -> tuple[dict, dict]:
 
 
 def _parse_value(text: str, default: Any) -> Any:
-    """Parse a flag value like its default (bools accept true/false/1/0; None defaults guess)."""
+    """Parse a flag value like its default (bools accept true/false/1/0; None defaults guess).
+
+    Raises only argparse.ArgumentTypeError (a number too large for its type included: its range
+    is then `pufferlib.config.validation`'s to check)."""
     if isinstance(default, bool):
         lowered = text.lower()
         if lowered in ("1", "true", "yes", "on"):
             return True
         if lowered in ("0", "false", "no", "off"):
             return False
-        raise argparse.ArgumentTypeError(f"expected true or false, got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected true or false, got {short(repr(text))}")
     if isinstance(default, int):
         try:
             return int(text)
         except ValueError:
             value = float(text)  # 1e6
             if not value.is_integer():
-                raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+                raise argparse.ArgumentTypeError(f"expected an integer, got {short(repr(text))}") from None
             return int(value)
     if isinstance(default, float):
         return float(text)
@@ -186,11 +190,11 @@ def _parse_value(text: str, default: Any) -> Any:
         try:
             value = tomllib.loads(f"v = {text}")["v"]
             return value if isinstance(value, list) else [value]
-        except tomllib.TOMLDecodeError:
+        except ValueError:  # not TOML (TOMLDecodeError), or an integer of more digits than Python converts
             return [part.strip() for part in text.split(",") if part.strip()]
     try:
         return tomllib.loads(f"v = {text}")["v"]
-    except tomllib.TOMLDecodeError:
+    except ValueError:  # as above
         return text
 
 
@@ -255,25 +259,30 @@ def overrides_from_args(args: argparse.Namespace, dests: Mapping[str, str]) -> d
     return out
 
 
-#: Sections whose keys are keyword arguments (of the env, of the policy class): a flag may name a
-#: key the config tree does not hold yet, e.g. `--policy.num-layers 3` for a class that takes it.
-OPEN_FLAG_SECTIONS = ("env", "policy")
+#: Sections whose keys are keyword arguments (of the env, of the policy class, of the env of every
+#: evaluation): a flag may name a key the config tree does not hold yet, e.g. `--policy.num-layers 3`
+#: for a class that takes it.
+OPEN_FLAG_SECTIONS = ("env", "policy", "eval.env")
 
 
 def open_section_flags(unknown: list[str], tree: Mapping) -> tuple[dict, list[str]]:
-    """(the config layer of `--env.KEY VALUE` / `--policy.KEY VALUE` flags among `unknown`, the
-    flags left unknown). Values are read as TOML literals (42, 0.5, true, "text", [1, 2]), else as text;
-    the env or policy class then checks the keys it accepts. A key close to one `tree` already has
-    in that section (a typo) stays unknown, so that its error names the close match."""
+    """(the config layer of `--env.KEY VALUE` / `--policy.KEY VALUE` / `--eval.env.KEY VALUE` flags
+    among `unknown`, the flags left unknown). Values are read as TOML literals (42, 0.5, true, "text",
+    [1, 2]), else as text; the env or policy class then checks the keys it accepts. A key close to one
+    `tree` already has in that section (a typo) stays unknown, so that its error names the close match."""
     layer: dict = {}
     rest: list[str] = []
     items = iter(unknown)
     for item in items:
         name, has_value, value = item.partition("=")
-        section, dot, key = name[2:].partition(".") if name.startswith("--") else ("", "", "")
-        key = key.replace("-", "_")
-        known = list(tree.get(section) or {})
-        if (section not in OPEN_FLAG_SECTIONS or not dot or not key or "." in key
+        dotted = name[2:] if name.startswith("--") else ""
+        section = next((s for s in OPEN_FLAG_SECTIONS if dotted.startswith(s + ".")), "")
+        key = dotted[len(section) + 1:].replace("-", "_")
+        try:
+            known = list(get_dotted(tree, section) or {}) if section else []
+        except KeyError:
+            known = []
+        if (not section or not key or "." in key
                 or difflib.get_close_matches(key, known, n=1, cutoff=0.8)):
             rest.append(item)
             continue

@@ -491,7 +491,7 @@ def test_bad_arguments_say_how_to_fix():
         make_trainer(env, learning_rat=1e-3)
     with pytest.raises(pufferlib.APIUsageError, match="evaluate"):
         make_trainer(env, batch_size=48, minibatch_size=16).train()
-    with pytest.raises(pufferlib.APIUsageError, match=r"update_epochs = 0 must be in \[1, inf\)"):
+    with pytest.raises(pufferlib.APIUsageError, match=r"update_epochs = 0 must be in \[1, 65536\]"):
         make_trainer(env, batch_size=48, minibatch_size=16, update_epochs=0)
     env.close()
 
