@@ -32,9 +32,13 @@ def _pyplot() -> ModuleType:
 
 
 def _save(plt: ModuleType, fig: Any, output: str | Path, dpi: int) -> Path:
-    """Lay out `fig`, write it to `output` as a PNG, free it; returns the path."""
+    """Lay out `fig`, write it to `output` as a PNG (creating its folder if it is missing), free it;
+    returns the path."""
+    from pufferlib.train.playback import make_parent
+
     fig.tight_layout()
     output = Path(output)
+    make_parent(output, "the plot")
     fig.savefig(output, dpi=dpi)
     plt.close(fig)
     return output

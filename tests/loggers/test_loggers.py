@@ -92,3 +92,25 @@ def test_entry_module_imports_no_service():
             "print([m for m in ('wandb', 'neptune', 'tensorboard', 'torch') if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("name, package", [("wandb", "wandb"), ("tensorboard", "tensorboard")])
+def test_a_logger_whose_package_is_missing_stops_puffer_train_before_the_env_is_made(tmp_path, monkeypatch, capsys,
+                                                                                     name, package):
+    from pufferlib import cli
+
+    monkeypatch.setitem(sys.modules, package, None)  # as if it were not installed: find_spec answers None
+    data = tmp_path / "runs"
+    assert cli.main(["train", "gym-CartPole-v1", "--logger", name, "--train.data-dir", str(data),
+                     "--train.total-timesteps", "128", "--vec.num-envs", "2", "--train.batch-size", "64"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"puffer train: error: Logger {name!r} cannot start: the {package} package is not installed: "
+                   f"pip install 'puffer-loggers[{package}]'.\n")
+    assert not data.exists()  # nothing trained
+
+
+def test_an_installed_logger_has_nothing_to_report():
+    from pufferlib.registry.plugins import call_hook
+
+    assert call_hook("pufferlib_check_logger", name="tensorboard") == []
+    assert call_hook("pufferlib_check_logger", name="not-a-logger") == []

@@ -6,15 +6,18 @@ neptune, tensorboard) is imported only when a run asks for that logger.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import numbers
+import sys
 import weakref
 from pathlib import Path
 from typing import Any
 
 import pufferlib
 
-#: name -> (module:class of the backend, extra to install, one-line description)
+#: name -> (module:class of the backend, its package: the module it imports and the extra of
+#: puffer-loggers that installs it, one-line description)
 LOGGERS = {
     "wandb": ("puffer_loggers.backends:WandbLogger", "wandb", "Weights & Biases"),
     "neptune": ("puffer_loggers.backends:NeptuneLogger", "neptune", "Neptune"),
@@ -37,6 +40,24 @@ _active: weakref.WeakKeyDictionary[Any, list] = weakref.WeakKeyDictionary()
 @pufferlib.hookimpl
 def pufferlib_loggers() -> dict[str, str]:
     return {name: description for name, (_, _, description) in LOGGERS.items()}
+
+
+@pufferlib.hookimpl(optionalhook=True)  # a core without this hook still loads the plugin
+def pufferlib_check_logger(name: str) -> str | None:
+    if name not in LOGGERS:
+        return None
+    package = LOGGERS[name][1]
+    if _installed(package):
+        return None
+    return f"the {package} package is not installed: pip install 'puffer-loggers[{package}]'"
+
+
+def _installed(module: str) -> bool:
+    """Whether `module` can be imported, found without importing it."""
+    try:
+        return importlib.util.find_spec(module) is not None  # None too when sys.modules holds None for it
+    except ValueError:  # imported already, without a spec
+        return sys.modules.get(module) is not None
 
 
 @pufferlib.hookimpl

@@ -34,6 +34,9 @@ def league_command(argv: list[str]) -> int:
     from pufferlib.train import checkpoint, trust
     from pufferlib.train.metrics import FILE_NAME as METRICS_FILE
 
+    if args.plot:
+        checkpoint.check_writable(args.plot, "the plot")
+
     env_id = checkpoint.run_env_id(run_dir)
     if env_id is None:
         raise APIUsageError(f"{run_dir}: its metrics.jsonl names no env id; is it a run folder of `puffer train`?")

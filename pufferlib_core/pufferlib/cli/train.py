@@ -30,11 +30,13 @@ if TYPE_CHECKING:
 
 
 def _check_loggers(names: list[str]) -> list[str]:
-    """`names` if logger plugins provide them all, else APIUsageError naming what to install."""
+    """`names` if logger plugins provide them all and each can start here (`pufferlib_check_logger`:
+    its package is installed), else APIUsageError naming what to install."""
     if not names:
         return names
     import difflib
 
+    from pufferlib.config.messages import short
     from pufferlib.registry.plugins import call_hook
 
     available = {name for _, provided in call_hook("pufferlib_loggers") for name in provided}
@@ -44,6 +46,8 @@ def _check_loggers(names: list[str]) -> list[str]:
             hint = f" Did you mean: {', '.join(close)}?" if close else ""
             raise APIUsageError(f"No logger plugin provides {name!r}.{hint} Installed loggers: "
                                 f"{', '.join(sorted(available)) or 'none'} (pip install puffer-loggers).")
+        for _, problem in call_hook("pufferlib_check_logger", name=name):
+            raise APIUsageError(f"Logger {name!r} cannot start: {short(problem)}.")
     return names
 
 

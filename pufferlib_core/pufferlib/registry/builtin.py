@@ -47,8 +47,8 @@ def make_gymnasium(gym_id: str, **kwargs: Any) -> GymnasiumEnv:
         if "unexpected keyword argument" not in str(exc):
             raise
         given = ", ".join(sorted(k for k in kwargs if k != "render_mode")) or "none"
-        raise APIUsageError(f"gym-{gym_id} does not take one of the [env] keys given ({given}): "
-                            f"{str(exc).splitlines()[0]}. Remove it from [env] (or the --env.* flag).") from None
+        raise APIUsageError(f"gym-{gym_id} does not take one of the keyword arguments given ({given}): "
+                            f"{str(exc).splitlines()[0]}. Remove it.") from None
 
 
 def make_pettingzoo(registry_id: str, opponent: str = "none", loss_penalty: float = 0.0,
@@ -62,6 +62,7 @@ def make_pettingzoo(registry_id: str, opponent: str = "none", loss_penalty: floa
     one PettingZoo converts to it, has no seats that lose: an APIUsageError).
     """
     import pettingzoo
+    from pettingzoo.env_registry.exceptions import FailedToImport
 
     from pufferlib import turn_based
 
@@ -71,10 +72,12 @@ def make_pettingzoo(registry_id: str, opponent: str = "none", loss_penalty: floa
     env_type = "aec" if turn_by_turn or registry_id not in pettingzoo.parallel_registry else "parallel"
     try:
         env = pettingzoo.make(env_type, registry_id, **kwargs)
-    except ImportError as exc:  # PettingZoo's DependencyNotInstalled is an ImportError
+    except (ImportError, FailedToImport) as exc:  # a game's own module missing: DependencyNotInstalled
+        # (an ImportError) while it is made, FailedToImport (its ImportError the cause) while it is imported
+        missing = exc.__cause__ if isinstance(exc, FailedToImport) and exc.__cause__ is not None else exc
         family = registry_id.split("/", 1)[0]
-        raise APIUsageError(f"Could not make {registry_id} ({exc}). "
-                            f"Install its extras: pip install 'pettingzoo[{family}]'") from exc
+        raise APIUsageError(f"PettingZoo's {registry_id} needs its {family} extra ({missing}): "
+                            f"pip install 'pettingzoo[{family}]'") from None
     if not turn_by_turn:
         return env
     if env.metadata.get("is_parallelizable", False) and opponent == "none":

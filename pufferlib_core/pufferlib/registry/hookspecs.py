@@ -4,8 +4,9 @@ A plugin is a module (or object) registered through the entry-point group
 `pufferlib.plugins`; it marks its functions with `pufferlib.hookimpl`. Its entry module
 must stay light: it lists env specs with lazy `"module:attr"` creators and imports
 nothing heavy itself. So must the declaration hooks (env specs, prefixes, config defaults,
-loggers): one that runs longer than `plugins.SLOW_HOOK_S` is named in a warning, and one
-still running after `plugins.HOOK_DEADLINE_S` is skipped (see `pufferlib.registry.plugins`).
+loggers and their checks, policies): one that runs longer than `plugins.SLOW_HOOK_S` is named
+in a warning, and one still running after `plugins.HOOK_DEADLINE_S` is skipped (see
+`pufferlib.registry.plugins`).
 
 The return annotations are part of the contract: the core checks each result against
 them, and skips (and reports) an implementation that returns something else or raises.
@@ -74,6 +75,17 @@ def pufferlib_policies() -> list[str]:
 @hookspec
 def pufferlib_loggers() -> dict[str, str]:
     """Return the logger names this plugin provides (`puffer train --logger NAME`) -> description."""
+
+
+@hookspec
+def pufferlib_check_logger(name: str) -> str | None:
+    """Return why the logger `name`, if this plugin provides it, cannot start here (one line that
+    says what to install, e.g. its package is missing), else None.
+
+    `puffer train` asks before it makes the env, for each logger the run names, and stops on an
+    answer, where a start hook that raises is only reported. Look for the package
+    (`importlib.util.find_spec`); do not import it.
+    """
 
 
 # -- trainer hooks: logger plugins implement these; PuffeRL calls them on rank 0 ----------

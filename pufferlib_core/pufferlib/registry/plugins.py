@@ -57,7 +57,7 @@ DISABLE_ENV_VAR = "PUFFERLIB_DISABLE_PLUGIN_AUTOLOAD"
 CORE = "core"
 #: Hooks that only declare what a plugin offers, and so must return at once: their calls are watched.
 DECLARATION_HOOKS = frozenset({"pufferlib_env_specs", "pufferlib_env_prefixes", "pufferlib_config_defaults",
-                               "pufferlib_loggers", "pufferlib_policies"})
+                               "pufferlib_loggers", "pufferlib_check_logger", "pufferlib_policies"})
 #: Seconds after which a plugin's import or declaration hook is named in a warning as slow.
 SLOW_HOOK_S = 5.0
 #: Seconds after which a declaration hook is given up: reported, and skipped.

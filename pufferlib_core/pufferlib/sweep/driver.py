@@ -3,7 +3,8 @@
 Contract:
 
 - `SweepDriver(env_id, config, space, sweep_dir).run(resume)` runs trials of `config` (a full
-  config with a `[sweep]` section, validated up front) until `sweep.max_runs` have finished
+  config with a `[sweep]` section, validated up front; an `eval/*` sweep.metric needs `[eval]`
+  on) until `sweep.max_runs` have finished
   (done, stopped, failed or timeout), `sweep.workers` at a time, and returns the best
   finished trial's row (None when none finished with a score).
 - The store (SWEEP_DIR/sweep.db, see `store`) is the single source of truth for the trials'
@@ -64,6 +65,7 @@ class SweepDriver:
         self.settings = config["sweep"]
         self.dir = Path(sweep_dir)
         validate(config, load_default())  # the [sweep] settings' ranges and choices: config.validation.CONSTRAINTS
+        self._check_metric(config)
         s = self.settings
         self.sweeper = Sweeper(space, config, s["method"], s["goal"], s["seed"], s["num_random"],
                                s["max_suggestion_cost"])
@@ -73,6 +75,19 @@ class SweepDriver:
         self.table: Live | None = None
         self.last_error: str | None = None
         self._best_written: int | None = None  # the id of the trial whose config best.toml holds
+
+    def _check_metric(self, config: dict) -> None:
+        """APIUsageError when `sweep.metric` is an `eval/*` metric and the trials would log none:
+        evaluations during training log them, and `[eval]` is off (no trial could report a score)."""
+        metric = self.settings["metric"]
+        if not metric.startswith("eval/"):
+            return
+        from pufferlib.train.eval_during_training import enabled
+
+        if not enabled(config["eval"]):
+            raise APIUsageError(f"sweep.metric = {short(repr(metric))} is logged by evaluations during training, "
+                                "and [eval] is off (eval.interval and eval.interval_steps are 0): set --eval.interval "
+                                "N (every N epochs) or --eval.interval-steps N.")
 
     # -- the loop ---------------------------------------------------------------------------
     def run(self, resume: bool = False) -> dict | None:

@@ -9,6 +9,12 @@ as RUN_DIR/best.pt (`BEST_NAME`). With `eval.video`, env 0 of each evaluation is
 RUN_DIR/eval_<epoch>.gif. With `eval.opponent` (a built-in player of an env of games,
 "scripted" or "random"), the evaluation env is made with `opponent=<it>`: a self-play run
 then logs its score and win/draw/loss rates against that anchor (`eval/score`, ...).
+
+The settings are checked when the trainer is built, before it trains: one copy of the evaluation
+env is made from them and closed, and the opponent is checked against the env's built-in players
+(`pufferlib.train.evaluation.with_opponent`), so that an `[eval.env]` key the env does not take,
+an opponent it does not have or a video of an env that cannot render stops the run at once,
+naming the `[eval]` setting, instead of at the first evaluation.
 """
 
 from __future__ import annotations
@@ -19,10 +25,10 @@ from typing import Any
 
 import torch
 
-from pufferlib.config import merge
+from pufferlib.config.messages import short
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import VecEnv
-from pufferlib.train.evaluation import EvalResult, eval_env_config, evaluate
+from pufferlib.train.evaluation import EvalResult, eval_env_config, evaluate, with_opponent
 from pufferlib.train.playback import Recorder, make_render_env, write_video
 
 #: The file name of the best evaluated checkpoint in a run folder (not a `model_*.pt`: "latest"
@@ -45,9 +51,26 @@ class TrainingEval:
                                 "eval.interval_steps to 0.")
         self.env_id, self.config = env_id, config
         self.settings = config["eval"]
+        self._render_mode = "rgb_array" if self.settings["video"] else None
+        self._env_config = self._checked_env_config()  # the run's config with the opponent set
         self.best = -float("inf")  # the best mean return so far (restored on resume)
         self._env: VecEnv | None = None
         self._last_epoch, self._last_step = 0, 0
+
+    def _checked_env_config(self) -> dict[str, Any]:
+        """The run's config with `eval.opponent` as the env's `opponent`, once one copy of the
+        evaluation env was made from it (and closed) and the opponent found among the env's built-in
+        players; APIUsageError naming the `[eval]` setting otherwise (see the module docstring)."""
+        settings, given = self.settings, []
+        if settings["env"]:
+            given.append("[eval.env] " + ", ".join(f"{k} = {short(repr(v))}" for k, v in settings["env"].items()))
+        if settings["video"]:
+            given.append("eval.video = true")
+        try:
+            make_render_env(self.env_id, eval_env_config(self.config, 1), self._render_mode).close()
+        except APIUsageError as exc:
+            raise APIUsageError(f"{'; '.join(given) or '[eval]'}: the evaluation env cannot be made: {exc}") from None
+        return with_opponent(self.env_id, self.config)[0] if settings["opponent"] else dict(self.config)
 
     def due(self, epoch: int, global_step: int) -> bool:
         """Whether an evaluation is due after `epoch` (at `global_step`)."""
@@ -59,17 +82,13 @@ class TrainingEval:
             device: torch.device) -> EvalResult:
         """Evaluate `policy` now; returns the result (the trainer logs it and keeps the best)."""
         self._last_epoch, self._last_step = epoch, global_step
-        video = bool(self.settings["video"])
         if self._env is None:
-            copies = self.settings["num_envs"] or None
-            config = eval_env_config(self.config, copies)
-            if self.settings["opponent"]:
-                config = merge(config, {"env": {"opponent": self.settings["opponent"]}})
-            self._env = make_render_env(self.env_id, config, "rgb_array" if video else None)
-        recorder = Recorder(self._env, "rgb_array" if video else None)
+            config = eval_env_config(self._env_config, self.settings["num_envs"] or None)
+            self._env = make_render_env(self.env_id, config, self._render_mode)
+        recorder = Recorder(self._env, self._render_mode)
         result = evaluate(self._env, policy, self.settings["episodes"], deterministic=self.settings["deterministic"],
                           seed=self.config["vec"]["seed"], on_step=recorder, device=device)
-        if video:
+        if self._render_mode:
             write_video(recorder.frames, str(run_dir / f"eval_{epoch:06d}.gif"), fps=30)
         return result
 

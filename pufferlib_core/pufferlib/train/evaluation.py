@@ -191,8 +191,9 @@ class EpisodeBook:
 def eval_env_config(config: Mapping[str, Any], num_envs: int | None = None) -> dict[str, Any]:
     """`config` as evaluation makes its env: `[eval] env` over `[env]` (a training aid turned off,
     e.g. tower_climb's starts along the solution), every copy stepped at once (no async batch), and
-    `num_envs` copies when given."""
-    vec = {"env_batch_size": 0, **({"num_envs": num_envs, "num_workers": 0} if num_envs else {})}
+    `num_envs` copies when given, with the backend's default workers and no worker timeout (a native
+    env then steps them in this process, which takes no timeout)."""
+    vec = {"env_batch_size": 0, **({"num_envs": num_envs, "num_workers": 0, "timeout": 0.0} if num_envs else {})}
     return merge(config, {"vec": vec, "env": config.get("eval", {}).get("env") or {}})
 
 

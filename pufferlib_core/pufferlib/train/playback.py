@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from pufferlib.errors import APIUsageError
+from pufferlib.errors import APIUsageError, OutputError
 from pufferlib.protocols import Renderable, VecEnv
 from pufferlib.registry.make import make_from_config
 
@@ -22,7 +23,8 @@ PROGRESS_FRAMES = 250
 
 
 def write_video(frames: list[np.ndarray], path: str, fps: int) -> None:
-    """Save rgb frames as a GIF, or a video file such as MP4 (the `video` extra: imageio, imageio-ffmpeg)."""
+    """Save rgb frames as a GIF, or a video file such as MP4 (the `video` extra: imageio, imageio-ffmpeg),
+    creating its folder if it is missing (what `checkpoint.check_writable`, run before the games, allows)."""
     if not frames:
         raise APIUsageError("No frames to write: the env returned nothing from render() in rgb_array mode.")
     gif = path.lower().endswith(".gif")
@@ -34,6 +36,7 @@ def write_video(frames: list[np.ndarray], path: str, fps: int) -> None:
         raise APIUsageError(f"Writing {'GIFs' if gif else 'videos'} needs {exc.name or 'imageio'}: "
                             "pip install 'puffer-core[video]' (imageio and imageio-ffmpeg).") from None
     options = {"duration": 1000 / fps, "loop": 0} if gif else {"fps": fps}
+    make_parent(path, "the video")
     started = time.perf_counter()
     print(f"writing {len(frames)} frames to {path}", file=sys.stderr, flush=True)
     with imageio.get_writer(path, **options) as writer:  # what mimsave does, a frame at a time
@@ -43,6 +46,15 @@ def write_video(frames: list[np.ndarray], path: str, fps: int) -> None:
             if count % PROGRESS_FRAMES == 0 and count < len(frames):
                 print(f"  {count}/{len(frames)} frames, {time.perf_counter() - started:.0f} s", file=sys.stderr,
                       flush=True)
+
+
+def make_parent(path: str | Path, what: str) -> None:
+    """Create the folder of the file `path` if it is missing; OutputError naming `what` if it cannot be."""
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"Cannot write {what} {str(path)!r}: its folder cannot be created "
+                          f"({exc.strerror or exc}).") from None
 
 
 def make_render_env(env_id: str, config: dict, render_mode: str | None) -> VecEnv:

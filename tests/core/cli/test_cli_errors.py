@@ -37,7 +37,7 @@ def test_config_files_that_cannot_be_read_are_one_line_errors(kind, tmp_path, ca
 
 def test_an_env_key_gymnasium_does_not_take_is_a_one_line_error(capsys):
     assert cli.main(["train", "gym-CartPole-v1", "--env.foo", "3", *TINY]) == 2
-    assert "gym-CartPole-v1 does not take one of the [env] keys given (foo)" in one_line_error(capsys, "train")
+    assert "gym-CartPole-v1 does not take one of the keyword arguments given (foo)" in one_line_error(capsys, "train")
 
 
 @pytest.mark.parametrize("argv", [["list"], ["--help"], []])

@@ -57,3 +57,30 @@ def test_eval_needs_an_env_id_to_make_its_env():
             PuffeRL(CONFIG, env)
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"opponent": "scripted"}, r"^eval.opponent 'scripted': gym-CartPole-v1's built-in players are none"),
+    ({"env": {"bogus": 1}}, r"^\[eval.env\] bogus = 1: the evaluation env cannot be made: gym-CartPole-v1 does not "
+                            r"take one of the keyword arguments given \(bogus\)"),
+], ids=["opponent", "env"])
+def test_eval_settings_the_env_cannot_take_stop_the_trainer_before_it_trains(tmp_path, settings, message):
+    env = pufferlib.make("gym-CartPole-v1", num_envs=4)
+    try:
+        with pytest.raises(pufferlib.APIUsageError, match=message):
+            PuffeRL({**CONFIG, "eval": {**CONFIG["eval"], **settings}}, env, env_id="gym-CartPole-v1",
+                    run_dir=tmp_path / "run")
+    finally:
+        env.close()
+    assert not (tmp_path / "run").exists()
+
+
+def test_an_eval_env_of_its_own_copies_has_no_worker_timeout():
+    """Its copies step in this process when the env is native, which takes no worker timeout: the
+    run's `vec.timeout` for its workers made the first evaluation fail."""
+    from pufferlib.config import load_default, merge
+    from pufferlib.train.evaluation import eval_env_config
+
+    config = merge(load_default(), {"vec": {"num_workers": 2, "timeout": 5.0}})
+    assert eval_env_config(config, 2)["vec"] == {**config["vec"], "num_envs": 2, "num_workers": 0, "timeout": 0.0}
+    assert eval_env_config(config)["vec"]["timeout"] == 5.0  # the run's own workers keep theirs
