@@ -169,7 +169,7 @@ def test_classes_installed_plugins_declare_are_accepted(tmp_path):
 # -- 2. settings in files: where to run, log and write is the user's ---------------------------------
 
 def test_a_loaded_agent_takes_no_address_backend_or_env_count_from_its_file(tmp_path, monkeypatch):
-    hostile = {"vec": {"backend": "ray", "num_envs": 100_000_000, "num_workers": 64},
+    hostile = {"vec": {"backend": "ray", "num_envs": 4096, "num_workers": 64},
                "ray": {"address": "127.0.0.1:17777"}, "train": {"data_dir": "/etc", "device": "cuda"}}
     folder = write_published(tmp_path / "hub" / "org" / "agent", **hostile)
     monkeypatch.setenv(published.HUB_DIR_ENV, str(tmp_path / "hub"))
@@ -180,6 +180,9 @@ def test_a_loaded_agent_takes_no_address_backend_or_env_count_from_its_file(tmp_
         assert agent.config["train"]["data_dir"] == default["train"]["data_dir"]
     result = pufferlib.load(folder).evaluate(episodes=2, num_envs=2)
     assert result.episodes == 2
+    huge = write_checkpoint(tmp_path / "huge.pt", vec={"num_envs": 100_000_000})
+    with pytest.raises(pufferlib.errors.CheckpointError, match=r"huge.pt: its config is not valid here: .*num_envs"):
+        pufferlib.load(huge)
 
 
 def test_resume_takes_training_settings_but_no_logger_folder_or_device(tmp_path):
