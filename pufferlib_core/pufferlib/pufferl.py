@@ -36,6 +36,7 @@ from pufferlib.cpu.cores import usable_cores
 from pufferlib.cpu.threads import OtherLoad, ThreadTuner, candidate_counts, set_torch_threads, torch_threads
 from pufferlib.errors import APIUsageError, CheckpointError, NonFiniteError
 from pufferlib.protocols import VecEnv
+from pufferlib.registry.plugins import check_loggers
 from pufferlib.train import checkpoint, normalize, optimizers, ppo, selfplay, trust
 from pufferlib.train.dashboard import Dashboard
 from pufferlib.train.eval_during_training import BEST_NAME, TrainingEval
@@ -115,6 +116,7 @@ class PuffeRL:
         given = self._given_config(config, train_overrides, default)
         self.config = merge(default, given)
         validate(self.config, default)
+        check_loggers(self.config["logger"]["names"])
         cfg = self.config["train"]
         self.env, self.env_id = env, env_id or (env.spec.id if env.spec is not None else None)
         self.evaluator = TrainingEval(self.env_id, self.config) if eval_enabled(self.config["eval"]) else None

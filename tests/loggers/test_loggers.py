@@ -114,3 +114,19 @@ def test_an_installed_logger_has_nothing_to_report():
 
     assert call_hook("pufferlib_check_logger", name="tensorboard") == []
     assert call_hook("pufferlib_check_logger", name="not-a-logger") == []
+
+
+def test_a_trainer_made_in_python_with_a_logger_it_cannot_start_stops_before_it_trains(tmp_path, monkeypatch):
+    import pufferlib
+    from pufferlib import PuffeRL
+
+    monkeypatch.setitem(sys.modules, "wandb", None)  # as if it were not installed
+    env = pufferlib.make("gym-CartPole-v1", num_envs=2)
+    try:
+        for names, match in ((["wandb"], "Logger 'wandb' cannot start: the wandb package is not installed"),
+                             (["wandbb"], "No logger plugin provides 'wandbb'. Did you mean: wandb?")):
+            with pytest.raises(pufferlib.APIUsageError, match=match):
+                PuffeRL({"logger": {"names": names}, "train": {"data_dir": str(tmp_path / "runs")}}, env)
+    finally:
+        env.close()
+    assert not (tmp_path / "runs").exists()

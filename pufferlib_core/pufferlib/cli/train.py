@@ -22,33 +22,12 @@ from typing import TYPE_CHECKING
 from pufferlib.cli.options import base_parser, flag_values, parse_config, pre_parse
 from pufferlib.errors import APIUsageError
 from pufferlib.registry.make import make_from_config
+from pufferlib.registry.plugins import check_loggers
 from pufferlib.train import checkpoint, published
 from pufferlib.train.policy import make_policy
 
 if TYPE_CHECKING:
     from pufferlib.pufferl import PuffeRL
-
-
-def _check_loggers(names: list[str]) -> list[str]:
-    """`names` if logger plugins provide them all and each can start here (`pufferlib_check_logger`:
-    its package is installed), else APIUsageError naming what to install."""
-    if not names:
-        return names
-    import difflib
-
-    from pufferlib.config.messages import short
-    from pufferlib.registry.plugins import call_hook
-
-    available = {name for _, provided in call_hook("pufferlib_loggers") for name in provided}
-    for name in names:
-        if name not in available:
-            close = difflib.get_close_matches(name, sorted(available), n=3)
-            hint = f" Did you mean: {', '.join(close)}?" if close else ""
-            raise APIUsageError(f"No logger plugin provides {name!r}.{hint} Installed loggers: "
-                                f"{', '.join(sorted(available)) or 'none'} (pip install puffer-loggers).")
-        for _, problem in call_hook("pufferlib_check_logger", name=name):
-            raise APIUsageError(f"Logger {name!r} cannot start: {short(problem)}.")
-    return names
 
 
 def train_command(argv: list[str]) -> int:
@@ -79,7 +58,7 @@ def train_command(argv: list[str]) -> int:
     elif resume_payload is not None:  # a resumed run starts from its own checkpoint
         config["train"]["init_from"] = ""
     # Logger names from a config file get the check that --logger names get.
-    config["logger"]["names"] = _check_loggers(args.logger or config["logger"]["names"])
+    config["logger"]["names"] = check_loggers(args.logger or config["logger"]["names"])
     return _train(args, config, resume_payload)
 
 

@@ -45,6 +45,7 @@ import pluggy
 
 from pufferlib import version as core_version
 from pufferlib._compat import tomllib
+from pufferlib.errors import APIUsageError
 from pufferlib.registry import builtin as builtin_envs
 from pufferlib.registry import hookspecs, watch
 from pufferlib.registry.spec import EnvSpec
@@ -394,6 +395,26 @@ def implementers(hook: str) -> list[str]:
 def call_hook(hook: str, /, **kwargs: Any) -> list[tuple[str, Any]]:
     """Call every implementation of `hook` (see `iter_hook`); the (plugin name, result) pairs."""
     return list(iter_hook(hook, **kwargs))
+
+
+def check_loggers(names: list[str]) -> list[str]:
+    """`names` when logger plugins provide them all (`pufferlib_loggers`) and each can start here
+    (`pufferlib_check_logger`: its package is installed); else APIUsageError naming what to
+    install. `puffer train` and `PuffeRL` call it before anything is made."""
+    if not names:
+        return names
+    import difflib
+
+    available = {name for _, provided in call_hook("pufferlib_loggers") for name in provided}
+    for name in names:
+        if name not in available:
+            close = difflib.get_close_matches(name, sorted(available), n=3)
+            hint = f" Did you mean: {', '.join(close)}?" if close else ""
+            raise APIUsageError(f"No logger plugin provides {name!r}.{hint} Installed loggers: "
+                                f"{', '.join(sorted(available)) or 'none'} (pip install puffer-loggers).")
+        for _, problem in call_hook("pufferlib_check_logger", name=name):
+            raise APIUsageError(f"Logger {name!r} cannot start: {str(problem)[:300]}.")
+    return names
 
 
 def _short(value: Any) -> str:

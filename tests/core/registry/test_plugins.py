@@ -107,12 +107,12 @@ def test_raising_config_defaults_does_not_break_the_config(register):
 
 
 def test_raising_loggers_hook_leaves_the_other_loggers(register):
-    from pufferlib.cli.train import _check_loggers
+    from pufferlib.registry.plugins import check_loggers
 
     register("bad", fake_plugin(pufferlib_loggers=lambda: boom()))
     register("good", fake_plugin(pufferlib_loggers=lambda: {"goodlog": "a logger"}))
     with pytest.warns(RuntimeWarning, match="'bad' raised RuntimeError: boom in pufferlib_loggers"):
-        assert _check_loggers(["goodlog"]) == ["goodlog"]
+        assert check_loggers(["goodlog"]) == ["goodlog"]
 
 
 @pytest.mark.parametrize("statement", ["raise SystemExit(3)", "raise GeneratorExit()", "import sys; sys.exit('bye')"])
