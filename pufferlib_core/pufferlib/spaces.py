@@ -106,7 +106,22 @@ class Leaf:
         return part.reshape(flat.shape[:-1] + self.shape)
 
 
-class ObsLayout:
+class _Layout:
+    """Value equality of layouts: a layout is a function of its space and the order of its leaves, so
+    two layouts of equal spaces whose leaves come in the same order map every row the same way (an
+    agent's layouts compare equal to those of the env it acts in, wherever each was built)."""
+
+    space: spaces.Space
+    paths: tuple[tuple[Hashable, ...], ...]
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, _Layout)
+        return self.paths == other.paths and self.space == other.space
+
+
+class ObsLayout(_Layout):
     """Maps a nested observation space onto one flat row and back, without copies.
 
     `flat_space` is the Box that vectorizers and policies see. `write(obs, views)`
@@ -119,6 +134,7 @@ class ObsLayout:
         self.space = space
         self.structured = isinstance(space, STRUCT_TYPES)
         leaf_spaces = iter_leaves(space)
+        self.paths = tuple(path for path, _ in leaf_spaces)
         dtypes = {np.dtype(s.dtype) for _, s in leaf_spaces}
         self.raw = len(dtypes) > 1
         self.dtype = np.dtype(np.uint8) if self.raw else dtypes.pop()
@@ -204,7 +220,7 @@ def assemble(space: spaces.Space, path: tuple, values: Mapping[tuple, T]) -> Nes
     return values[path]
 
 
-class ActionLayout:
+class ActionLayout(_Layout):
     """Maps an action space onto a flat Discrete, MultiDiscrete or Box and back.
 
     Dict/Tuple of discrete leaves (Discrete, MultiDiscrete, MultiBinary) become one
@@ -217,6 +233,7 @@ class ActionLayout:
         self.space = space
         self.structured = isinstance(space, STRUCT_TYPES)
         leaf_spaces = iter_leaves(space)
+        self.paths = tuple(path for path, _ in leaf_spaces)
         discrete = [isinstance(s, (spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary))
                     for _, s in leaf_spaces]
         if any(discrete) and not all(discrete):

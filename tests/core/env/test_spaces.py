@@ -139,3 +139,21 @@ def test_mixed_dtypes_use_aligned_raw_bytes():
     layout = ObsLayout(space)
     assert layout.raw and layout.dtype == np.uint8
     assert layout.leaves[1].offset % 8 == 0 and layout.size % 8 == 0
+
+
+def test_layouts_of_equal_spaces_are_equal():
+    """Layouts compare by value (an agent's spaces against its env's: AgentSpaces holds them)."""
+    def masked():
+        return spaces.Dict({"observation": spaces.Box(0, 1, (3, 3, 3), np.int8),
+                            "action_mask": spaces.Box(0, 1, (9,), np.int8)})
+
+    assert ObsLayout(masked()) == ObsLayout(masked())
+    assert ActionLayout(spaces.Discrete(9)) == ActionLayout(spaces.Discrete(9))
+    assert ObsLayout(masked()) != ObsLayout(spaces.Dict({"observation": spaces.Box(0, 1, (27,), np.int8),
+                                                         "action_mask": spaces.Box(0, 1, (9,), np.int8)}))
+    assert ActionLayout(spaces.Discrete(9)) != ActionLayout(spaces.Discrete(7))
+    reordered = spaces.Dict({"b": spaces.Discrete(2), "a": spaces.Discrete(3)})
+    reordered.spaces = {"b": reordered["b"], "a": reordered["a"]}  # insertion order kept: leaves b, a
+    ordered = spaces.Dict({"a": spaces.Discrete(3), "b": spaces.Discrete(2)})
+    assert reordered == ordered and ObsLayout(reordered) != ObsLayout(ordered)  # equal spaces, rows differ
+    assert ObsLayout(ordered) != ActionLayout(ordered)
