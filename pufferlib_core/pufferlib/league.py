@@ -17,17 +17,11 @@ Contract:
   non-empty texts of two different players, counts whole numbers from 0 to `MAX_COUNT`; a file
   that is not such a database, or a row that breaks this, is refused with an APIUsageError naming
   the file, the row and the fix, before a round plays any game.
-- `fit` gives Bradley-Terry ratings on the Elo scale (a 400-point gap: 10 to 1 odds; a draw
-  counts half a win to each side) from every game in the database, by Newton's method on the
-  log-likelihood with a weak Gaussian prior (precision 1e-6 per player, only so that a player
-  who won or lost every game keeps a finite rating), and 95% intervals from the inverse
-  Hessian. Ratings are relative: their mean is 1000, and the intervals are those of each
-  rating minus the mean.
+- The ratings are `pufferlib.games.ratings.fit`'s Bradley-Terry fit of every game in league.db.
 """
 
 from __future__ import annotations
 
-import math
 import shlex
 import sqlite3
 import time
@@ -35,8 +29,6 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
 
 from pufferlib._locks import folder_lock
 from pufferlib.agent import Agent, load
@@ -50,9 +42,6 @@ DB_NAME = "league.db"
 LOCK_NAME = ".league.lock"
 #: The most games a row of league.db may count (a round adds `games` per pair; far more is a damaged file).
 MAX_COUNT = 10**9
-#: Precision of the prior on each rating (on the natural scale): weak; see the module docstring.
-PRIOR = 1e-6
-ELO = 400.0 / math.log(10.0)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS matches (
@@ -70,17 +59,6 @@ class Player:
     name: str
     path: Path | None
     step: int | None
-
-
-@dataclass(frozen=True)
-class Rating:
-    """One player's rating (Elo scale, mean 1000), its 95% half-interval, games and score."""
-
-    player: str
-    elo: float
-    ci95: float
-    games: int
-    score: float
 
 
 def players_of(run_dir: Path, anchors: Sequence[str] = ()) -> list[Player]:
@@ -217,62 +195,4 @@ def _checked(path: Path, rowid: int, a: object, b: object, wins: object, draws: 
     return a, b, wins, draws, losses  # type: ignore[return-value]  # checked just above
 
 
-def fit(matches: Sequence[tuple[str, str, int, int, int]], iterations: int = 50) -> list[Rating]:
-    """Bradley-Terry ratings of the players of `matches` (module docstring), best first."""
-    names = sorted({m[0] for m in matches} | {m[1] for m in matches})
-    index = {name: i for i, name in enumerate(names)}
-    n = len(names)
-    if n < 2:
-        raise APIUsageError(f"ratings need games between two players or more; the league has {n}.")
-    wins = np.zeros((n, n))  # wins[i, j]: i's wins over j, draws counted half
-    for a, b, w, d, loss in matches:
-        i, j = index[a], index[b]
-        wins[i, j] += w + 0.5 * d
-        wins[j, i] += loss + 0.5 * d
-    games = wins + wins.T
-    theta = np.zeros(n)
-    for _ in range(iterations):
-        p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
-        grad = (wins - games * p).sum(axis=1) - PRIOR * theta
-        w = games * p * (1.0 - p)
-        hessian = w - np.diag(w.sum(axis=1)) - PRIOR * np.eye(n)
-        step = np.linalg.solve(hessian, grad)
-        theta = theta - step
-        if np.abs(step).max() < 1e-10:
-            break
-    p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
-    w = games * p * (1.0 - p)
-    covariance = np.linalg.inv(np.diag(w.sum(axis=1)) - w + PRIOR * np.eye(n))
-    centre = np.eye(n) - np.ones((n, n)) / n  # each rating minus the mean
-    relative = centre @ covariance @ centre.T
-    elo = (theta - theta.mean()) * ELO + 1000.0
-    half = 1.96 * np.sqrt(np.clip(np.diag(relative), 0.0, None)) * ELO
-    played = games.sum(axis=1)
-    scores = wins.sum(axis=1) / np.maximum(played, 1)
-    ratings = [Rating(names[i], float(elo[i]), float(half[i]), int(round(played[i])), float(scores[i]))
-               for i in range(n)]
-    return sorted(ratings, key=lambda r: -r.elo)
-
-
-def rank_correlation(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman's rank correlation of two sequences (average ranks for ties); NaN under 2 points."""
-    if len(x) < 2:
-        return math.nan
-
-    def ranks(values: Sequence[float]) -> np.ndarray:
-        array = np.asarray(values, dtype=np.float64)
-        order = array.argsort(kind="stable")
-        out = np.empty(len(array))
-        out[order] = np.arange(len(array), dtype=np.float64)
-        for value in np.unique(array):  # ties share their mean rank
-            tied = array == value
-            out[tied] = out[tied].mean()
-        return out
-
-    rx, ry = ranks(x), ranks(y)
-    if rx.std() == 0 or ry.std() == 0:
-        return math.nan
-    return float(np.corrcoef(rx, ry)[0, 1])
-
-
-__all__ = ["Player", "Rating", "fit", "play_round", "players_of", "rank_correlation", "results"]
+__all__ = ["Player", "play_round", "players_of", "results"]

@@ -37,7 +37,6 @@ random moves walked once (`pufferlib.turn_based.TurnBasedParallelEnv.exact_again
 from __future__ import annotations
 
 import functools
-import math
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -50,10 +49,10 @@ import torch
 from pufferlib import registry
 from pufferlib.agent import Agent, load
 from pufferlib.errors import APIUsageError
+from pufferlib.games.scores import Counts, outcome_kind
 from pufferlib.protocols import VecEnv
 from pufferlib.train import checkpoint, published
 from pufferlib.train.playback import write_video
-from pufferlib.train.pool import Counts
 
 if TYPE_CHECKING:
     from pufferlib.turn_based import ExactOutcome
@@ -83,16 +82,6 @@ class MatchResult(Counts):
     games_by_seat: tuple[int, ...]
     cut: int = 0
     max_game_steps: int = MAX_GAME_STEPS
-
-    def interval(self, z: float = 1.96) -> tuple[float, float]:
-        """The Wilson score interval of `score` (95% for z = 1.96); (0, 1) without games."""
-        n = self.games
-        if not n:
-            return 0.0, 1.0
-        p = self.score
-        center = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return max(0.0, center - half), min(1.0, center + half)
 
     def summary(self) -> str:
         """One line: A against B, W/D/L, the score and its interval, and how it was measured."""
@@ -281,13 +270,7 @@ def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: in
         for slot in ended:
             if counted[slot] < quota[slot] and not cut[slot]:
                 seat = int(a_seat[slot])
-                outcome = float(env.outcomes[slot * seats + seat])
-                key = ("no_result" if math.isnan(outcome) else "wins" if outcome == 1.0
-                       else "draws" if outcome == 0.5 else "losses" if outcome == 0.0 else None)
-                if key is None:
-                    raise APIUsageError(f"{env_id}: outcome {outcome!r} of a game is not 1, 0.5, 0 or NaN "
-                                        "(pufferlib.environment's contract).")
-                totals[key] += 1
+                totals[outcome_kind(float(env.outcomes[slot * seats + seat]), env_id)] += 1
                 by_seat[seat] += 1
                 counted[slot] += 1
             played[slot] += 1

@@ -1,7 +1,6 @@
-"""`pufferlib.league` and `puffer league`: Bradley-Terry against hand-computed win matrices, the rank
-correlation, the round robin into league.db (resumable), and its errors."""
+"""`pufferlib.league` and `puffer league`: the round robin into league.db (resumable), and its errors
+(the ratings themselves: tests/core/games/test_ratings.py)."""
 
-import math
 import sqlite3
 
 import pytest
@@ -11,38 +10,8 @@ from pufferlib import cli, league
 from pufferlib.agent import build
 from pufferlib.config import env_config, load_default, merge
 from pufferlib.errors import APIUsageError
+from pufferlib.games import ratings
 from pufferlib.train import selfplay
-
-
-def test_two_players_rate_by_the_log_odds_of_their_score():
-    ratings = {r.player: r for r in league.fit([("a", "b", 3, 0, 1)])}
-    gap = ratings["a"].elo - ratings["b"].elo
-    assert gap == pytest.approx(400 * math.log10(3), abs=0.5)  # 3 wins in 4: odds 3 to 1
-    assert ratings["a"].elo + ratings["b"].elo == pytest.approx(2000)  # mean 1000
-    assert ratings["a"].games == 4 and ratings["a"].score == 0.75 and ratings["b"].score == 0.25
-    # 95% interval of a - mean = (a - b) / 2: 1.96 * sqrt(1 / (n p (1 - p))) / 2 on the natural scale
-    half = 1.96 * math.sqrt(1 / (4 * 0.75 * 0.25)) / 2 * 400 / math.log(10)
-    assert ratings["a"].ci95 == pytest.approx(half, rel=1e-3)
-
-
-def test_draws_count_half_and_a_consistent_matrix_is_recovered():
-    assert {r.player: r.elo for r in league.fit([("a", "b", 0, 10, 0)])} == pytest.approx({"a": 1000, "b": 1000})
-    # True ratings 0, 200, 400 (Elo): games in proportion to the model's expected scores.
-    true = {"x": 0.0, "y": 200.0, "z": 400.0}
-    matches = []
-    for a, b in (("x", "y"), ("x", "z"), ("y", "z")):
-        p = 1 / (1 + 10 ** ((true[b] - true[a]) / 400))
-        matches.append((a, b, round(10000 * p), 0, 10000 - round(10000 * p)))
-    ratings = {r.player: r.elo for r in league.fit(matches)}
-    assert ratings["y"] - ratings["x"] == pytest.approx(200, abs=2)
-    assert ratings["z"] - ratings["y"] == pytest.approx(200, abs=2)
-    assert [r.player for r in league.fit(matches)] == ["z", "y", "x"]  # best first
-
-
-def test_rank_correlation():
-    assert league.rank_correlation([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1)
-    assert league.rank_correlation([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1)
-    assert math.isnan(league.rank_correlation([1], [2]))
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +40,7 @@ def test_a_round_robin_fills_league_db_and_another_round_adds_games(run_dir, cap
     assert db.execute("SELECT COUNT(*), SUM(wins + draws + losses) FROM matches").fetchone() == (6, 24)  # 4 players
     db.close()
     assert league.play_round(run_dir, "ocean-connect4", 2, ["random"], seed=1) == 6
-    assert sum(r.games for r in league.fit(league.results(run_dir))) == 2 * (24 + 12)  # each game counts for two
+    assert sum(r.games for r in ratings.fit(league.results(run_dir))) == 2 * (24 + 12)  # each game counts for two
     assert cli.main(["league", str(run_dir), "--games", "0", "--anchors", ""]) == 0  # the table alone
     assert "step 1,000" in capsys.readouterr().out
 
@@ -82,8 +51,6 @@ def test_a_league_of_one_player_and_bad_anchors_are_refused(tmp_path, run_dir):
         league.play_round(tmp_path, "ocean-connect4", 2, [])
     with pytest.raises(APIUsageError, match="not a built-in player"):
         league.players_of(run_dir, ["greedy"])
-    with pytest.raises(APIUsageError, match="ratings need games between two players"):
-        league.fit([])
 
 
 def test_an_unreadable_snapshot_is_skipped_with_a_warning(tmp_path, run_dir):

@@ -31,6 +31,7 @@ def league_command(argv: list[str]) -> int:
         raise APIUsageError(f"--games must be at least 0, got {args.games}.")
     from pufferlib import league
     from pufferlib._text import printable
+    from pufferlib.games.ratings import fit, rank_correlation
     from pufferlib.train import checkpoint, trust
     from pufferlib.train.metrics import FILE_NAME as METRICS_FILE
 
@@ -46,7 +47,7 @@ def league_command(argv: list[str]) -> int:
     if args.games:
         league.play_round(run_dir, env_id, args.games, anchors, args.seed,
                           progress=lambda line: print(f"puffer league: {line}", file=sys.stderr, flush=True))
-    ratings = league.fit(league.results(run_dir))
+    ratings = fit(league.results(run_dir))
     steps = {p.name: p.step for p in players}
     print(f"{printable(env_id)}: Bradley-Terry ratings (Elo scale, mean 1000, 95% intervals) from every game in "
           f"{run_dir / league.DB_NAME}")
@@ -56,7 +57,7 @@ def league_command(argv: list[str]) -> int:
         print(f"{printable(r.player):>16}  {'' if step is None else f'{step:,}':>12}  {r.elo:7.0f} ± {r.ci95:4.0f}  "
               f"{r.games:6d}  {r.score:6.3f}")
     stepped = [(float(step), r.elo) for r in ratings if (step := steps.get(r.player)) is not None]
-    rho = league.rank_correlation([s for s, _ in stepped], [e for _, e in stepped])
+    rho = rank_correlation([s for s, _ in stepped], [e for _, e in stepped])
     print(f"rank correlation of snapshot step and rating (Spearman): {rho:.2f} over {len(stepped)} snapshots")
     if args.plot:
         from pufferlib.plot import plot_ratings

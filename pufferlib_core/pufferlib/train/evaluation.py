@@ -44,6 +44,7 @@ import torch
 
 from pufferlib.config import env_config, load_default, merge
 from pufferlib.errors import APIUsageError
+from pufferlib.games.scores import Tally
 from pufferlib.protocols import VecEnv
 from pufferlib.train.acting import Actor
 
@@ -88,11 +89,6 @@ class EvalResult:
     opponent: str | None = None  # the built-in player the agent was scored against (`with_opponent`)
 
     @property
-    def games(self) -> list[float]:
-        """The outcomes of the counted episodes that have one (games only)."""
-        return [o for o in self.outcomes if not math.isnan(o)]
-
-    @property
     def episodes(self) -> int:
         return len(self.returns)
 
@@ -120,9 +116,9 @@ class EvalResult:
         interval = f" ± {self.ci95:.2f} (95% t interval)" if self.episodes > 1 else ""
         how = "greedy actions" if self.deterministic else "sampled actions"
         seed = f", seed {self.seed}" if self.seed is not None else ", unseeded"
-        games = self.games
-        record = (f"; score {np.mean(games):.3f} ({games.count(1.0)} wins, {games.count(0.5)} draws, "
-                  f"{games.count(0.0)} losses)" if games else "")
+        tally = Tally.of(self.outcomes)
+        record = (f"; score {tally.score:.3f} ({tally.wins} wins, {tally.draws} draws, {tally.losses} losses)"
+                  if tally.games else "")
         against = f"; against the env's built-in player {self.opponent!r}" if self.opponent else ""
         return (f"mean return {self.mean:.2f}{interval}, std {self.std:.2f}, over {self.episodes} episodes "
                 f"(the first {self.episodes} to start; {how}{seed}); mean length {self.mean_length:.1f}{record}"
@@ -132,10 +128,7 @@ class EvalResult:
         """The figures as flat numbers (what eval during training logs as `eval/<key>`)."""
         out = {"episode_return": self.mean, "episode_return_std": self.std, "episode_return_ci95": self.ci95,
                "episodes": float(self.episodes), "episode_length": self.mean_length}
-        games = self.games
-        if games:
-            out.update({"score": float(np.mean(games)), "win_rate": games.count(1.0) / len(games),
-                        "draw_rate": games.count(0.5) / len(games), "loss_rate": games.count(0.0) / len(games)})
+        out.update(Tally.of(self.outcomes).metrics(""))
         out.update({f"env/{k}": v for k, v in self.env_stats.items()})
         return out
 

@@ -16,7 +16,6 @@ and the fix.
 from __future__ import annotations
 
 import json
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from pufferlib.errors import CheckpointError
+from pufferlib.games.scores import Counts, Tally
 
 POOL_DIR = "pool"
 POOL_FILE = "pool.json"
@@ -34,40 +34,6 @@ SAMPLERS = ("recency", "pfsp")
 #: Weight ratio between consecutive snapshots under the "recency" sampler.
 RECENCY_DECAY = 0.7
 START_ELO = 1000.0
-
-
-class Counts:
-    """Wins, draws and losses (of the learner, or of A in a match), with the games they make (those
-    with a result) and the score: (wins + draws / 2) / games."""
-
-    wins: int
-    draws: int
-    losses: int
-
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
-    @property
-    def score(self) -> float:
-        """(wins + draws / 2) / games; NaN without games."""
-        return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
-
-    def metrics(self, prefix: str) -> dict[str, float]:
-        """{prefix + "score", "win_rate", "draw_rate", "loss_rate"}; empty without games."""
-        if not self.games:
-            return {}
-        return {f"{prefix}score": self.score, f"{prefix}win_rate": self.wins / self.games,
-                f"{prefix}draw_rate": self.draws / self.games, f"{prefix}loss_rate": self.losses / self.games}
-
-    def add(self, outcome: float) -> None:
-        """Count one game of result `outcome` (1, 0.5 or 0)."""
-        if outcome == 1.0:
-            self.wins += 1
-        elif outcome == 0.5:
-            self.draws += 1
-        else:
-            self.losses += 1
 
 
 @dataclass
@@ -85,15 +51,6 @@ class Snapshot(Counts):
     def learner_score(self) -> float:
         """The learner's score against this snapshot, with one win and one loss as a prior."""
         return (self.wins + 0.5 * self.draws + 1) / (self.games + 2)
-
-
-@dataclass
-class Tally(Counts):
-    """The learner's games against the pool (since the last log or snapshot)."""
-
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
 
 
 @dataclass
@@ -184,13 +141,6 @@ def _show(value: Any) -> str:
     """`value` for an error message: its repr (control characters escaped), cut short."""
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def elo_update(learner: float, opponent: float, score: float, k: float) -> tuple[float, float]:
-    """Both ratings after one game in which the learner scored `score` (1, 0.5 or 0)."""
-    expected = 1.0 / (1.0 + 10.0 ** ((opponent - learner) / 400.0))
-    delta = k * (score - expected)
-    return learner + delta, opponent - delta
 
 
 def sampling_weights(snapshots: list[Snapshot], sampler: str) -> np.ndarray:

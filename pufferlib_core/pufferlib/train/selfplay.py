@@ -62,6 +62,8 @@ import numpy as np
 import torch
 
 from pufferlib.errors import APIUsageError, CheckpointError
+from pufferlib.games.ratings import elo_update
+from pufferlib.games.scores import Tally
 from pufferlib.protocols import VecEnv
 from pufferlib.train import checkpoint, trust
 from pufferlib.train.acting import Actor
@@ -72,8 +74,6 @@ from pufferlib.train.pool import (
     START_ELO,
     PoolState,
     Snapshot,
-    Tally,
-    elo_update,
     eviction_index,
     read_pool,
     sampling_weights,

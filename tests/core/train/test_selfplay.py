@@ -16,9 +16,10 @@ from pufferlib import PuffeRL
 from pufferlib.agent import build
 from pufferlib.config import env_config, load_default, merge
 from pufferlib.errors import APIUsageError, CheckpointError
+from pufferlib.games.ratings import elo_update
 from pufferlib.train import selfplay
 from pufferlib.train.dashboard import Dashboard
-from pufferlib.train.pool import Snapshot, elo_update, eviction_index, read_pool, sampling_weights
+from pufferlib.train.pool import Snapshot, eviction_index, read_pool, sampling_weights
 from pufferlib.train.selfplay import SelfPlay
 
 CONFIG = dict(load_default()["selfplay"], enabled=True)
@@ -46,13 +47,6 @@ def train_to_end(trainer):
 def make_selfplay(tmp_path, env, policy=None, **config):
     return SelfPlay(env, policy or learner(), {**CONFIG, **config}, tmp_path, lambda: tmp_path, torch.device("cpu"),
                     {"config": {}, "env_id": "ocean-connect4"}, seed=0)
-
-
-def test_the_elo_update_of_hand_computed_games():
-    assert elo_update(1000, 1000, 1.0, 16) == (1008, 992)
-    learner, opponent = elo_update(1200, 1000, 0.5, 32)  # the favourite draws: it loses points
-    expected = 1 / (1 + 10 ** (-200 / 400))
-    assert learner == pytest.approx(1200 + 32 * (0.5 - expected)) and learner + opponent == pytest.approx(2200)
 
 
 def test_sampling_weights_favour_the_newest_or_the_hardest():
