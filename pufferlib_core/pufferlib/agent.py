@@ -2,6 +2,7 @@
 
     agent = pufferlib.load("experiments/ocean-breakout_20261203-101500_3fa2c1")
     action, state = agent.act(obs)                     # one observation, greedy
+    value = agent.value(obs)[0]                        # its value head's estimate of the return
     actions, state = agent.act(batch, state, deterministic=False)   # a batch, sampled
     print(agent.evaluate(episodes=100).summary())      # the rule of pufferlib.train.evaluation
 
@@ -16,7 +17,8 @@ flattened as emulation does), one flat observation of a PufferEnv agent row, or 
 rows of a vectorized env. It returns actions in the same form (one action, structured for a
 structured action space, or a batch as `env.send()` takes it) and the new LSTM state
 (None for a feed-forward policy). Pass the state back on the next call, and `episode_start`
-(one flag per row) where an episode began, as with Stable-Baselines3's `predict`.
+(one flag per row) where an episode began, as with Stable-Baselines3's `predict`. `predict` is
+`act` under SB3's argument names and default (sampled actions): an Agent is an SB3 `PolicyPredictor`.
 """
 
 from __future__ import annotations
@@ -113,6 +115,25 @@ class Agent:
         if self.spaces.action_layout is not None and self.spaces.action_layout.structured:
             return self.spaces.action_layout.unflatten(out[0]), state
         return (out[0].item() if out[0].ndim == 0 else out[0]), state
+
+    def predict(self, observation: Any, state: LSTMState | None = None, episode_start: npt.ArrayLike | None = None,
+                deterministic: bool = False) -> tuple[Any, LSTMState | None]:
+        """`act` with Stable-Baselines3's argument names and default (sampled actions), so that SB3's
+        `evaluate_policy(agent, pufferlib.vector.to_sb3(vecenv))` plays this agent."""
+        return self.act(observation, state, deterministic, episode_start)
+
+    @torch.no_grad()
+    def value(self, obs: Any, state: LSTMState | None = None) -> np.ndarray:
+        """The value head's estimate of the return to come, in the env's reward units (reward
+        scaling undone), for one observation or a batch as `act` takes them: a (rows,) float array.
+        `state`: the LSTM state `act` would take (not advanced here)."""
+        batch, _ = self._as_batch(obs)
+        if self.recurrent:
+            out = self.policy(batch, state if state is not None else self.initial_state(len(batch)))
+        else:
+            out = self.policy(batch)
+        scale = self.policy.reward_scale() if hasattr(self.policy, "reward_scale") else 1.0
+        return out[1].float().view(-1).cpu().numpy() / scale
 
     def _as_batch(self, obs: Any) -> tuple[torch.Tensor, bool]:
         """(a (batch, *obs shape) tensor, whether `obs` was one observation)."""

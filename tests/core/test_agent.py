@@ -115,3 +115,18 @@ def test_structured_observations_are_flattened_and_actions_unflattened():
     obs, _ = raw.reset()
     action, _ = agent.act(obs)
     assert raw.action_space.contains(action)
+
+
+@pytest.mark.parametrize("rnn", [True, False], ids=["lstm", "feed-forward"])
+def test_stable_baselines3_evaluate_policy_plays_an_agent_through_predict(rnn):
+    from stable_baselines3.common.evaluation import evaluate_policy
+
+    agent = build("gym-CartPole-v1", merge(load_default(), {"rnn": {"enabled": rnn}}))
+    obs = np.ones((3, 4), np.float32)
+    assert np.array_equal(agent.predict(obs, deterministic=True)[0], agent.act(obs)[0])
+    venv = pufferlib.vector.to_sb3(pufferlib.make("gym-CartPole-v1", num_envs=2))
+    try:
+        returns, lengths = evaluate_policy(agent, venv, n_eval_episodes=4, return_episode_rewards=True, warn=False)
+    finally:
+        venv.close()
+    assert len(returns) == len(lengths) == 4 and all(r == n >= 8 for r, n in zip(returns, lengths))  # +1 a step
