@@ -132,7 +132,8 @@ class Agent:
             out = self.policy(batch, state if state is not None else self.initial_state(len(batch)))
         else:
             out = self.policy(batch)
-        scale = self.policy.reward_scale() if hasattr(self.policy, "reward_scale") else 1.0
+        reward_scale = getattr(self.policy, "reward_scale", None)  # a NormalizedPolicy's, when rewards are scaled
+        scale = float(reward_scale()) if callable(reward_scale) else 1.0
         return out[1].float().view(-1).cpu().numpy() / scale
 
     def _as_batch(self, obs: Any) -> tuple[torch.Tensor, bool]:

@@ -130,3 +130,16 @@ def test_stable_baselines3_evaluate_policy_plays_an_agent_through_predict(rnn):
     finally:
         venv.close()
     assert len(returns) == len(lengths) == 4 and all(r == n >= 8 for r, n in zip(returns, lengths))  # +1 a step
+
+
+def test_value_is_the_value_heads_estimate_in_reward_units_for_one_observation_or_a_batch(runs):
+    _, run, lstm_run = runs
+    agent = pufferlib.load(run)
+    batch = torch.randn(6, 4)
+    expected = agent.policy(batch)[1].view(-1) / agent.policy.reward_scale()
+    assert np.allclose(agent.value(batch.numpy()), expected.detach().numpy())
+    assert agent.value(batch[0].numpy()).shape == (1,)
+    lstm = pufferlib.load(lstm_run)
+    state = (torch.randn(6, lstm.policy.hidden_size), torch.randn(6, lstm.policy.hidden_size))
+    # the state the caller holds is used: a different state, a different value
+    assert not np.allclose(lstm.value(batch.numpy(), state), lstm.value(batch.numpy()))

@@ -38,6 +38,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
               "play two players of a game against each other: wins, draws, losses, score with its interval"),
     "league": ("pufferlib.cli.league:league_command",
                "rate a run's snapshots and anchors: a round robin, Bradley-Terry ratings, league.db"),
+    "play": ("pufferlib.cli.play:play_command",
+             "play a turn-based game in the terminal against an agent, a built-in player or a person"),
     "push": ("pufferlib.cli.hub:push_command",
              "publish a trained agent (safetensors, config, model card, replay) to the Hugging Face Hub or a folder"),
     "pull": ("pufferlib.cli.hub:pull_command", "download a published agent (hf://ORG/NAME) and check it"),
@@ -50,7 +52,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 #: Commands that load files (checkpoints, published agents, config files, a sweep's database):
 #: `--trust-code` anywhere in their arguments lets those files name code (`pufferlib.train.trust`).
-LOADERS = ("train", "eval", "match", "league", "push", "pull", "sweep")
+LOADERS = ("train", "eval", "match", "league", "play", "push", "pull", "sweep")
 
 
 def main(argv: list[str] | None = None) -> int:
