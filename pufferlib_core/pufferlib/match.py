@@ -31,7 +31,7 @@ The rule, so that the numbers mean the same on every run:
 
 `exact_match` (`puffer match ENV A random --exact`) replaces sampled games by exact probabilities:
 A greedy against random play on each seat of a small turn-based PettingZoo game, every line of the
-random moves walked once (`pufferlib.turn_based.TurnBasedParallelEnv.exact_against_random`).
+random moves walked once (`pufferlib.games.exact`).
 """
 
 from __future__ import annotations
@@ -39,9 +39,10 @@ from __future__ import annotations
 import functools
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import torch
@@ -49,13 +50,11 @@ import torch
 from pufferlib import registry
 from pufferlib.agent import Agent, load
 from pufferlib.errors import APIUsageError
+from pufferlib.games.exact import MAX_EXACT_POSITIONS, ExactResult, exact_against_random
 from pufferlib.games.scores import Counts, outcome_kind
 from pufferlib.protocols import VecEnv
 from pufferlib.train import checkpoint, published
 from pufferlib.train.playback import write_video
-
-if TYPE_CHECKING:
-    from pufferlib.turn_based import ExactOutcome
 
 #: Built-in players: values of a game env's `opponent` argument.
 BUILT_IN = ("scripted", "random", "tactical")
@@ -159,7 +158,8 @@ def play_match(env_id: str, a: Agent | str, b: Agent | str, games: int = 100, *,
 
 
 def _seats_builtin(agent: Agent, name: str) -> bool:
-    """Whether the agent's env, with every seat an agent, lets the built-in player `name` take a seat."""
+    """Whether the agent's env, made with every seat an agent (`opponent="none"`), lets the built-in
+    player `name` take a seat."""
     try:
         env = agent.make_env(1, opponent="none")
     except APIUsageError:  # an env without opponent="none"
@@ -170,21 +170,35 @@ def _seats_builtin(agent: Agent, name: str) -> bool:
         env.close()
 
 
+def _opponent(agent: Agent, other: Agent | str, seats: int, players: Mapping[str, int]) -> dict[str, str]:
+    """The `opponent` argument the match's env needs, given the `game_seats` and `builtin_players` of
+    the agent's own env: none where every seat is an agent already and `other` is an agent or a
+    built-in player that takes a seat (so an env without the argument, a plugin's PettingZoo AEC game,
+    is made as it is); else "none" (every seat an agent) or the built-in player's name."""
+    if seats >= 2 and (not isinstance(other, str) or other in players):
+        return {}
+    if not isinstance(other, str) or _seats_builtin(agent, other):
+        return {"opponent": "none"}
+    return {"opponent": other}
+
+
 def _make_env(agent: Agent, other: Agent | str, games: int, num_envs: int | None, render: bool) -> VecEnv:
     """The env of the match: every seat an agent, or the built-in player `other` on the other side
     (rendering `rgb_array` frames when `render`)."""
     probe = agent.make_env(1)
-    seats = getattr(probe, "game_seats", 0)
+    seats, players = getattr(probe, "game_seats", 0), getattr(probe, "builtin_players", None) or {}
     probe.close()
     if not seats:
         raise APIUsageError(f"{agent.env_id} declares no games (game_seats = 0): a match needs an env of "
                             "competitive games (see pufferlib.environment).")
-    opponent = "none" if not isinstance(other, str) or _seats_builtin(agent, other) else other
-    overrides: dict[str, Any] = {"opponent": opponent, **({"render_mode": "rgb_array"} if render else {})}
+    overrides: dict[str, Any] = {**_opponent(agent, other, seats, players),
+                                 **({"render_mode": "rgb_array"} if render else {})}
+    opponent = overrides.get("opponent", "none")
     try:
         env = agent.make_env(1, **overrides)
     except APIUsageError as exc:
-        raise APIUsageError(f"{agent.env_id} cannot be played with opponent={opponent!r}: {exc}") from None
+        raise APIUsageError(f"{agent.env_id} cannot be played with opponent={opponent!r} (the built-in players that "
+                            f"take a seat of it: {sorted(players)}): {exc}") from None
     seats = env.game_seats
     if opponent == "none" and seats < 2:
         env.close()
@@ -286,51 +300,17 @@ def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: in
                        int((quota - counted)[cut].sum()), max_game_steps)
 
 
-@dataclass(frozen=True)
-class ExactResult:
-    """A greedy agent's exact probabilities against random play, per seat (`exact_match`)."""
-
-    a: str
-    env_id: str
-    seats: dict[str, ExactOutcome]
-
-    @property
-    def score(self) -> float:
-        """The expected score with seats alternating: the mean over seats of win + draw / 2."""
-        return sum(o.win + 0.5 * o.draw for o in self.seats.values()) / len(self.seats)
-
-    @property
-    def loss(self) -> float:
-        """The probability of losing a game, seats alternating."""
-        return sum(o.loss for o in self.seats.values()) / len(self.seats)
-
-    def summary(self) -> str:
-        """One line: the loss probability (per 1,000 games), the score, each seat's, and how it was measured."""
-        seats = "; ".join(f"seat {seat}: win {o.win:.4f}, draw {o.draw:.4f}, loss {o.loss:.4f}"
-                          for seat, o in self.seats.items())
-        games = sum(o.games for o in self.seats.values())
-        losses = "never loses (no line of random play wins)" if self.loss == 0 else \
-            f"loses {1000 * self.loss:.3f} games per 1,000"
-        return (f"{self.a} (greedy) vs random on {self.env_id}, exact over every line of random play "
-                f"({games:,} distinct games): {losses}, score {self.score:.4f}, seats alternating ({seats})")
-
-    def as_dict(self) -> dict[str, Any]:
-        """The per-seat probabilities, the loss probability and the score, for JSON."""
-        return {"a": self.a, "b": "random", "env_id": self.env_id, "exact": True, "loss": self.loss,
-                "score": self.score, "seats": {seat: asdict(o) for seat, o in self.seats.items()}}
-
-
 def exact_match(env_id: str, a: Agent | str, *, device: str = "cpu", data_dir: str | Path | None = None,
                 hub_dir: str | Path | None = None, max_positions: int | None = None) -> ExactResult:
     """A's exact probabilities of winning, drawing and losing against random play on each seat of a
-    turn-based PettingZoo game (`pufferlib.turn_based.TurnBasedParallelEnv.exact_against_random`):
+    turn-based PettingZoo game (`pufferlib.games.exact.exact_against_random`):
     A plays greedily, every line of the random player's moves is walked once, weighted by its
     probability. For small games without chance (tictactoe: a few hundred games a seat); a bigger game
-    (more than `max_positions` moves to walk, default `turn_based.MAX_EXACT_POSITIONS`) raises
+    (more than `max_positions` moves to walk, default `games.exact.MAX_EXACT_POSITIONS`) raises
     APIUsageError naming the env id, before the walk when an estimate from a few random lines says so.
     `a`: as `play_match`'s."""
     from pufferlib.emulation import as_parallel
-    from pufferlib.turn_based import MAX_EXACT_POSITIONS, TurnBasedParallelEnv
+    from pufferlib.turn_based import TurnBasedParallelEnv
 
     agent = resolve(a, env_id, device, data_dir, hub_dir)
     if not isinstance(agent, Agent):
@@ -343,8 +323,8 @@ def exact_match(env_id: str, a: Agent | str, *, device: str = "cpu", data_dir: s
             raise APIUsageError(f"{spec.id} is not a turn-based PettingZoo game: exact play against random play walks "
                                 "the lines of such a game only. Play a match of N games instead.")
         return ExactResult(player_name(agent), spec.id, {
-            str(seat): env.exact_against_random(functools.partial(agent.act, deterministic=True), seat,
-                                                max_positions=max_positions or MAX_EXACT_POSITIONS, name=spec.id)
+            str(seat): exact_against_random(env.aec, functools.partial(agent.act, deterministic=True), seat,
+                                            max_positions=max_positions or MAX_EXACT_POSITIONS, name=spec.id)
             for seat in env.seats})
     finally:
         env.close()

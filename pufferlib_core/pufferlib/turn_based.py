@@ -22,17 +22,9 @@ through when the env cannot be converted to the parallel API (its metadata says
 
 `opponent` (`OPPONENTS`): "none", the default, keeps every seat an agent. "random" or "tactical"
 makes it a one-agent env: the agent `LEARNER` holds one seat, drawn at random per game, and every
-other seat is played here by that built-in player:
-- "random": uniformly random legal moves (legal: the "action_mask" of its observation or info,
-  when it has one).
-- "tactical": a two-ply search on copies of the AEC env's state: a move that wins the
-  game at once if there is one; else a random legal move after which no reply of the next seat
-  wins at once (it blocks a line the opponent would complete, and never opens one); else a
-  random legal move. It punishes every blunder that loses in one move, where random play does
-  so only by chance. Its cost per move is up to (legal moves + legal moves x replies) copies and
-  steps of the env (the replies of a move are tried until one wins, the moves in a random order
-  until one is safe): in tictactoe about 15 of 0.07 ms each, 1 ms a move, so it suits small
-  games; an env whose state cannot be deep-copied makes it raise.
+other seat is played here by that built-in player (`pufferlib.games.players`: random legal moves,
+or a two-ply search that wins at once, else does not lose at once; the tactical player searches on
+copies of the AEC env's state, so an env whose state cannot be deep-copied makes it raise).
 The draws come from a generator seeded by `reset(seed)`, so a seed repeats the games. An agent's
 info dict at its game's end holds the game's outcome for its seat: `outcome` (win 1, draw 0.5,
 loss 0: its game return above, equal to or below the best of the other seats'), and `win`,
@@ -47,47 +39,36 @@ by exact expectimax), where a penalty of 4 or more makes never losing the best p
 the emulation write each `outcome` to its row's `outcomes`, for `pufferlib.match` and self-play.
 
 With opponent "none" and Discrete actions, the built-in players can also take any seat
-(`builtin_players` {"random": 1, "tactical": 2}, self-play's anchors): `players`, when the
-emulation binds it, holds one entry per seat (in `seats` order; the emulation's `players` rows),
+(`builtin_players`, this env's declaration: {"random": 1, "tactical": 2}, self-play's anchors):
+`players`, when the emulation binds it, holds one entry per seat (in `seats` order; the emulation's `players` rows),
 0 for its agent, else the code of the built-in player whose move then replaces the seat's action
 at its turn.
 """
 
 from __future__ import annotations
 
-import copy
-import math
-from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
+from collections.abc import Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils.env import ParallelEnv
-from pettingzoo.utils.wrappers import BaseWrapper
 
 from pufferlib.errors import APIUsageError
+from pufferlib.games.players import PLAYERS, discrete_moves, result
 
 if TYPE_CHECKING:
     from pettingzoo import AECEnv
 
 #: The values of `opponent=`: "none" (every seat is an agent), or who plays every seat but the learner's.
-OPPONENTS = ("none", "random", "tactical")
+OPPONENTS = ("none", *PLAYERS)
 #: The one agent of an env with an opponent: it holds a different seat from game to game.
 LEARNER = "learner"
 #: The players that can take a seat of a game whose seats are all agents (`players` codes).
-BUILTIN_PLAYERS = {"random": 1, "tactical": 2}
+BUILTIN_PLAYERS = {name: code for code, name in enumerate(PLAYERS, 1)}
+_PLAYER_NAMES = {code: name for name, code in BUILTIN_PLAYERS.items()}
 
 Dicts = dict[Hashable, Any]
-#: A deterministic player for `exact_against_random`: (observation, state) -> (move, state), as
-#: `pufferlib.Agent.act` with deterministic=True.
-Choose = Callable[[Any, Any], tuple[Any, Any]]
-#: `exact_against_random` stops past this many moves played.
-MAX_EXACT_POSITIONS = 2_000_000
-#: Random lines of play that `estimate_exact_positions` averages over.
-EXACT_ESTIMATE_LINES = 32
-#: Attributes of an AEC env that its copies share (`TurnBasedParallelEnv._copy`).
-_FIXED = frozenset({"possible_agents", "metadata", "_ezpickle_args", "_ezpickle_kwargs"})
 
 
 def check_opponent(opponent: object) -> None:
@@ -104,19 +85,6 @@ def check_loss_penalty(loss_penalty: object) -> None:
             or not np.isfinite(loss_penalty) or loss_penalty < 0:
         raise APIUsageError(f"loss_penalty={loss_penalty!r} must be a finite number >= 0: it is subtracted from a "
                             "seat's reward when it loses (0: the game's own rewards).")
-
-
-@dataclass(frozen=True)
-class ExactOutcome:
-    """A seat's exact probabilities of winning, drawing and losing against random play
-    (`TurnBasedParallelEnv.exact_against_random`); `games`: the distinct games walked (lines of
-    the random moves), `positions`: the moves played to walk them."""
-
-    win: float
-    draw: float
-    loss: float
-    games: int
-    positions: int
 
 
 class TurnBasedParallelEnv(ParallelEnv):
@@ -145,8 +113,7 @@ class TurnBasedParallelEnv(ParallelEnv):
         if self._versus:
             self._check_seats_are_alike()
         # the moves of each seat whose actions are Discrete (the random player's choices)
-        self._moves = {seat: int(space.start) + np.arange(int(space.n)) for seat in self.seats
-                       if isinstance(space := env.action_space(seat), spaces.Discrete)}
+        self._moves = discrete_moves(env)
         #: The built-in players that may take a seat (module doc): with every seat an agent and Discrete actions.
         self.builtin_players = dict(BUILTIN_PLAYERS) if not self._versus and len(self._moves) == len(self.seats) else {}
         #: Who plays each seat (0 its agent, else a `BUILTIN_PLAYERS` code), bound by the emulation; None: the agents.
@@ -246,97 +213,7 @@ class TurnBasedParallelEnv(ParallelEnv):
 
     def _builtin_action(self, player: int, seat: Hashable) -> int:
         """The move of built-in player `player` (a `BUILTIN_PLAYERS` code) for `seat`, the seat to move."""
-        if player == BUILTIN_PLAYERS["tactical"]:
-            return self._tactical_action(seat)
-        return int(self._rng.choice(self._legal(self.aec, seat)))
-
-    def _legal(self, aec: AECEnv, seat: Hashable) -> np.ndarray:
-        """The legal moves of `seat` in `aec` (all of its moves when the env gives no mask, or allows nothing)."""
-        obs = aec.observe(seat)
-        mask = obs.get("action_mask") if isinstance(obs, dict) else None
-        if mask is None:
-            mask = aec.infos.get(seat, {}).get("action_mask")
-        moves = self._moves[seat]
-        legal = moves if mask is None else moves[np.asarray(mask, bool)]
-        return legal if legal.size else moves  # the env allows nothing: any move, for the env to judge
-
-    def _tactical_action(self, seat: Hashable) -> int:
-        """A move that wins at once, else one after which no reply wins at once, else a random one (module doc)."""
-        moves = self._rng.permutation(self._legal(self.aec, seat))
-        searched = []
-        for move in moves:
-            game, returns = self._copy(self.aec), dict(self._returns)
-            ended = self._advance(game, move, returns)
-            if seat in ended and self._won(seat, returns):
-                return int(move)
-            searched.append((move, None if seat in ended else game, returns))
-        for move, game, returns in searched:  # a move that ends the game (a draw) leaves no reply
-            if game is None or not self._a_reply_wins(game, seat, returns):
-                return int(move)
-        return int(moves[0])
-
-    def _a_reply_wins(self, game: AECEnv, seat: Hashable, returns: dict[Hashable, float]) -> bool:
-        """Whether the seat to move in `game`, if not `seat`, has a move that wins the game at once."""
-        opponent = game.agent_selection
-        if not game.agents or opponent == seat:
-            return False
-        for reply in self._legal(game, opponent):
-            reply_returns = dict(returns)
-            if opponent in self._advance(self._copy(game), reply, reply_returns) and self._won(opponent, reply_returns):
-                return True
-        return False
-
-    @staticmethod
-    def _advance(game: AECEnv, move: object, returns: dict[Hashable, float]) -> set[Hashable]:
-        """Play `move` in the copy `game` as `_play` does (dead seats stepped out), adding the rewards
-        to `returns`; the seats that ended."""
-        game.step(move)
-        ended: set[Hashable] = set()
-        while True:
-            for seat, reward in game.rewards.items():
-                returns[seat] += reward
-            live = game.agents
-            ended.update(seat for seat in live if game.terminations[seat] or game.truncations[seat])
-            if not live or game.agent_selection not in ended:
-                return ended
-            game.step(None)
-
-    @staticmethod
-    def _result(seat: Hashable, returns: Mapping[Hashable, float]) -> dict[str, float]:
-        """`seat`'s outcome (module doc) from the game returns: its return above, equal to or below the
-        best of the other seats'."""
-        mine, best_other = returns[seat], max(r for s, r in returns.items() if s != seat)
-        win, draw = float(mine > best_other), float(mine == best_other)
-        return {"outcome": win + 0.5 * draw, "win": win, "draw": draw, "loss": 1.0 - win - draw}
-
-    @classmethod
-    def _won(cls, seat: Hashable, returns: Mapping[Hashable, float]) -> bool:
-        """Whether `seat` wins on these game returns."""
-        return cls._result(seat, returns)["win"] == 1.0
-
-    @staticmethod
-    def _copy(aec: AECEnv) -> AECEnv:
-        """A copy of the game's state: the instance attributes of `aec` and of every env it wraps, deep-copied,
-        but for what the AEC API declares fixed (spaces, `possible_agents`, `metadata`) and the constructor's
-        arguments, which are shared. Not `copy.deepcopy(aec)`: PettingZoo's envs pickle as their constructor's
-        arguments (EzPickle), so that a deep copy is a new game, not this one."""
-        chain = [aec]
-        while isinstance(chain[-1], BaseWrapper):
-            chain.append(chain[-1].env)
-        memo: dict[int, Any] = {id(env): object.__new__(type(env)) for env in chain}
-        for env in chain:
-            for name, value in vars(env).items():
-                if name in _FIXED or isinstance(value, spaces.Space) or (
-                        isinstance(value, dict) and value and all(isinstance(v, spaces.Space) for v in value.values())):
-                    memo[id(value)] = value
-        try:
-            for env in chain:
-                vars(memo[id(env)]).update(copy.deepcopy(vars(env), memo))
-        except Exception as error:  # whatever the env's state holds that cannot be copied
-            raise APIUsageError(f"the 'tactical' player searches on copies of the env, but the state of "
-                                f"{type(aec.unwrapped).__name__} cannot be deep-copied ({type(error).__name__}: "
-                                f"{error}). Use the 'random' player.") from error
-        return memo[id(aec)]
+        return PLAYERS[_PLAYER_NAMES[player]](self.aec, seat, self._moves, self._rng, self._returns)
 
     def _turn(self) -> list[Hashable]:
         """The agents to move now: the one whose seat is to move, if it has not ended."""
@@ -356,7 +233,7 @@ class TurnBasedParallelEnv(ParallelEnv):
             if seat in self._ended and seat not in self._reported:
                 self._reported.add(seat)
                 obs[agent], terms[agent], truncs[agent], infos[agent] = self._ended[seat]
-                outcome = self._result(seat, self._returns)
+                outcome = result(seat, self._returns)
                 infos[agent].update(outcome)
                 rewards[agent] -= self.loss_penalty * outcome["loss"]
         self._pending = dict.fromkeys(self.seats, 0.0)
@@ -364,93 +241,6 @@ class TurnBasedParallelEnv(ParallelEnv):
         for agent in self.agents:
             obs[agent] = self.aec.observe(self._rows[agent])
         return obs, rewards, terms, truncs, infos
-
-    def estimate_exact_positions(self, choose: Choose, seat: Hashable, state: Any = None, *, seed: int | None = 0,
-                                 lines: int = EXACT_ESTIMATE_LINES, stop_above: float = math.inf) -> float:
-        """About how many moves `exact_against_random` would play to walk this game: Knuth's estimate of
-        the size of a tree, from `lines` random lines of play (`choose` on `seat`, a random legal move on
-        every other seat): a line's estimate adds, at each depth, the product of the branchings above it
-        (the random player's legal moves; 1 where `choose` moves), and the lines' estimates are averaged.
-        Unbiased, and cheap: `lines` games played. A line stops once its estimate passes `lines` times
-        `stop_above` (the mean is then above `stop_above` whatever the other lines give): the result is
-        then a lower bound of the estimate."""
-        self.aec.reset(seed=seed)
-        rng = np.random.default_rng(seed)
-        start = self._copy(self.aec)
-        total = 0.0
-        for _ in range(lines):
-            game, returns, line_state = self._copy(start), dict.fromkeys(self.seats, 0.0), state
-            width, estimate = 1.0, 0.0  # the product of the branchings so far; the line's estimate
-            while estimate <= lines * stop_above:
-                mover = game.agent_selection
-                if mover == seat:
-                    move, line_state = choose(game.observe(seat), line_state)
-                else:
-                    legal = self._legal(game, mover)
-                    width *= len(legal)
-                    move = legal[int(rng.integers(len(legal)))]
-                estimate += width
-                ended = self._advance(game, move, returns)
-                if seat in ended or not game.agents:
-                    break
-            total += estimate
-        return total / lines
-
-    def exact_against_random(self, choose: Choose, seat: Hashable, state: Any = None, *, seed: int | None = 0,
-                             max_positions: int = MAX_EXACT_POSITIONS, name: str | None = None) -> ExactOutcome:
-        """The exact probabilities that `choose` playing `seat` wins, draws or loses a game whose every other
-        seat plays the "random" player (uniformly random legal moves, `_legal`).
-
-        `choose(observation, state) -> (move, state)` must be deterministic (a greedy agent: `Agent.act`
-        with deterministic=True; `state` its LSTM state, carried along each line). From a new game of the
-        AEC env (`reset(seed)`: this env's game in progress is lost), every line of the random moves is
-        walked on copies of the game (`_copy`), each weighted by its probability, and the outcome of
-        `seat` (module doc) is scored at the move it ends. The game must have no chance of its own (its
-        next state a function of the moves, as in the classic board games): a random step would be
-        walked as one line. Too big a game (`estimate_exact_positions` above `max_positions`) raises
-        APIUsageError before the walk; so does a walk that still plays more than `max_positions` moves.
-        `name`: the game's name in messages (default: its PettingZoo metadata name).
-        """
-        if seat not in self.seats:
-            raise APIUsageError(f"seat {seat!r} is not one of the game's seats {self.seats}.")
-        if any(other not in self._moves for other in self.seats):
-            raise APIUsageError("exact play against random play needs Discrete actions on every seat "
-                                f"(the random player's moves); this env has {self.aec.action_space(self.seats[0])}.")
-        name = name or self.metadata.get("name") or type(self.aec.unwrapped).__name__
-        estimate = self.estimate_exact_positions(choose, seat, state, seed=seed, stop_above=max_positions)
-        if estimate > max_positions:
-            raise APIUsageError(f"{name} has an estimated {estimate:.2g} or more positions to walk on seat {seat} "
-                                f"against every line of random play (from {EXACT_ESTIMATE_LINES} random lines): "
-                                f"more than {max_positions:,} positions, too big a game for exact play. Play a match "
-                                "of N games instead.")
-        self.aec.reset(seed=seed)
-        totals = {"win": 0.0, "draw": 0.0, "loss": 0.0}
-        games = positions = 0
-        stack = [(self._copy(self.aec), dict.fromkeys(self.seats, 0.0), 1.0, state)]
-        while stack:
-            game, returns, weight, state = stack.pop()
-            mover = game.agent_selection
-            if mover == seat:
-                move, state = choose(game.observe(seat), state)
-                branches = [move]
-            else:
-                branches = list(self._legal(game, mover))
-            for i, move in enumerate(branches):  # the last branch plays on `game` itself
-                child, child_returns = (game, returns) if i == len(branches) - 1 else (self._copy(game), dict(returns))
-                ended = self._advance(child, move, child_returns)
-                positions += 1
-                if positions > max_positions:
-                    raise APIUsageError(f"{name} has more than {max_positions:,} positions to walk on seat {seat} "
-                                        "against every line of random play: too big a game for exact play. Play a "
-                                        "match of N games instead.")
-                if seat in ended or not child.agents:
-                    games += 1
-                    result = self._result(seat, child_returns)
-                    for key in totals:
-                        totals[key] += weight / len(branches) * result[key]
-                else:
-                    stack.append((child, child_returns, weight / len(branches), state))
-        return ExactOutcome(totals["win"], totals["draw"], totals["loss"], games, positions)
 
     def render(self) -> Any:
         """The AEC env's render."""

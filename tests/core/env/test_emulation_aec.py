@@ -12,6 +12,7 @@ import pufferlib
 from pufferlib import PuffeRL
 from pufferlib.emulation import PettingZooPufferEnv
 from pufferlib.errors import APIUsageError
+from pufferlib.games.players import PLAYERS, discrete_moves
 from pufferlib.registry.builtin import make_pettingzoo
 from pufferlib.train.dashboard import Dashboard
 from pufferlib.turn_based import TurnBasedParallelEnv
@@ -267,30 +268,6 @@ def test_the_random_player_takes_a_seat_that_players_gives_it():
         env.close()
 
 
-def positions(*squares):
-    """A tictactoe game (every seat an agent) after these squares were played in turn."""
-    env = TurnBasedParallelEnv(pettingzoo.make("aec", "classic/tictactoe-v3"))
-    env.reset(seed=0)
-    for square in squares:
-        env.step({env.agents[0]: square})
-    return env
-
-
-def test_the_tactical_player_wins_at_once_else_blocks_and_leaves_the_game_as_it_was():
-    """Squares run column by column (0 1 2 is the left column). The search plays on copies: the game's
-    board, turn and returns are untouched by it."""
-    win = positions(0, 3, 1, 4)  # player_1 completes 0-1-2 at 2 (player_2 would complete 3-4-5 at 5)
-    block = positions(0, 3, 1)  # player_2 must take 2
-    for env, square in ((win, 2), (block, 2)):
-        before = (list(env.aec.unwrapped.board.squares), env.aec.agent_selection, dict(env._returns))
-        assert {env._tactical_action(env.agents[0]) for _ in range(20)} == {square}
-        assert (list(env.aec.unwrapped.board.squares), env.aec.agent_selection, dict(env._returns)) == before
-    quiet = positions(4)  # no threat: any square but the centre, drawn at random
-    assert {quiet._tactical_action("player_2") for _ in range(100)} == {0, 1, 2, 3, 5, 6, 7, 8}
-    fork = positions(0, 4, 8, 2, 6)  # player_1 threatens 3 and 7: player_2 cannot block both
-    assert fork._tactical_action("player_2") in {1, 3, 5, 7}  # no safe square: a legal one
-
-
 def record(opponent, games):
     """A player of random legal moves against `opponent`: its (wins, draws, losses) over `games` games."""
     env = tictactoe(opponent=opponent)
@@ -322,11 +299,12 @@ class Locked(FirstMoveWins):
 
 
 def test_a_game_that_cannot_be_copied_is_a_clear_error_of_the_tactical_player():
-    env = TurnBasedParallelEnv(Locked())
-    env.reset(seed=0)
+    game = Locked()
+    game.reset(seed=0)
     with pytest.raises(APIUsageError, match=r"the 'tactical' player searches on copies of the env, but the state of "
                                             r"Locked cannot be deep-copied \(TypeError.*Use the 'random' player"):
-        env._tactical_action("player_1")
+        PLAYERS["tactical"](game, "player_1", discrete_moves(game), np.random.default_rng(0),
+                            dict.fromkeys(game.possible_agents, 0.0))
 
 
 def test_tictactoe_learns_to_beat_a_random_player(tmp_path):

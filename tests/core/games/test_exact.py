@@ -1,4 +1,4 @@
-"""`TurnBasedParallelEnv.exact_against_random` and `pufferlib.match.exact_match`: a greedy player's
+"""`pufferlib.games.exact` and `pufferlib.match.exact_match`: a greedy player's
 exact probabilities against random play, checked against an independent tictactoe solver."""
 
 import functools
@@ -14,8 +14,8 @@ from pufferlib import cli
 from pufferlib.agent import build
 from pufferlib.config import env_config, load_default, merge
 from pufferlib.errors import APIUsageError
+from pufferlib.games.exact import estimate_exact_positions, exact_against_random
 from pufferlib.match import exact_match, play_match
-from pufferlib.turn_based import TurnBasedParallelEnv
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
@@ -74,15 +74,15 @@ def as_player(rule, mark):
 
 
 def game():
-    return TurnBasedParallelEnv(pettingzoo.make("aec", "classic/tictactoe-v3"))
+    return pettingzoo.make("aec", "classic/tictactoe-v3")
 
 
 @pytest.mark.parametrize("rule", [first_empty, expectimax, functools.partial(expectimax, loss=-5.0)],
                          ids=["first-empty-square", "best-against-random", "best-with-a-loss-of-5"])
 def test_the_walk_gives_the_exact_probabilities_of_an_independent_solver(rule):
     env = game()
-    for seat, mark in zip(env.seats, "xo"):
-        outcome = env.exact_against_random(as_player(rule, mark), seat)
+    for seat, mark in zip(env.possible_agents, "xo"):
+        outcome = exact_against_random(env, as_player(rule, mark), seat)
         expected = solver_outcome("." * 9, "x", mark, rule)
         np.testing.assert_allclose((outcome.win, outcome.draw, outcome.loss), expected, atol=1e-12)
         assert outcome.games > 100 and outcome.positions > outcome.games
@@ -91,8 +91,8 @@ def test_the_walk_gives_the_exact_probabilities_of_an_independent_solver(rule):
 def test_the_best_player_against_random_play_loses_a_few_games_unless_a_loss_weighs_more():
     """Why `loss_penalty` exists: on the game's own rewards the best policy against random play loses as O."""
     env = game()
-    best = env.exact_against_random(as_player(expectimax, "o"), "player_2")
-    careful = env.exact_against_random(as_player(functools.partial(expectimax, loss=-5.0), "o"), "player_2")
+    best = exact_against_random(env, as_player(expectimax, "o"), "player_2")
+    careful = exact_against_random(env, as_player(functools.partial(expectimax, loss=-5.0), "o"), "player_2")
     assert 0.007 < best.loss < 0.0075 and careful.loss == 0.0 and careful.win < best.win
 
 
@@ -104,16 +104,16 @@ def test_the_players_state_follows_each_line():
         seen.append((int(planes[:, 0].sum()), moves_so_far))
         return int(np.flatnonzero(obs["action_mask"])[0]), moves_so_far + 1
 
-    game().exact_against_random(choose, "player_2", state=0)
+    exact_against_random(game(), choose, "player_2", state=0)
     assert len(seen) > 100 and all(marks == moves for marks, moves in seen)
 
 
 def test_a_game_too_big_to_walk_and_a_wrong_seat_are_clear_errors():
     env = game()
     with pytest.raises(APIUsageError, match="more than 100 positions"):
-        env.exact_against_random(as_player(first_empty, "o"), "player_2", max_positions=100)
+        exact_against_random(env, as_player(first_empty, "o"), "player_2", max_positions=100)
     with pytest.raises(APIUsageError, match="is not one of the game's seats"):
-        env.exact_against_random(as_player(first_empty, "o"), "player_3")
+        exact_against_random(env, as_player(first_empty, "o"), "player_3")
 
 
 def test_exact_match_agrees_with_a_greedy_match_and_the_cli_prints_it(tmp_path, capsys):
@@ -153,9 +153,9 @@ def test_exact_play_of_a_game_too_big_is_refused_at_once_naming_the_env_id():
 
 def test_the_estimate_of_a_walk_is_close_to_the_moves_the_walk_plays():
     env = game()
-    for seat, mark in zip(env.seats, "xo"):
-        walked = env.exact_against_random(as_player(first_empty, mark), seat).positions
-        estimate = env.estimate_exact_positions(as_player(first_empty, mark), seat, lines=300)
+    for seat, mark in zip(env.possible_agents, "xo"):
+        walked = exact_against_random(env, as_player(first_empty, mark), seat).positions
+        estimate = estimate_exact_positions(env, as_player(first_empty, mark), seat, lines=300)
         assert 0.8 * walked < estimate < 1.25 * walked
 
 
