@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from pufferlib._env_returns import FIT, SIGNATURES, Judgement, Problems, judge, sample
+from pufferlib._env_returns import FIT, SIGNATURES, Judgement, Problems, judge, legal_actions, sample
 from pufferlib.emulation import GymnasiumPufferEnv, PettingZooPufferEnv
 from pufferlib.environment import render_modes
 from pufferlib.errors import APIUsageError
@@ -176,14 +176,16 @@ def _check_action_bounds(ctx: Context) -> Result:
 
 
 def _check_auto_reset(ctx: Context) -> Result:
-    """Random play for `steps` steps: finished agents keep going; records what later checks read."""
+    """Random play for `steps` steps (legal actions where the observation holds an action mask):
+    finished agents keep going; records what later checks read."""
     vec, rows, obs_space, seen = ctx.vec, ctx.rows, ctx.obs_space, ctx.seen
     rng = np.random.default_rng(ctx.seed)
-    vec.reset(seed=ctx.seed)
+    obs, _ = vec.reset(seed=ctx.seed)
     ended, stats, final_ok, masks_any = 0, [], True, False
     start = time.perf_counter()
     for _ in range(ctx.steps):
-        obs, rewards, terminals, truncations, infos = vec.step(sample(ctx.act_space, rows, rng))
+        actions = sample(ctx.act_space, rows, rng, legal_actions(obs, vec.obs_layout))
+        obs, rewards, terminals, truncations, infos = vec.step(actions)
         masks_any |= bool(vec.masks.any())
         done = np.asarray(terminals) | np.asarray(truncations)
         ended += int(done.sum())
@@ -281,8 +283,9 @@ def _check_determinism(ctx: Context) -> Result:
             obs, _ = other.reset(seed=ctx.seed)
             trace = [np.array(obs)]
             for _ in range(min(ctx.steps, 64)):
-                step = other.step(sample(ctx.act_space, ctx.rows, rng))
-                trace += [np.array(step[0]), np.array(step[1])]
+                step = other.step(sample(ctx.act_space, ctx.rows, rng, legal_actions(obs, other.obs_layout)))
+                obs = step[0]
+                trace += [np.array(obs), np.array(step[1])]
             runs.append(trace)
         finally:
             _close_quietly(other)

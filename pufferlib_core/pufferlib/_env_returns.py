@@ -2,8 +2,9 @@
 
 `pufferlib.check_env` also reads the vectorized batch, where emulation has already cast and
 copied everything; this module looks before that. `judge(env, seed, steps)` resets `env`
-with `seed`, steps it `steps` times with random actions (resetting it when an episode ends,
-except an in-place PufferEnv, which resets its agents itself) and judges every value that
+with `seed`, steps it `steps` times with random actions (legal ones where the observation is a
+Dict holding an "action_mask", as the trainer samples: `sample_legal`, `legal_actions`; resetting it when an
+episode ends, except an in-place PufferEnv, which resets its agents itself) and judges every value that
 came back, for the env's API (`style_of`):
 
     gymnasium   reset -> (obs, info)            step -> (obs, reward, terminated, truncated, info)
@@ -38,7 +39,7 @@ from gymnasium import spaces
 
 from pufferlib.emulation import is_pettingzoo_env
 from pufferlib.environment import PufferEnv
-from pufferlib.spaces import iter_leaves, observation_problems
+from pufferlib.spaces import ObsLayout, iter_leaves, observation_problems
 
 GYMNASIUM, SIMPLE, PETTINGZOO, PUFFER = "gymnasium", "simple", "pettingzoo", "puffer"
 
@@ -101,8 +102,27 @@ def style_of(env: object) -> str:
     return GYMNASIUM
 
 
-def sample(space: spaces.Space[object], n: int, rng: np.random.Generator) -> np.ndarray:
-    """`n` random actions of a flat action space in the batch layout (infinite Box bounds drawn as -1..1)."""
+def legal_actions(obs: object, layout: ObsLayout | None) -> np.ndarray | None:
+    """The (rows, n) bool `action_mask` of a batch of flat Dict observations that have one (the
+    trainer's rule, `pufferlib.pytorch.action_mask`), else None."""
+    if layout is None or not layout.structured:
+        return None
+    rows = np.asarray(obs)
+    for leaf in layout.leaves:
+        if leaf.path == ("action_mask",):
+            return leaf.view(rows, layout.raw).reshape(len(rows), -1).astype(bool)
+    return None
+
+
+def sample(space: spaces.Space[object], n: int, rng: np.random.Generator,
+           legal: np.ndarray | None = None) -> np.ndarray:
+    """`n` random actions of a flat action space in the batch layout (infinite Box bounds drawn as -1..1).
+
+    `legal` (`legal_actions`, for a Discrete space): each row's action is drawn among its legal ones,
+    as the trainer samples (a row with none, a seat not to move, draws among all)."""
+    if isinstance(space, spaces.Discrete) and legal is not None and legal.shape == (n, space.n):
+        allowed = np.where(legal.any(axis=1, keepdims=True), legal, True)
+        return (space.start + (rng.random((n, space.n)) * allowed).argmax(axis=1)).reshape(n, 1).astype(np.int32)
     if isinstance(space, spaces.Discrete):
         return rng.integers(space.start, space.start + space.n, (n, 1)).astype(np.int32)
     if isinstance(space, spaces.MultiDiscrete):
@@ -111,6 +131,15 @@ def sample(space: spaces.Space[object], n: int, rng: np.random.Generator) -> np.
     low, high = np.broadcast_to(space.low, space.shape), np.broadcast_to(space.high, space.shape)
     low, high = np.where(np.isfinite(low), low, -1), np.where(np.isfinite(high), high, 1)
     return rng.uniform(low, high, (n, *space.shape)).astype(np.float32)
+
+
+def sample_legal(space: spaces.Space[Any], obs: object) -> Any:
+    """One random action of an env's `space`, drawn among the legal ones where `obs` (the acting
+    agent's last observation) is a dict whose "action_mask" allows some of a Discrete space."""
+    mask = obs.get("action_mask") if isinstance(obs, dict) else None
+    if isinstance(space, spaces.Discrete) and mask is not None and np.shape(mask) == (space.n,) and np.any(mask):
+        return space.sample(mask=np.asarray(mask, dtype=np.int8))
+    return space.sample()
 
 
 def judge(env: Any, seed: int, steps: int) -> Judgement:
@@ -233,20 +262,23 @@ def _drive_single(env: Any, seed: int, steps: int, judgement: Judgement) -> None
     act_space.seed(seed)
     takes_seed = not simple or "seed" in inspect.signature(env.reset).parameters
 
-    def reset(seed: int | None) -> None:
+    def reset(seed: int | None) -> object:
         call = _Call("reset()")
         result = env.reset(seed=seed) if takes_seed else env.reset()
+        obs = result if simple else None
         if simple:
             _observation(call, result, obs_space, strict=True)
         elif _tuple(call, result, "obs, info"):
-            _observation(call, result[0], obs_space, strict=True)
+            obs = result[0]
+            _observation(call, obs, obs_space, strict=True)
             _info(call, result[1])
         judgement.add(call)
+        return obs
 
-    reset(seed)
+    obs = reset(seed)
     for i in range(1, steps + 1):
         call = _Call(f"step() {i}")
-        result = env.step(act_space.sample())
+        result = env.step(sample_legal(act_space, obs))
         judgement.steps = i
         if not _tuple(call, result, "obs, reward, done, info" if simple else
                       "obs, reward, terminated, truncated, info"):
@@ -260,7 +292,7 @@ def _drive_single(env: Any, seed: int, steps: int, judgement: Judgement) -> None
         _info(call, info)
         judgement.add(call)
         if _ended(*flags):
-            reset(None)
+            obs = reset(None)
 
 
 def _drive_pettingzoo(env: Any, seed: int, steps: int, judgement: Judgement) -> None:
@@ -287,17 +319,19 @@ def _drive_pettingzoo(env: Any, seed: int, steps: int, judgement: Judgement) -> 
         for agent, info in per_agent(call, infos, "infos").items():
             _info(call, info, f"the info of agent {agent!r}")
 
-    def reset(seed: int | None) -> None:
+    def reset(seed: int | None) -> object:
         call = _Call("reset()")
         result = env.reset(seed=seed)
         if _tuple(call, result, "observations, infos"):
             observations_and_infos(call, result[0], result[1], strict=True)
         judgement.add(call)
+        return result[0] if isinstance(result, tuple) and result else None
 
-    reset(seed)
+    obs = reset(seed)
     for i in range(1, steps + 1):
         call = _Call(f"step() {i}")
-        result = env.step({agent: env.action_space(agent).sample() for agent in env.agents})
+        last = obs if isinstance(obs, dict) else {}
+        result = env.step({agent: sample_legal(env.action_space(agent), last.get(agent)) for agent in env.agents})
         judgement.steps = i
         if not _tuple(call, result, "observations, rewards, terminations, truncations, infos"):
             judgement.add(call)
@@ -311,15 +345,16 @@ def _drive_pettingzoo(env: Any, seed: int, steps: int, judgement: Judgement) -> 
                 _flag(call, flag, f"the {what[:-1]} of agent {agent!r}")
         judgement.add(call)
         if not env.agents:
-            reset(None)
+            obs = reset(None)
 
 
 def _drive_puffer(env: Any, seed: int, steps: int, judgement: Judgement) -> None:
     """An in-place PufferEnv (or a vector): its own arrays, one row per agent; it resets its agents itself."""
     rng = np.random.default_rng(seed)
     judgement.add(_judge_puffer(_Call("reset()"), env, env.reset(seed=seed), reset=True))
+    layout = getattr(env, "obs_layout", None)
     for i in range(1, steps + 1):
-        actions = sample(env.single_action_space, env.num_agents, rng)
+        actions = sample(env.single_action_space, env.num_agents, rng, legal_actions(env.observations, layout))
         own = getattr(env, "actions", None)
         if isinstance(own, np.ndarray) and own.shape == actions.shape:
             own[...] = actions  # as vectorizers do: an env may read its actions array

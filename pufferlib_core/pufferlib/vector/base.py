@@ -45,8 +45,18 @@ if TYPE_CHECKING:
 
 
 def probe_env(creator: EnvCreator, args: tuple[object, ...], kwargs: dict[str, object]) -> tuple[PufferEnv, bool]:
-    """Create one env to learn the spaces; returns (env as PufferEnv, whether it is an in-place PufferEnv)."""
-    env = creator(*args, **kwargs)
+    """Create one env to learn the spaces; returns (env as PufferEnv, whether it is an in-place PufferEnv).
+
+    A creator that refuses one of `kwargs` (a TypeError naming it as an unexpected keyword argument,
+    e.g. an `opponent` that a plugin's game does not take) is an APIUsageError naming the key."""
+    try:
+        env = creator(*args, **kwargs)
+    except TypeError as exc:
+        refused = [key for key in kwargs if f"unexpected keyword argument '{key}'" in str(exc)]
+        if not refused:
+            raise
+        raise APIUsageError(f"{getattr(creator, '__name__', creator)} does not take the keyword argument "
+                            f"{refused[0]!r} ({exc}): remove it (an [env] key, an --env.* flag).") from None
     if isinstance(env, PufferEnv) and not env.is_simple_style:
         return env, True
     return wrap(env), False

@@ -203,3 +203,14 @@ def test_eval_render_that_raises_not_implemented_is_a_message():
                 Recorder(env, "ansi")()
     finally:
         pufferlib.registry.unregister("test-norender")
+
+
+def test_random_actions_are_legal_where_the_observation_holds_an_action_mask():
+    """A PettingZoo game whose illegal moves raise (as PettingZoo's docs teach) passes every check:
+    the checks draw among the moves its action mask allows, as the trainer does."""
+    from tests.core.aec_plugin import Nim
+
+    report = pufferlib.check_env(Nim, steps=64)
+    assert report["return values"].status == PASS and report["auto-reset"].status == PASS, str(report)
+    assert report["determinism"].status == PASS and report["games"].status == PASS
+    assert report.ok, str(report)

@@ -182,3 +182,15 @@ def test_plugin_with_unknown_hooks_is_skipped_not_fatal(tmp_path, monkeypatch, f
     with pytest.warns(RuntimeWarning, match=r"'futureplugin' \(future-plugin 9.0\) failed to load.*unknown hook"):
         assert spec("gym-CartPole-v1").id == "gym-CartPole-v1"
     sys.modules.pop("futureplugin", None)
+
+
+def test_a_creator_that_refuses_a_keyword_argument_is_an_error_naming_it():
+    """A plugin's game knows nothing of `opponent`: passing it says so in one line, not a TypeError."""
+    pufferlib.register("test-nim-kwargs", "tests.core.aec_plugin:env", overwrite=True)
+    try:
+        with pytest.raises(APIUsageError, match="does not take the keyword argument 'opponent'.*remove it"):
+            pufferlib.make("test-nim-kwargs", opponent="none")
+        with pufferlib.make("test-nim-kwargs", pile=5) as env:  # the keywords it takes still go through
+            assert env.game_seats == 2
+    finally:
+        unregister("test-nim-kwargs")
