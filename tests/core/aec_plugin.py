@@ -8,15 +8,21 @@ wins (+1, the other -1). The first seat wins by leaving a multiple of 4.
 
 from __future__ import annotations
 
+import contextlib
+import sys
+from collections.abc import Iterator
+
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import AgentSelector
 
 import pufferlib
+from pufferlib.registry import plugins
 from pufferlib.registry.spec import EnvSpec
 
 ENV_ID = "thirdparty-nim"
+PLUGIN = "thirdparty"
 PILE = 7
 TAKE = 3
 
@@ -89,3 +95,14 @@ def env(**kwargs) -> Nim:
 @pufferlib.hookimpl
 def pufferlib_env_specs() -> list[EnvSpec]:
     return [EnvSpec(ENV_ID, f"{__name__}:env", description="Nim (a test plugin's AEC game)")]
+
+
+@contextlib.contextmanager
+def installed() -> Iterator[None]:
+    """This module registered as the plugin "thirdparty" (as its entry point would be) in the block."""
+    manager = plugins.plugin_manager()
+    manager.register(sys.modules[__name__], name=PLUGIN)
+    try:
+        yield
+    finally:
+        manager.unregister(name=PLUGIN)

@@ -207,3 +207,18 @@ def test_puffer_match_prints_a_file_name_with_control_characters_escaped(tmp_pat
     assert cli.main(["match", "ocean-connect4", str(path), "random", "--games", "2"]) == 0
     out = capsys.readouterr().out
     assert "model_\\x1b[2J.pt" in out and "\x1b" not in out
+
+
+def test_a_plugins_pettingzoo_game_is_played_against_built_in_players_and_another_agent():
+    """An AEC game that takes no `opponent` argument: every seat is an agent already, and the built-in
+    players of the turn-based adapter take seats (it was a TypeError); two agents loaded apart match."""
+    from tests.core import aec_plugin
+
+    with aec_plugin.installed():
+        agent, twin = untrained(aec_plugin.ENV_ID), untrained(aec_plugin.ENV_ID)
+        for other in ("random", "tactical", twin):
+            result = play_match(aec_plugin.ENV_ID, agent, other, 20, seed=1)
+            assert result.games == 20 and result.games_by_seat == (10, 10), other
+        with pytest.raises(APIUsageError, match=r"opponent='scripted' \(the built-in players that take a seat of "
+                                                r"it: \['random', 'tactical'\]\).*does not take the keyword"):
+            play_match(aec_plugin.ENV_ID, agent, "scripted", 4)
