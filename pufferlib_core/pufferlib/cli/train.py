@@ -3,6 +3,8 @@
 `puffer train` saves a checkpoint when interrupted (Ctrl-C or SIGTERM; its handler is
 installed for the run only) and prints the command that resumes the run; it exits with
 128 + the signal's number. Non-finite training values stop it (status 1) and nothing is saved.
+`--selfplay.enabled true` on an env whose default built-in opponent holds a seat (Ocean's games)
+sets `--env.opponent none` itself and says so; an opponent given explicitly is refused by self-play.
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ from pufferlib.errors import APIUsageError
 from pufferlib.registry.make import make_from_config
 from pufferlib.registry.plugins import check_loggers
 from pufferlib.train import checkpoint, published
+from pufferlib.train.dashboard import selfplay_scores
 from pufferlib.train.policy import make_policy
 
 if TYPE_CHECKING:
     from pufferlib.pufferl import PuffeRL
+    from pufferlib.vector.base import Backend
 
 
 def train_command(argv: list[str]) -> int:
@@ -141,7 +145,7 @@ def _train(args: argparse.Namespace, config: dict, resume_payload: dict | None) 
     from pufferlib.pufferl import seed_everything
 
     rank = int(os.environ.get("RANK", "0"))
-    env = make_from_config(args.env_id, config, rank)
+    env = _every_seat_for_selfplay(args.env_id, config, make_from_config(args.env_id, config, rank), rank)
     try:
         seed_everything(config["train"])  # before the policy's initial weights are drawn
         policy = make_policy(env, config, env_id=args.env_id)
@@ -172,14 +176,34 @@ def _train(args: argparse.Namespace, config: dict, resume_payload: dict | None) 
         return 128 + int(interrupted)
     if trainer.rank == 0:
         print(f"Trained {args.env_id} for {trainer.global_step:,} steps ({trainer.epoch} epochs); "
-              f"{_final_scores(trainer.logged_metrics)}. Checkpoint: {path}")
+              f"{_final_scores(trainer.logged_metrics, trainer.last_metrics)}. Checkpoint: {path}")
     return 0
 
 
-def _final_scores(logged: dict[str, float]) -> str:
-    """The episode return (and score) of the last log step: what metrics.jsonl's last line says."""
+def _every_seat_for_selfplay(env_id: str, config: dict, env: Backend, rank: int) -> Backend:
+    """`env`, or, for self-play on an env whose default built-in opponent holds a seat of each game
+    (`game_seats` 1, and no `opponent` in [env]), the env made again with every seat an agent
+    (`opponent = "none"`, recorded in the config and said once). An opponent the user set stays,
+    and self-play refuses it (`pufferlib.train.selfplay.check`)."""
+    if not config["selfplay"]["enabled"] or getattr(env, "game_seats", 0) != 1 or "opponent" in config["env"]:
+        return env
+    env.close()
+    config["env"]["opponent"] = "none"
+    print(f"puffer train: self-play holds every seat of {env_id}'s games: --env.opponent none (its default "
+          "built-in opponent held one)", file=sys.stderr)
+    return make_from_config(env_id, config, rank)
+
+
+def _final_scores(logged: dict[str, float], last: dict[str, float]) -> str:
+    """The episode return and score of the last log step (`logged`: what metrics.jsonl's last line
+    says); with self-play, its scores against the pool and each anchor of the last log (`last`, the
+    trainer's `last_metrics`: the end-of-run line of episode stats holds none) instead of the score,
+    which is the learner's against itself in mirror games."""
     text = f"mean episode return {logged.get('environment/episode_return', math.nan):.2f}"
-    if "environment/score" in logged:
+    against = selfplay_scores(last)
+    if against:
+        text += ", self-play " + ", ".join(against)
+    elif "environment/score" in logged:
         text += f", score {logged['environment/score']:.2f}"
     return text + " (last log step)"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Mapping
@@ -21,12 +22,28 @@ def _fmt(value: object) -> str:
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
+def selfplay_scores(metrics: Mapping[str, float]) -> list[str]:
+    """Self-play's scores since the last log (`pufferlib.train.selfplay`'s `selfplay/*`), e.g.
+    ["vs pool 0.62 (412 games)", "vs scripted 0.71 (96 games)"]; [] without self-play. A window
+    without games shows "-" (no games)."""
+    against = [("pool", "selfplay/")] if "selfplay/games" in metrics else []
+    against += [(key.split("/")[1], key[:-len("games")]) for key in sorted(metrics)
+                if key.startswith("selfplay/") and key.count("/") == 2 and key.endswith("/games")]
+    return [f"vs {name} {_score(metrics.get(prefix + 'score', math.nan))} ({int(metrics[prefix + 'games']):,} games)"
+            for name, prefix in against]
+
+
+def _score(value: float) -> str:
+    return "-" if math.isnan(value) else f"{value:.2f}"
+
+
 def summary_line(metrics: Mapping[str, float]) -> str:
-    """One plain line: progress, speed, score, losses, time shares."""
+    """One plain line: progress, speed, score, self-play's scores, losses, time shares."""
     parts = [f"epoch {metrics.get('epoch', 0)}", f"steps {_fmt(metrics.get('global_step', 0))}",
              f"SPS {_fmt(metrics.get('SPS', 0.0))}"]
     if "environment/episode_return" in metrics:
         parts.append(f"return {_fmt(metrics['environment/episode_return'])}")
+    parts += selfplay_scores(metrics)
     if "eval/episode_return" in metrics:
         parts.append(f"eval {_fmt(metrics['eval/episode_return'])} ± {_fmt(metrics['eval/episode_return_ci95'])}")
     for key in ("policy_loss", "value_loss", "entropy"):
@@ -85,7 +102,7 @@ class Dashboard:
         if total_steps and sps:
             table.add_row("time left", f"{max(0.0, (total_steps - step) / sps):.0f}s")
         for key, value in sorted(metrics.items()):
-            if key.startswith(("environment/", "eval/", "losses/")):
+            if key.startswith(("environment/", "eval/", "selfplay/", "losses/")):
                 table.add_row(key, _fmt(value))
         shares = [f"{k} {metrics[f'performance/{k}']:.0%}" for k in PROFILE_KEYS if f"performance/{k}" in metrics]
         if shares:

@@ -211,3 +211,28 @@ def test_eval_makes_the_env_as_the_checkpoints_run_did_and_flags_still_win(tmp_p
     assert cli.main(["eval", "ocean-go", "--load-model-path", "latest", "--train.data-dir", data,
                      "--episodes", "2", "--env.grid-size", "7"]) == 2
     assert "does not fit this policy" in capsys.readouterr().err
+
+
+SELFPLAY = ["--selfplay.enabled", "true", "--selfplay.anchors", "scripted", "--selfplay.snapshot-interval", "2048",
+            "--train.total-timesteps", "8192", "--vec.num-envs", "32", "--train.batch-size", "2048",
+            "--train.minibatch-size", "2048", "--train.update-epochs", "1"]
+
+
+def test_selfplay_alone_makes_every_seat_an_agent_and_shows_its_scores(tmp_path, capsys):
+    """--selfplay.enabled true on Ocean connect4 (whose scripted opponent holds a seat) sets
+    --env.opponent none once; the log lines and the final line show the pool's and the anchors'
+    scores, not the learner's 0.50 against itself."""
+    assert cli.main(["train", "ocean-connect4", *SELFPLAY, "--train.data-dir", str(tmp_path)]) == 0
+    out, err = capsys.readouterr()
+    assert err.count("--env.opponent none") == 1
+    final = out.strip().splitlines()[-1]
+    assert "self-play vs pool" in final and "vs scripted" in final and "score 0.50" not in final, final
+    assert any("vs scripted" in line for line in out.splitlines()[:-1])  # the log lines
+    (run,) = tmp_path.iterdir()
+    assert checkpoint.load(next(run.glob("model_*.pt")))["config"]["env"]["opponent"] == "none"
+
+
+def test_selfplay_with_an_opponent_given_is_refused(tmp_path, capsys):
+    flags = [*SELFPLAY, "--env.opponent", "scripted", "--train.data-dir", str(tmp_path)]
+    assert cli.main(["train", "ocean-connect4", *flags]) != 0
+    assert "game_seats = 1: pass --env.opponent none" in capsys.readouterr().err
