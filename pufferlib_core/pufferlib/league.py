@@ -3,8 +3,8 @@
 Contract:
 - Players: the snapshots of a self-play run (RUN_DIR/pool, `pufferlib.train.selfplay`; its
   pool.json checked by `pufferlib.train.pool.read_pool`), or, without a valid pool, its
-  checkpoints (model_*.pt); and anchors, the env's built-in players
-  (`pufferlib.match.BUILT_IN`), which play every agent but not each other. A file that cannot be
+  checkpoints (model_*.pt); and anchors, built-in players of the env (the names its
+  `builtin_players` declares), which play every agent but not each other. A file that cannot be
   read as a checkpoint of the run's env is skipped with a warning.
 - `play_round` plays `games` games (`pufferlib.match.play_match`: seats alternating, seeded by
   `seed` and the pair) for every pair of players, and appends each match's counts to
@@ -33,8 +33,9 @@ from pathlib import Path
 from pufferlib._locks import folder_lock
 from pufferlib.agent import Agent, load
 from pufferlib.errors import APIUsageError, CheckpointError
-from pufferlib.match import BUILT_IN, play_match
+from pufferlib.match import play_match
 from pufferlib.train import checkpoint
+from pufferlib.train.evaluation import builtin_players
 from pufferlib.train.pool import POOL_DIR, POOL_FILE, read_pool
 
 DB_NAME = "league.db"
@@ -61,8 +62,9 @@ class Player:
     step: int | None
 
 
-def players_of(run_dir: Path, anchors: Sequence[str] = ()) -> list[Player]:
-    """The snapshots of `run_dir` (its pool, else its checkpoints), oldest first, then `anchors`."""
+def players_of(run_dir: Path, env_id: str, anchors: Sequence[str] = ()) -> list[Player]:
+    """The snapshots of `run_dir` (its pool, else its checkpoints), oldest first, then `anchors`:
+    built-in players of `env_id` (its `builtin_players`), APIUsageError for another name."""
     pool = run_dir / POOL_DIR / POOL_FILE
     found: list[Player] = []
     if pool.is_file():
@@ -79,9 +81,11 @@ def players_of(run_dir: Path, anchors: Sequence[str] = ()) -> list[Player]:
                 warnings.warn(f"{file}: skipped ({exc})", stacklevel=2)
                 continue
             found.append(Player(f"step {step:,}", file, step))
+    names = builtin_players(env_id) if anchors else {}
     for name in anchors:
-        if name not in BUILT_IN:
-            raise APIUsageError(f"anchor {name!r} is not a built-in player: {list(BUILT_IN)}.")
+        if name not in names:
+            raise APIUsageError(f"anchor {name!r} is not a built-in player of {env_id}: "
+                                f"{list(names) or 'it has none'}.")
         found.append(Player(name, None, None))
     return found
 
@@ -111,12 +115,12 @@ def play_round(run_dir: Path, env_id: str, games: int, anchors: Sequence[str] = 
 
 def _play_round(run_dir: Path, env_id: str, games: int, anchors: Sequence[str], seed: int,
                 progress: Callable[[str], object] | None) -> int:
-    players = players_of(run_dir, anchors)
+    players = players_of(run_dir, env_id, anchors)
     agents = _agents(players, env_id)
     if sum(1 for a in agents.values() if not isinstance(a, str)) < 1 or len(agents) < 2:
         raise APIUsageError(f"{run_dir}: a league needs two players, one of them an agent (a snapshot or a "
                             f"checkpoint), and has {len(agents)}: {list(agents)}. Train longer (self-play takes "
-                            "snapshots in RUN_DIR/pool) or add anchors (--anchors scripted,random).")
+                            "snapshots in RUN_DIR/pool) or add anchors (--anchors with built-in players of the env).")
     names = list(agents)
     played = 0
     with _open(run_dir) as db:

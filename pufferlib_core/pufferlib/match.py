@@ -2,9 +2,9 @@
 
 The env must be one of competitive games (`game_seats`, see `pufferlib.environment`).
 A player is an `Agent` (`pufferlib.load` of a checkpoint file, a run folder or "latest"), or
-the name of one of the env's built-in players, `BUILT_IN` ("scripted", "random", "tactical": the
-env's `opponent` argument, as Ocean's games and turn-based PettingZoo games take it; each env has
-some of them).
+the name of one of the env's built-in players: the names the env declares in `builtin_players`
+(Ocean's games "scripted", "random"; turn-based PettingZoo games "random", "tactical"), which it
+also takes as its `opponent` argument. The core knows no name of its own.
 
 The rule, so that the numbers mean the same on every run:
 - Two agents: the env is made with every seat an agent (`opponent="none"`). Each game slot
@@ -54,10 +54,9 @@ from pufferlib.games.exact import MAX_EXACT_POSITIONS, ExactResult, exact_agains
 from pufferlib.games.scores import Counts, outcome_kind
 from pufferlib.protocols import VecEnv
 from pufferlib.train import checkpoint, published
+from pufferlib.train.evaluation import builtin_players
 from pufferlib.train.playback import write_video
 
-#: Built-in players: values of a game env's `opponent` argument.
-BUILT_IN = ("scripted", "random", "tactical")
 #: Seconds between progress lines.
 PROGRESS_SECONDS = 5.0
 #: The most game slots a match plays at once (more copies than games would waste steps).
@@ -110,13 +109,18 @@ def player_name(player: Agent | str) -> str:
 
 def resolve(player: Agent | str, env_id: str, device: str = "cpu", data_dir: str | Path | None = None,
             hub_dir: str | Path | None = None) -> Agent | str:
-    """An Agent, a built-in name (kept), or the agent of a checkpoint, run folder, "latest" or
-    `hf://` address (`hub_dir`: a local hub)."""
-    if isinstance(player, Agent) or player in BUILT_IN:
+    """An Agent, the name of one of `env_id`'s built-in players (kept; the env's `builtin_players`,
+    `pufferlib.train.evaluation.builtin_players`), or the agent of a checkpoint, run folder, "latest"
+    or `hf://` address (`hub_dir`: a local hub)."""
+    if isinstance(player, Agent):
         return player
-    if player != "latest" and not published.is_address(player) and not Path(player).exists():
-        raise APIUsageError(f"player {player!r} is neither a checkpoint file, a run folder, 'latest', an hf:// "
-                            f"address nor a built-in player ({', '.join(BUILT_IN)}).")
+    if player != "latest" and not published.is_address(player):
+        names = builtin_players(env_id)
+        if player in names:
+            return player
+        if not Path(player).exists():
+            raise APIUsageError(f"player {player!r} is neither a checkpoint file, a run folder, 'latest', an hf:// "
+                                f"address nor a built-in player of {env_id} ({', '.join(names) or 'it has none'}).")
     return load(player, env_id, device=device, data_dir=data_dir, hub_dir=hub_dir)
 
 
@@ -127,7 +131,8 @@ def play_match(env_id: str, a: Agent | str, b: Agent | str, games: int = 100, *,
                max_game_steps: int = MAX_GAME_STEPS) -> MatchResult:
     """Play `games` games of A against B on `env_id` (see the module docstring for the rule).
 
-    `a`, `b`: Agents, checkpoint sources (`pufferlib.load`) or `BUILT_IN` names (at most one).
+    `a`, `b`: Agents, checkpoint sources (`pufferlib.load`) or names of the env's built-in players
+    (at most one; `resolve`).
     `num_envs`: env copies (default: enough game slots for the games, at most `MAX_SLOTS`).
     `deterministic`: greedy actions instead of sampled ones. `progress`: a label to print a
     line to stderr every few seconds. `video_path`: record the first game of env copy 0 there
@@ -140,15 +145,14 @@ def play_match(env_id: str, a: Agent | str, b: Agent | str, games: int = 100, *,
     for player in (a, b):
         if isinstance(player, str) and not player:
             raise APIUsageError("a player must be a checkpoint file, a run folder, 'latest', an hf:// address or "
-                                f"one of {list(BUILT_IN)}, got ''.")
-    if isinstance(a, str) and a in BUILT_IN and isinstance(b, str) and b in BUILT_IN:
+                                "one of the env's built-in players, got ''.")
+    first, second = resolve(a, env_id, device, data_dir, hub_dir), resolve(b, env_id, device, data_dir, hub_dir)
+    if isinstance(first, str) and isinstance(second, str):
         raise APIUsageError(f"{a!r} against {b!r}: a match needs at least one agent (a checkpoint, a run folder "
                             "or 'latest'); built-in players are the env's own.")
-    flipped = isinstance(a, str) and a in BUILT_IN
-    first, second = (b, a) if flipped else (a, b)
-    agent = resolve(first, env_id, device, data_dir, hub_dir)
-    other = resolve(second, env_id, device, data_dir, hub_dir)
-    assert isinstance(agent, Agent)  # only `second` may be built in
+    flipped = isinstance(first, str)
+    agent, other = (second, first) if flipped else (first, second)
+    assert isinstance(agent, Agent)  # only `other` may be built in
     result = _play(env_id, agent, other, games, seed, num_envs, deterministic, progress, video_path, fps,
                    max_game_steps)
     if flipped:  # report from A's side: the built-in player's
@@ -330,4 +334,4 @@ def exact_match(env_id: str, a: Agent | str, *, device: str = "cpu", data_dir: s
         env.close()
 
 
-__all__ = ["BUILT_IN", "ExactResult", "MatchResult", "exact_match", "play_match", "player_name", "resolve"]
+__all__ = ["ExactResult", "MatchResult", "exact_match", "play_match", "player_name", "resolve"]

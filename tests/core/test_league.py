@@ -32,6 +32,23 @@ def run_dir(tmp_path_factory):
     return folder
 
 
+def test_a_pettingzoo_run_is_rated_against_its_own_built_in_players_by_default(tmp_path, capsys):
+    """The anchors are the env's `builtin_players` (random, tactical): not Ocean's 'scripted'."""
+    import pufferlib
+
+    env_id = "pettingzoo-tictactoe"
+    (tmp_path / "metrics.jsonl").write_text(f'{{"env_id": "{env_id}"}}\n')
+    config = merge(load_default(), env_config(env_id)[0])
+    env = pufferlib.make(env_id, num_envs=1, opponent="none")
+    play = selfplay.SelfPlay(env, build(env_id, config).policy, dict(config["selfplay"], enabled=True), tmp_path,
+                             lambda: tmp_path, torch.device("cpu"), {"config": config, "env_id": env_id})
+    play.snapshot(1000)
+    env.close()
+    assert cli.main(["league", str(tmp_path), "--games", "2"]) == 0
+    players = {line.split()[0] for line in capsys.readouterr().out.splitlines()[2:] if line.strip()}
+    assert {"random", "tactical"} <= players and "scripted" not in players
+
+
 def test_a_round_robin_fills_league_db_and_another_round_adds_games(run_dir, capsys):
     assert cli.main(["league", str(run_dir), "--games", "4", "--anchors", "random"]) == 0
     out = capsys.readouterr().out
@@ -49,8 +66,9 @@ def test_a_league_of_one_player_and_bad_anchors_are_refused(tmp_path, run_dir):
     (tmp_path / "metrics.jsonl").write_text('{"env_id": "ocean-connect4"}\n')
     with pytest.raises(APIUsageError, match="a league needs two players"):
         league.play_round(tmp_path, "ocean-connect4", 2, [])
-    with pytest.raises(APIUsageError, match="not a built-in player"):
-        league.players_of(run_dir, ["greedy"])
+    with pytest.raises(APIUsageError,
+                       match=r"anchor 'greedy' is not a built-in player of ocean-connect4: \['scripted', 'random'\]"):
+        league.players_of(run_dir, "ocean-connect4", ["greedy"])
 
 
 def test_an_unreadable_snapshot_is_skipped_with_a_warning(tmp_path, run_dir):
@@ -76,7 +94,7 @@ def test_a_pool_json_naming_a_file_outside_the_pool_is_not_played(tmp_path, run_
     pool["snapshots"][0]["file"] = str(outside)
     (copy / "pool" / "pool.json").write_text(json.dumps(pool))
     with pytest.warns(UserWarning, match=r"snapshots\[0\].file = .* is not the name of a snapshot file"):
-        assert league.players_of(copy) == []  # no valid pool, and the run has no model_*.pt
+        assert league.players_of(copy, "ocean-connect4") == []  # no valid pool, and the run has no model_*.pt
 
 
 def test_a_second_league_round_on_the_same_run_is_refused_at_once_but_a_training_run_may_go_on(run_dir):

@@ -126,13 +126,25 @@ def test_the_wilson_interval_of_a_hand_computed_case():
 def test_what_cannot_be_a_match_is_a_clear_error(connect4):
     with pytest.raises(APIUsageError, match="at least one agent"):
         play_match("ocean-connect4", "random", "scripted", 10)
+    squared = untrained("ocean-squared")
     with pytest.raises(APIUsageError, match="declares no games"):
-        play_match("ocean-squared", untrained("ocean-squared"), "random", 10)
+        play_match("ocean-squared", squared, squared, 10)
     with pytest.raises(APIUsageError, match="different spaces"):
         play_match("ocean-connect4", connect4, untrained("ocean-squared"), 10)
     with pytest.raises(APIUsageError, match="'greedy' is neither a checkpoint file, a run folder, 'latest', an "
                                             "hf:// address nor a built-in player"):
         play_match("ocean-connect4", connect4, "greedy", 10)
+
+
+def test_a_built_in_player_is_one_the_env_declares():
+    """The names come from each env's `builtin_players`: PettingZoo's 'tactical' is no Ocean player,
+    Ocean's 'scripted' no PettingZoo one, and an env without games has none."""
+    for env_id, name, names in (("ocean-connect4", "tactical", "scripted, random"),
+                                ("pettingzoo-tictactoe", "scripted", "random, tactical"),
+                                ("ocean-squared", "random", "it has none")):
+        with pytest.raises(APIUsageError, match=rf"player '{name}' is neither .* nor a built-in player of {env_id} "
+                                                rf"\({names}\)"):
+            play_match(env_id, untrained(env_id), name, 2)
     with pytest.raises(APIUsageError, match="games must be an int >= 1"):
         play_match("ocean-connect4", connect4, connect4, 0)
 
@@ -219,6 +231,6 @@ def test_a_plugins_pettingzoo_game_is_played_against_built_in_players_and_anothe
         for other in ("random", "tactical", twin):
             result = play_match(aec_plugin.ENV_ID, agent, other, 20, seed=1)
             assert result.games == 20 and result.games_by_seat == (10, 10), other
-        with pytest.raises(APIUsageError, match=r"opponent='scripted' \(the built-in players that take a seat of "
-                                                r"it: \['random', 'tactical'\]\).*does not take the keyword"):
+        with pytest.raises(APIUsageError, match=r"player 'scripted' is neither .* nor a built-in player of "
+                                                rf"{aec_plugin.ENV_ID} \(random, tactical\)"):
             play_match(aec_plugin.ENV_ID, agent, "scripted", 4)

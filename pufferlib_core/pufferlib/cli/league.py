@@ -19,8 +19,9 @@ def league_command(argv: list[str]) -> int:
     parser.add_argument("run_dir", help="a run folder (its self-play pool, else its checkpoints)")
     parser.add_argument("--games", type=int, default=20, help="games per pair this round (default 20; 0: none, "
                                                               "only the table of the games played so far)")
-    parser.add_argument("--anchors", default="scripted,random",
-                        help="built-in players to rate beside the snapshots, comma-separated ('' for none)")
+    parser.add_argument("--anchors", default=None,
+                        help="built-in players of the run's env to rate beside the snapshots, comma-separated ('' for "
+                             "none; default: every built-in player the env declares)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plot", help="draw rating against training step to this PNG")
     args = parser.parse_args(argv)
@@ -33,6 +34,7 @@ def league_command(argv: list[str]) -> int:
     from pufferlib._text import printable
     from pufferlib.games.ratings import fit, rank_correlation
     from pufferlib.train import checkpoint, trust
+    from pufferlib.train.evaluation import builtin_players
     from pufferlib.train.metrics import FILE_NAME as METRICS_FILE
 
     if args.plot:
@@ -42,8 +44,8 @@ def league_command(argv: list[str]) -> int:
     if env_id is None:
         raise APIUsageError(f"{run_dir}: its metrics.jsonl names no env id; is it a run folder of `puffer train`?")
     trust.check_env_id(env_id, str(run_dir / METRICS_FILE))
-    anchors = [a for a in args.anchors.split(",") if a]
-    players = league.players_of(run_dir, anchors)
+    anchors = list(builtin_players(env_id)) if args.anchors is None else [a for a in args.anchors.split(",") if a]
+    players = league.players_of(run_dir, env_id, anchors)
     if args.games:
         league.play_round(run_dir, env_id, args.games, anchors, args.seed,
                           progress=lambda line: print(f"puffer league: {line}", file=sys.stderr, flush=True))

@@ -20,8 +20,9 @@ def match_command(argv: list[str]) -> int:
     parser.add_argument("env_id", help="an env of competitive games, e.g. ocean-connect4")
     for name in ("a", "b"):
         parser.add_argument(name, help="a checkpoint file, a run folder, 'latest' (the newest checkpoint of ENV), "
-                                       "an hf://ORG/NAME[@REV] address or a built-in player of the env: 'scripted', "
-                                       "'random', 'tactical'")
+                                       "an hf://ORG/NAME[@REV] address or a built-in player of the env (the names its "
+                                       "builtin_players declares: Ocean's 'scripted', 'random'; PettingZoo's "
+                                       "'random', 'tactical')")
     parser.add_argument("--games", type=int, default=None, help="games to count (default 100)")
     parser.add_argument("--exact", action="store_true",
                         help="B 'random' on a small turn-based PettingZoo game: A's exact probabilities of winning, "

@@ -222,6 +222,18 @@ def _game_of(env_id: str, config: Mapping[str, Any]) -> tuple[int, dict[str, int
         env.close()
 
 
+def builtin_players(env_id: str, config: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """The names and codes of `env_id`'s built-in players that take a seat of its games (its
+    `builtin_players`, read from one copy made with every seat an agent, `opponent="none"`, or as
+    it is where it takes no such argument) under `config` (default `eval_base(env_id)`). The env
+    owns these names: the core knows none of its own."""
+    config = eval_base(env_id) if config is None else config
+    try:
+        return _game_of(env_id, merge(config, {"env": {"opponent": "none"}}))[1]
+    except APIUsageError:  # an env without opponent="none"
+        return _game_of(env_id, config)[1]
+
+
 def with_opponent(env_id: str, config: Mapping[str, Any], opponent: str | None = None
                   ) -> tuple[dict[str, Any], str | None]:
     """(`config` with `[env] opponent` set to the built-in player an evaluation scores the agent
@@ -241,10 +253,7 @@ def with_opponent(env_id: str, config: Mapping[str, Any], opponent: str | None =
         raise APIUsageError(f"{env_id}: this agent holds every seat of the games it is evaluated on (as a self-play "
                             f"run trains it), so it would play itself and score about one half, which says nothing; "
                             f"{choices}.")
-    try:
-        seats, players = _game_of(env_id, merge(config, {"env": {"opponent": "none"}}))
-    except APIUsageError:  # an env without opponent="none": no built-in player takes a seat of it
-        seats, players = 0, {}
+    players = builtin_players(env_id, config)
     if name not in players:
         raise APIUsageError(f"{key} {name!r}: {env_id}'s built-in players are {sorted(players) or 'none'} (its "
                             "`builtin_players`); name one of them.")
