@@ -41,6 +41,7 @@ from pufferlib.train import checkpoint, normalize, optimizers, ppo, selfplay, tr
 from pufferlib.train.dashboard import Dashboard
 from pufferlib.train.eval_during_training import BEST_NAME, TrainingEval
 from pufferlib.train.eval_during_training import enabled as eval_enabled
+from pufferlib.train.exploitability import Exploitability
 from pufferlib.train.gradient import Gradient, microbatch_count
 from pufferlib.train.log_steps import LogSteps, all_reduce_mean
 from pufferlib.train.metrics import MetricsFile
@@ -161,6 +162,7 @@ class PuffeRL:
                                      self.device, {"config": self.config, "env_id": self.env_id}, cfg["seed"],
                                      self.rank, self.world_size)
             self.rollout.selfplay = self.selfplay
+        self.exploitability = Exploitability.of(env)  # games small enough to solve exactly
         self._hook("pufferlib_train_start", trainer=self)
 
     # -- construction helpers ------------------------------------------------------------
@@ -536,6 +538,8 @@ class PuffeRL:
         self._eval_metrics = {}
         if self.selfplay is not None:
             metrics.update(self.selfplay.stats())
+        if self.exploitability is not None:
+            metrics.update(self.exploitability.stats(self.policy, self.device))
         accounted = sum(self.profile.values())
         for key in ("env", "forward", "learn", "copy", *(("eval",) if "eval" in self.profile else ())):
             metrics[f"performance/{key}"] = self.profile[key] / elapsed

@@ -128,6 +128,19 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
 }
 
 
+#: Ocean's envs written in Python (no C header): name -> (what it tests, its class, default training config).
+PYTHON_ENVS: dict[str, tuple[str, str, dict]] = {
+    "kuhn_poker": ("Kuhn poker, both seats agents: hidden cards and bluffing, exploitability solved exactly",
+                   "puffer_ocean.poker:KuhnPoker",
+                   {**_config(64, 500_000, 4096, 1024, learning_rate=0.003, ent_coef=0.01, gamma=1.0),
+                    "selfplay": {"enabled": True}}),
+    "leduc_poker": ("Leduc poker, both seats agents: two rounds and a public card, exploitability solved exactly",
+                    "puffer_ocean.poker:LeducPoker",
+                    {**_config(64, 2_000_000, 8192, 2048, learning_rate=0.003, ent_coef=0.01, gamma=1.0),
+                     "selfplay": {"enabled": True}}),
+}
+
+
 def class_name(name: str) -> str:
     """The PufferEnv class of env `name` in puffer_ocean.envs: 'trash_pickup' -> 'TrashPickup'."""
     return "".join(part.capitalize() for part in name.split("_"))
@@ -148,4 +161,9 @@ def env_specs() -> list[EnvSpec]:
             aliases=(f"puffer_{name}",),
         )
         for name, (description, kwargs, config) in ENVS.items()
+    ] + [
+        EnvSpec(id=f"{PREFIX}{name}", creator=creator, policy="pufferlib.models:Default",
+                config={key: dict(value) for key, value in config.items()}, package=PACKAGE,
+                description=description, aliases=(f"puffer_{name}",))
+        for name, (description, creator, config) in PYTHON_ENVS.items()
     ]

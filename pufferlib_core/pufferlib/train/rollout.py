@@ -34,6 +34,7 @@ import warnings
 from collections import defaultdict
 from collections.abc import Callable
 from contextlib import AbstractContextManager
+from typing import Protocol
 
 import numpy as np
 import torch
@@ -42,7 +43,6 @@ from gymnasium import spaces
 from pufferlib.errors import APIUsageError
 from pufferlib.protocols import Batch, VecEnv
 from pufferlib.train.acting import ALL_ROWS, Actor, LSTMState, RowIndex
-from pufferlib.train.selfplay import SelfPlay
 from pufferlib.train.storage import RolloutStorage
 from pufferlib.train.writers import ColumnWriter, RowWriter
 
@@ -51,6 +51,41 @@ Rows = tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]
 #: What acting on one batch of rows gives: ((action, logprob, value, the LSTM state it produced),
 #: the LSTM state acted with); the states are None if not recurrent.
 Acted = tuple[tuple[torch.Tensor, torch.Tensor, torch.Tensor, LSTMState | None], LSTMState | None]
+
+
+class Opponents(Protocol):
+    """Who else acts in the env's games besides the learner, as the rollout sees it: self-play's
+    snapshots (`pufferlib.train.selfplay.SelfPlay`), or nobody (`NoOpponents`)."""
+
+    def begin_batch(self) -> None:
+        """A batch starts."""
+
+    def act_opponents(self, obs: np.ndarray, ids: np.ndarray | None, send: np.ndarray) -> None:
+        """Write the opponents' actions into `send` for the rows of `obs` (rows `ids`; None: all) they hold."""
+
+    def observe(self, ids: np.ndarray | None, terminals: np.ndarray, truncations: np.ndarray) -> None:
+        """The rows `ids` (None: all) received these done flags."""
+
+    def train_masks(self, masks: np.ndarray, ids: np.ndarray | None) -> np.ndarray:
+        """`masks` of rows `ids` with the rows the learner does not hold (it does not train on) cleared."""
+        ...
+
+
+class NoOpponents:
+    """The `Opponents` of a run without self-play: the learner holds every row."""
+
+    def begin_batch(self) -> None:
+        """Nothing to prepare."""
+
+    def act_opponents(self, obs: np.ndarray, ids: np.ndarray | None, send: np.ndarray) -> None:
+        """No row to act on."""
+
+    def observe(self, ids: np.ndarray | None, terminals: np.ndarray, truncations: np.ndarray) -> None:
+        """No game to count."""
+
+    def train_masks(self, masks: np.ndarray, ids: np.ndarray | None) -> np.ndarray:
+        """`masks` as they are."""
+        return masks
 
 
 class PhaseTimer:
@@ -108,10 +143,12 @@ class Rollout:
     `batch_size` agent steps per batch, a multiple of the env's agent rows whose steps per row
     (the horizon) `segment` (the LSTM's training sequence length) divides; `recurrent` must
     match the policy's `is_recurrent`. `actor` acts; `nvec` is its MultiDiscrete sizes or None.
+    `opponents` act on the rows they hold, which are masked out of training (self-play's snapshots;
+    `NoOpponents` by default).
     """
 
     def __init__(self, env: VecEnv, policy: torch.nn.Module, device: torch.device, batch_size: int,
-                 segment: int, recurrent: bool):
+                 segment: int, recurrent: bool, opponents: Opponents | None = None):
         horizon = RolloutStorage.check_sizes(env.num_agents, batch_size, segment)  # before the actor allocates
         self.actor = Actor(env, policy, device)
         if self.actor.recurrent != recurrent:
@@ -131,9 +168,7 @@ class Rollout:
         else:
             self._writer = self._row_writer = RowWriter(self.storage, self.actor.box)
         self.held: Rows | None = None  # the observations that end a batch begin the next
-        #: Self-play (`pufferlib.train.selfplay`): snapshots act on the rows they hold, which are
-        #: masked out of training; set by the trainer before the first collect().
-        self.selfplay: SelfPlay | None = None
+        self.opponents: Opponents = opponents if opponents is not None else NoOpponents()
         self.infos: dict[str, list[float]] = defaultdict(list)
         self._grad_mode: Callable[[], AbstractContextManager[None]] = torch.inference_mode  # see collect()
         env.async_reset()
@@ -168,8 +203,7 @@ class Rollout:
         copied back into normal tensors, a warning says so, and later batches collect under
         `no_grad`.
         """
-        if self.selfplay is not None:
-            self.selfplay.begin_batch()
+        self.opponents.begin_batch()
         with self._grad_mode():
             self._writer.begin()  # resets the storage where needed: not charged to a phase
             timer = PhaseTimer()
@@ -210,11 +244,10 @@ class Rollout:
         return acted, state  # as they come: this runs every step
 
     def _act_opponents(self, timer: PhaseTimer, obs: np.ndarray, ids: np.ndarray | None, send: np.ndarray) -> None:
-        """Self-play's snapshots act on the rows of `obs` they hold (`SelfPlay.act_opponents`),
-        timed as `forward` (the copies before it as `copy`)."""
-        assert self.selfplay is not None
+        """The opponents act on the rows of `obs` they hold (`Opponents.act_opponents`), timed as
+        `forward` (the copies before it as `copy`)."""
         timer.lap_copy()
-        self.selfplay.act_opponents(obs, ids, send)
+        self.opponents.act_opponents(obs, ids, send)
         timer.lap_forward()
 
     def _send_recv(self, timer: PhaseTimer, send: np.ndarray | None) -> Batch:
@@ -281,17 +314,15 @@ class Rollout:
                 self.held = (obs.copy(), None, np.array(masks, copy=True), starts)  # rows: all, in order
                 break
             send = actor.to_env(action)
-            if self.selfplay is not None:
-                self._act_opponents(timer, obs, None, send)
+            self._act_opponents(timer, obs, None, send)
             keep((obs_dev, action, logprob, value))
             if recurrent:
                 assert state is not None  # a recurrent actor has a state
                 storage.store_segment_state(ALL_ROWS, t, ALL_ROWS, state)
                 actor.keep_state(ALL_ROWS, new_state)
             obs, rewards, terminals, truncations, _, _, masks = self._send_recv(timer, send)
-            if self.selfplay is not None:
-                self.selfplay.observe(None, terminals, truncations)
-                masks = self.selfplay.train_masks(masks, None)
+            self.opponents.observe(None, terminals, truncations)
+            masks = self.opponents.train_masks(masks, None)
             # returns how many rows truncated: rarely any, and then their final values are due
             if columns.close_step(t, obs, masks, rewards, terminals, truncations) and self._writes_final:
                 self._final_values(self._all_rows, t, terminals, truncations)
@@ -302,9 +333,7 @@ class Rollout:
     def _first_rows(self, timer: PhaseTimer) -> Rows:
         """The reset's observations, masks and starts (its recv() closes no step)."""
         obs, _, terminals, truncations, _, _, masks = self._send_recv(timer, None)
-        if self.selfplay is not None:
-            masks = self.selfplay.train_masks(masks, None)
-        return obs, None, masks, terminals | truncations
+        return obs, None, self.opponents.train_masks(masks, None), terminals | truncations
 
     # -- the general loop: recv() returns groups of rows --------------------------------------
     def _collect_async(self, timer: PhaseTimer, each_step: Callable[[], object] | None) -> None:
@@ -322,8 +351,7 @@ class Rollout:
             obs_dev = torch.from_numpy(obs).to(dev)
             (action, logprob, value, new_state), state = self._act(timer, obs_dev, starts, index)
             send = actor.to_env(action)
-            if self.selfplay is not None:
-                self._act_opponents(timer, obs, ids, send)
+            self._act_opponents(timer, obs, ids, send)
             if room is not None:
                 writer.write(ids, t, room, obs, obs_dev, action, send, logprob, value, starts, masks, state)
             if writer.bootstrap(ids, t, value):  # the batch is complete; these observations start the next
@@ -342,9 +370,8 @@ class Rollout:
         assert writer is not None  # made for the general case
         obs, rewards, terminals, truncations, _, ids, masks = self._send_recv(timer, send)
         ids = np.asarray(ids)
-        if self.selfplay is not None:
-            self.selfplay.observe(ids, terminals, truncations)
-            masks = self.selfplay.train_masks(masks, ids)
+        self.opponents.observe(ids, terminals, truncations)
+        masks = self.opponents.train_masks(masks, ids)
         closed = writer.close(ids, rewards, terminals, truncations)
         if closed is not None and self._writes_final and np.count_nonzero(truncations):
             rows, t, sel = closed
