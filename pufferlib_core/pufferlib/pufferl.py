@@ -145,9 +145,15 @@ class PuffeRL:
         if initial is not None:
             checkpoint.load_policy(self.policy, initial)
         self.initialized_from = checkpoint.describe(initial) if initial is not None else None
+        self._init_run_state(run_dir, dashboard, cfg)
+        self.selfplay: SelfPlay | None = None
+        if self.config["selfplay"]["enabled"]:
+            self.selfplay = SelfPlay(env, self.policy, self.config["selfplay"], self.run_dir, self._claim_run_dir,
+                                     self.device, {"config": self.config, "env_id": self.env_id}, cfg["seed"],
+                                     self.rank, self.world_size)
         # The env keeps the seed it was made with (`puffer train` offsets it per rank).
         self.rollout = Rollout(env, self.forward_policy, self.device, cfg["batch_size"], self.segment,
-                               self.recurrent)
+                               self.recurrent, self.selfplay)
         self.loss_config = ppo.LossConfig(cfg["clip_coef"], cfg["vf_coef"], cfg["vf_clip_coef"], cfg["ent_coef"],
                                           cfg["norm_adv"])
         # Minibatches cut into microbatches, on worker threads on a CPU (pufferlib.train.gradient).
@@ -155,13 +161,6 @@ class PuffeRL:
         self.gradient = Gradient(self.policy, self.forward_policy, self.recurrent, self.rollout.actor.action_mask,
                                  self.rollout.nvec, self.loss_config, self._params, self._autocast, microbatches,
                                  threads)
-        self._init_run_state(run_dir, dashboard, cfg)
-        self.selfplay: SelfPlay | None = None
-        if self.config["selfplay"]["enabled"]:
-            self.selfplay = SelfPlay(env, self.policy, self.config["selfplay"], self.run_dir, self._claim_run_dir,
-                                     self.device, {"config": self.config, "env_id": self.env_id}, cfg["seed"],
-                                     self.rank, self.world_size)
-            self.rollout.selfplay = self.selfplay
         self.exploitability = Exploitability.of(env)  # games small enough to solve exactly
         self._hook("pufferlib_train_start", trainer=self)
 
