@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 
 GYM_PREFIX = "gym-"
 PETTINGZOO_PREFIX = "pettingzoo-"
+#: PettingZoo's family of games whose seats win, draw or lose: made through the turn-based adapter
+#: (`pufferlib.turn_based`), which writes each game's outcome (`game_seats`), whatever their API.
+GAMES_FAMILY = "classic/"
 _VERSION = re.compile(r"^(?P<name>.+?)[-_]v(?P<version>\d+)$")
 
 
@@ -53,7 +56,8 @@ def make_gymnasium(gym_id: str, **kwargs: Any) -> GymnasiumEnv:
 
 def make_pettingzoo(registry_id: str, opponent: str = "none", loss_penalty: float = 0.0,
                     **kwargs: object) -> ParallelEnv | AECEnv:
-    """`pettingzoo.make` of a registry id: the parallel env, else the AEC env.
+    """`pettingzoo.make` of a registry id: the parallel env, else the AEC env; a game of PettingZoo's
+    classic family (`GAMES_FAMILY`, rps too) always the AEC env, through the turn-based adapter.
 
     `opponent` (`pufferlib.turn_based.OPPONENTS`): "none" makes every agent of the env an agent of
     PufferLib's; "random" or "tactical" plays every seat but one of the AEC env, turn by turn, and
@@ -68,7 +72,8 @@ def make_pettingzoo(registry_id: str, opponent: str = "none", loss_penalty: floa
 
     turn_based.check_opponent(opponent)
     turn_based.check_loss_penalty(loss_penalty)
-    turn_by_turn = opponent != "none" or loss_penalty > 0
+    game = registry_id.startswith(GAMES_FAMILY)  # rps too, which PettingZoo could step in parallel
+    turn_by_turn = opponent != "none" or loss_penalty > 0 or game
     env_type = "aec" if turn_by_turn or registry_id not in pettingzoo.parallel_registry else "parallel"
     try:
         env = pettingzoo.make(env_type, registry_id, **kwargs)
@@ -80,7 +85,7 @@ def make_pettingzoo(registry_id: str, opponent: str = "none", loss_penalty: floa
                             f"pip install 'pettingzoo[{family}]'") from None
     if not turn_by_turn:
         return env
-    if env.metadata.get("is_parallelizable", False) and opponent == "none":
+    if env.metadata.get("is_parallelizable", False) and opponent == "none" and not game:
         raise APIUsageError(f"loss_penalty={loss_penalty} applies to turn-based games, but {registry_id} steps all "
                             "its agents at once (it has no seat that loses). Remove --env.loss-penalty.")
     return turn_based.TurnBasedParallelEnv(env, opponent=opponent, loss_penalty=loss_penalty)

@@ -194,3 +194,10 @@ def test_a_creator_that_refuses_a_keyword_argument_is_an_error_naming_it():
             assert env.game_seats == 2
     finally:
         unregister("test-nim-kwargs")
+
+
+def test_pettingzoo_classic_games_are_games_even_those_pettingzoo_could_step_in_parallel():
+    """rps has PettingZoo's parallel API; as a classic game it goes through the turn-based adapter,
+    which writes each game's outcome (game_seats), so self-play, match and league take it."""
+    with pufferlib.make("pettingzoo-rps") as env:
+        assert env.game_seats == 2 and set(env.builtin_players) == {"random", "tactical"}
