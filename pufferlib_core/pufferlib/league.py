@@ -2,9 +2,10 @@
 
 Contract:
 - Players: the snapshots of a self-play run (RUN_DIR/pool, `pufferlib.train.selfplay`; its
-  pool.json checked by `pufferlib.train.pool.read_pool`), or, without a valid pool, its
-  checkpoints (model_*.pt); and anchors, built-in players of the env (the names its
-  `builtin_players` declares), which play every agent but not each other. A file that cannot be
+  pool.json checked by `pufferlib.train.pool.read_pool`) and its newest checkpoint when that is
+  newer than every snapshot, or, without a valid pool, its checkpoints (model_*.pt); and
+  anchors, built-in players of the env (the names its `builtin_players` declares), which play
+  every agent but not each other. A file that cannot be
   read as a checkpoint of the run's env is skipped with a warning.
 - `play_round` plays `games` games (`pufferlib.match.play_match`: seats alternating, seeded by
   `seed` and the pair) for every pair of players, and appends each match's counts to
@@ -73,14 +74,12 @@ def players_of(run_dir: Path, env_id: str, anchors: Sequence[str] = ()) -> list[
                      for snap in read_pool(pool).snapshots]
         except CheckpointError as exc:
             warnings.warn(f"{exc} Using the run's checkpoints.", stacklevel=2)
+    checkpoints = sorted(run_dir.glob("model_*.pt"))
     if not found:
-        for file in sorted(run_dir.glob("model_*.pt")):
-            try:
-                step = int(checkpoint.load(file)["global_step"])
-            except (CheckpointError, APIUsageError) as exc:
-                warnings.warn(f"{file}: skipped ({exc})", stacklevel=2)
-                continue
-            found.append(Player(f"step {step:,}", file, step))
+        found = _checkpoint_players(checkpoints)
+    else:  # the run's newest checkpoint too, when it is newer than every snapshot
+        newest = max(snap.step or 0 for snap in found)
+        found += [p for p in _checkpoint_players(checkpoints[-1:]) if (p.step or 0) > newest]
     names = builtin_players(env_id) if anchors else {}
     for name in anchors:
         if name not in names:
@@ -88,6 +87,19 @@ def players_of(run_dir: Path, env_id: str, anchors: Sequence[str] = ()) -> list[
                                 f"{list(names) or 'it has none'}.")
         found.append(Player(name, None, None))
     return found
+
+
+def _checkpoint_players(files: Sequence[Path]) -> list[Player]:
+    """A player per checkpoint file, named by its step; an unreadable file is skipped with a warning."""
+    out = []
+    for file in files:
+        try:
+            step = int(checkpoint.load(file)["global_step"])
+        except (CheckpointError, APIUsageError) as exc:
+            warnings.warn(f"{file}: skipped ({exc})", stacklevel=3)
+            continue
+        out.append(Player(f"step {step:,}", file, step))
+    return out
 
 
 def _agents(players: list[Player], env_id: str) -> dict[str, Agent | str]:

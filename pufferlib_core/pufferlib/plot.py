@@ -5,11 +5,15 @@
 - `plot_sweep(sweep_dir, output)`: score against cost (Pareto front marked) and score against
   each swept parameter, read from the sweep's database (safe while the sweep runs).
 
-`puffer plot RUN_DIR...` and `puffer plot --sweep SWEEP_DIR` draw them from the command line.
+- `plot_ratings(...)`: league ratings against training step (`puffer league --plot`).
+
+`puffer plot RUN_DIR...` and `puffer plot --sweep SWEEP_DIR` draw them from the command line;
+`require_matplotlib` lets a command check for matplotlib before its work.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import math
 from pathlib import Path
 from types import ModuleType
@@ -19,15 +23,25 @@ from pufferlib.errors import APIUsageError
 from pufferlib.train.metrics import SCORE_KEYS, read_metrics
 
 
-def _pyplot() -> ModuleType:
-    """matplotlib's pyplot on the file-only Agg backend; APIUsageError when matplotlib is missing."""
+def require_matplotlib(command: str = "puffer plot") -> None:
+    """APIUsageError naming `command` when matplotlib is not installed; imports nothing, so a command
+    that draws at its end (`puffer league --plot`) checks it before its work."""
+    if importlib.util.find_spec("matplotlib") is None:
+        raise APIUsageError(f"{command} needs matplotlib: pip install matplotlib")
+
+
+def _pyplot(command: str = "puffer plot") -> ModuleType:
+    """matplotlib's pyplot on the file-only Agg backend; APIUsageError naming `command` when
+    matplotlib is missing."""
+    require_matplotlib(command)
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
-    except ImportError:
-        raise APIUsageError("puffer plot needs matplotlib: pip install matplotlib") from None
+    except ImportError as exc:  # installed but broken
+        raise APIUsageError(f"{command} needs matplotlib, which fails to import ({exc}): "
+                            "pip install --force-reinstall matplotlib") from None
     return plt
 
 
@@ -148,8 +162,8 @@ def plot_sweep(sweep_dir: str | Path, output: str | Path) -> Path:
 def plot_ratings(snapshots: list[tuple[int, float, float]], anchors: dict[str, float], output: str | Path,
                  title: str) -> Path:
     """Draw league ratings against training step: (step, rating, 95% half-interval) per snapshot,
-    and each anchor's rating as a horizontal line; returns the PNG path."""
-    plt = _pyplot()
+    and each anchor's rating as a horizontal line; returns the PNG path (`puffer league --plot`)."""
+    plt = _pyplot("puffer league --plot")
     fig, ax = plt.subplots(figsize=(8, 4.5))
     points = sorted(snapshots)
     ax.errorbar([s for s, _, _ in points], [r for _, r, _ in points], yerr=[c for _, _, c in points], fmt="o-",

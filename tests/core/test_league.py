@@ -186,3 +186,42 @@ def test_games_cut_at_the_step_limit_are_said_and_not_recorded(tmp_path, monkeyp
         assert league.results(tmp_path) == [("step 1", "step 2", 0, 1, 0)]
     finally:
         pufferlib.registry.unregister("test-endless")
+
+
+def _with_checkpoint(tmp_path, run_dir, step):
+    """A copy of the run folder with a checkpoint model_000009.pt taken at `step`."""
+    import shutil
+
+    from pufferlib.train import checkpoint
+
+    copy = tmp_path / "data" / "run"
+    shutil.copytree(run_dir, copy)
+    (copy / league.DB_NAME).unlink(missing_ok=True)
+    payload = torch.load(next((copy / "pool").glob("snapshot_*.pt")), weights_only=True)
+    checkpoint.save(copy / "model_000009.pt", {**payload, "global_step": step})
+    return copy
+
+
+def test_the_runs_newest_checkpoint_plays_beside_its_snapshots(tmp_path, run_dir):
+    copy = _with_checkpoint(tmp_path, run_dir, 5000)
+    assert [p.name for p in league.players_of(copy, "ocean-connect4")] == ["step 1,000", "step 2,000", "step 3,000",
+                                                                         "step 5,000"]
+    checkpoint_at_last_snapshot = _with_checkpoint(tmp_path / "again", run_dir, 3000)
+    assert len(league.players_of(checkpoint_at_last_snapshot, "ocean-connect4")) == 3  # one player per step
+
+
+def test_puffer_league_latest_is_the_run_of_the_newest_checkpoint(tmp_path, run_dir, capsys):
+    copy = _with_checkpoint(tmp_path, run_dir, 5000)
+    assert cli.main(["league", "latest", "--data-dir", str(copy.parent), "--games", "2", "--anchors", ""]) == 0
+    assert "step 5,000" in capsys.readouterr().out and (copy / league.DB_NAME).is_file()
+
+
+def test_league_plot_without_matplotlib_is_refused_before_any_game(tmp_path, run_dir, monkeypatch, capsys):
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "matplotlib" else find_spec(name, *a))
+    monkeypatch.setattr(league, "play_round", lambda *a, **k: pytest.fail("a game was played"))
+    assert cli.main(["league", str(run_dir), "--games", "2", "--plot", str(tmp_path / "r.png")]) != 0
+    assert "puffer league --plot needs matplotlib: pip install matplotlib" in capsys.readouterr().err

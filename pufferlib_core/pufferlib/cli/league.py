@@ -1,5 +1,8 @@
 """`puffer league RUN_DIR`: a round robin among a run's snapshots and anchors, rated (`pufferlib.league`).
 
+RUN_DIR may be `latest` (the run of the newest checkpoint under --data-dir). `--plot` is checked
+(matplotlib installed, the file writable) before any game is played.
+
 The table's player names come from RUN_DIR/league.db, a file: they are printed through
 `pufferlib._text.printable`."""
 
@@ -16,7 +19,9 @@ def league_command(argv: list[str]) -> int:
     """Play N games for every pair of a run's snapshots (and anchors), add them to RUN_DIR/league.db,
     and print Bradley-Terry ratings (Elo scale, 95% intervals) from every game played so far."""
     parser = argparse.ArgumentParser(prog="puffer league", description=league_command.__doc__, allow_abbrev=False)
-    parser.add_argument("run_dir", help="a run folder (its self-play pool, else its checkpoints)")
+    parser.add_argument("run_dir", help="a run folder (its self-play pool and newest checkpoint, else its "
+                                        "checkpoints), or 'latest': the run of the newest checkpoint under --data-dir")
+    parser.add_argument("--data-dir", default=None, help="where 'latest' looks (default: train.data_dir)")
     parser.add_argument("--games", type=int, default=20, help="games per pair this round (default 20; 0: none, "
                                                               "only the table of the games played so far)")
     parser.add_argument("--anchors", default=None,
@@ -25,9 +30,6 @@ def league_command(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plot", help="draw rating against training step to this PNG")
     args = parser.parse_args(argv)
-    run_dir = Path(args.run_dir)
-    if not run_dir.is_dir():
-        raise APIUsageError(f"{run_dir} is not a run folder.")
     if args.games < 0:
         raise APIUsageError(f"--games must be at least 0, got {args.games}.")
     from pufferlib import league
@@ -37,8 +39,12 @@ def league_command(argv: list[str]) -> int:
     from pufferlib.train.evaluation import builtin_players
     from pufferlib.train.metrics import FILE_NAME as METRICS_FILE
 
-    if args.plot:
+    if args.plot:  # before any game: a round can take hours
+        from pufferlib.plot import require_matplotlib
+
+        require_matplotlib("puffer league --plot")
         checkpoint.check_writable(args.plot, "the plot")
+    run_dir = _run_dir(args.run_dir, args.data_dir)
 
     env_id = checkpoint.run_env_id(run_dir)
     if env_id is None:
@@ -69,3 +75,15 @@ def league_command(argv: list[str]) -> int:
                      f"{env_id}: league ratings")
         print(f"wrote {args.plot}")
     return 0
+
+
+def _run_dir(given: str, data_dir: str | None) -> Path:
+    """The run folder `given`, or for "latest" the run of the newest checkpoint under `data_dir`."""
+    if given == "latest":
+        from pufferlib.config import load_default
+        from pufferlib.train import checkpoint
+
+        return checkpoint.resolve("latest", data_dir or load_default()["train"]["data_dir"]).parent
+    if not Path(given).is_dir():
+        raise APIUsageError(f"{given} is not a run folder (pass a run folder of puffer train, or 'latest').")
+    return Path(given)
