@@ -53,9 +53,10 @@ from pufferlib._text import printable
 from pufferlib.agent import build
 from pufferlib.config import load_default
 from pufferlib.errors import APIUsageError, OutputError
-from pufferlib.protocols import Renderable
+from pufferlib.protocols import Batch, Renderable
 from pufferlib.train import checkpoint, published, trust
 from pufferlib.train.evaluation import EvalResult, eval_base, eval_env_config, with_opponent
+from pufferlib.train.loop import play_steps
 from pufferlib.train.metrics import FILE_NAME as METRICS_FILE
 from pufferlib.train.playback import make_render_env, write_video
 
@@ -127,20 +128,24 @@ def record_replay(payload: dict[str, Any], config: dict[str, Any], folder: Path)
         if not isinstance(env, Renderable):
             return None
         agent = build(env_id, config, payload, env)
-        env.async_reset(seed=config["vec"]["seed"])
-        state = agent.initial_state(env.num_agents)
+        drawn = True  # whether the env draws frames
+
+        def step(t: int, batch: Batch) -> bool:
+            nonlocal drawn
+            if frames and (batch[2][0] or batch[3][0]):  # row 0's episode ended (the env reset it)
+                return True
+            frame = env.render()
+            drawn = frame is not None
+            if drawn:
+                frames.append(np.asarray(frame))
+            return not drawn
+
         with torch.random.fork_rng():
             torch.manual_seed(config["vec"]["seed"])
-            while len(frames) < MAX_REPLAY_FRAMES:
-                obs, _, terminals, truncations, *_ = env.recv()
-                if frames and (terminals[0] or truncations[0]):  # row 0's episode ended (the env reset it)
-                    break
-                frame = env.render()
-                if frame is None:
-                    return None
-                frames.append(np.asarray(frame))
-                actions, state = agent.act(obs, state, deterministic=False)
-                env.send(actions)
+            play_steps(env, [agent], step, seed=config["vec"]["seed"], deterministic=False,
+                       max_steps=MAX_REPLAY_FRAMES)
+        if not drawn:
+            return None
     except NotImplementedError:
         return None
     finally:

@@ -6,7 +6,8 @@ the name of one of the env's built-in players: the names the env declares in `bu
 (Ocean's games "scripted", "random"; turn-based PettingZoo games "random", "tactical"), which it
 also takes as its `opponent` argument. The core knows no name of its own.
 
-The rule, so that the numbers mean the same on every run:
+The games are played by `pufferlib.train.loop.play_steps`, the play loop of evaluation and replays,
+with the agents as its players. The rule, so that the numbers mean the same on every run:
 - Two agents: the env is made with every seat an agent (`opponent="none"`). Each game slot
   (a block of `game_seats` rows) plays games one after another; in its j-th game, A holds seat
   `(slot + j) % seats` and B every other seat, so A plays each seat equally often. Both agents
@@ -37,8 +38,6 @@ random moves walked once (`pufferlib.games.exact`).
 from __future__ import annotations
 
 import functools
-import sys
-import time
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -52,13 +51,12 @@ from pufferlib.agent import Agent, load
 from pufferlib.errors import APIUsageError
 from pufferlib.games.exact import MAX_EXACT_POSITIONS, ExactResult, exact_against_random
 from pufferlib.games.scores import Counts, outcome_kind
-from pufferlib.protocols import VecEnv
+from pufferlib.protocols import Batch, VecEnv
 from pufferlib.train import checkpoint, published
 from pufferlib.train.evaluation import builtin_players
+from pufferlib.train.loop import play_steps
 from pufferlib.train.playback import write_video
 
-#: Seconds between progress lines.
-PROGRESS_SECONDS = 5.0
 #: The most game slots a match plays at once (more copies than games would waste steps).
 MAX_SLOTS = 64
 #: Steps a game of a match may run before it is cut (`play_match`'s `max_game_steps`).
@@ -257,48 +255,43 @@ def _count(env: VecEnv, env_id: str, agent: Agent, other: Agent | str, games: in
     players: list[Agent] = [agent] if isinstance(other, str) else [agent, other]
     # a built-in player in B's seats (_make_env made every seat an agent): the env plays them
     builtin = env.builtin_players[other] if isinstance(other, str) and seats > 1 else 0
-    states: list[Any] = [None] * len(players)
-    starts = np.ones(rows, bool)
+    a_seat = np.zeros(slots, np.int64)  # A's seat in each slot's game under way
     if env.agents_per_batch != rows:
         raise APIUsageError(f"a match steps every row at once; this env serves {env.agents_per_batch} of {rows} rows "
                             "per batch (vec.env_batch_size).")
-    env.async_reset(seed)
-    obs = env.recv()[0]
-    if frames is not None:
-        frames.append(np.asarray(env.render()))  # type: ignore[attr-defined]  # made with render_mode
-    last_line = time.monotonic()
-    while ((counted < quota) & ~cut).any():
-        a_seat = (np.arange(slots) + played) % seats
-        a_rows = seat_of_row == a_seat[slot_of_row]
+
+    def holders() -> np.ndarray:
+        """Per row, 0 where A holds it, else 1 (B, or the built-in player the env is told of)."""
+        a_seat[:] = (np.arange(slots) + played) % seats
+        b_rows = seat_of_row != a_seat[slot_of_row]
         if builtin:  # changes only where a game just ended (`played` moved on)
-            env.players[:] = np.where(a_rows, 0, builtin)
-        acts = []
-        for i, player in enumerate(players):
-            act, states[i] = player.act(obs, states[i], deterministic=deterministic, episode_start=starts)
-            acts.append(np.asarray(act))
-        actions = acts[0]
-        if len(acts) == 2:  # B's actions where B holds the row
-            actions[~a_rows] = acts[1][~a_rows]
-        env.send(actions)
-        obs, _, terminals, truncations, *_ = env.recv()
-        starts = np.asarray(terminals) | np.asarray(truncations)
-        ended = np.flatnonzero(starts[seat_of_row == 0] if seats > 1 else starts)
-        length += 1
-        length[ended] = 0
-        for slot in ended:
-            if counted[slot] < quota[slot] and not cut[slot]:
-                seat = int(a_seat[slot])
-                totals[outcome_kind(float(env.outcomes[slot * seats + seat]), env_id)] += 1
-                by_seat[seat] += 1
-                counted[slot] += 1
-            played[slot] += 1
-        if frames is not None and played[0] == 0 and not cut[0]:  # slot 0's first game: the position after each move
+            env.players[:] = np.where(b_rows, builtin, 0)
+        return b_rows.astype(np.int64)
+
+    def step(t: int, batch: Batch) -> bool:
+        if t:
+            starts = np.asarray(batch[2]) | np.asarray(batch[3])
+            ended = np.flatnonzero(starts[seat_of_row == 0] if seats > 1 else starts)
+            length[:] += 1
+            length[ended] = 0
+            for slot in ended:
+                if counted[slot] < quota[slot] and not cut[slot]:
+                    seat = int(a_seat[slot])
+                    totals[outcome_kind(float(env.outcomes[slot * seats + seat]), env_id)] += 1
+                    by_seat[seat] += 1
+                    counted[slot] += 1
+                played[slot] += 1
+        if frames is not None and (not t or (played[0] == 0 and not cut[0])):  # slot 0's first game, move by move
             frames.append(np.asarray(env.render()))  # type: ignore[attr-defined]  # made with render_mode
-        cut |= length >= max_game_steps
-        if progress and time.monotonic() - last_line >= PROGRESS_SECONDS:
-            last_line = time.monotonic()
-            cut_line = f", {int((quota - counted)[cut].sum())} cut" if cut.any() else ""
-            print(f"{progress}: {int(counted.sum())}/{games} games{cut_line}", file=sys.stderr, flush=True)
+        cut[:] |= length >= max_game_steps
+        return not ((counted < quota) & ~cut).any()
+
+    def line(t: int) -> str:
+        cut_line = f", {int((quota - counted)[cut].sum())} cut" if cut.any() else ""
+        return f"{progress}: {int(counted.sum())}/{games} games{cut_line}"
+
+    play_steps(env, players, step, seed=seed, deterministic=deterministic, holders=holders,
+               progress=line if progress else None)
     return MatchResult(player_name(agent), player_name(other), env_id, totals["wins"], totals["draws"],
                        totals["losses"], totals["no_result"], tuple(int(n) for n in by_seat),
                        int((quota - counted)[cut].sum()), max_game_steps)

@@ -27,15 +27,16 @@ built-in player the agent is scored against: `--opponent`, else `[eval] opponent
 would hold every seat of its games (a self-play run's env) has none to play but itself, where it
 scores about one half, which says nothing: that is refused, naming the built-in players to pass.
 
-The env must step all its rows at once (`batch_size == num_envs`, the synchronous case).
+The env must step all its rows at once (`batch_size == num_envs`, the synchronous case). The
+steps are those of `pufferlib.train.loop.play_steps`, the play loop matches and replays share:
+`evaluate` plays a torch policy, `evaluate_players` any player with `predict` (a loaded Agent).
 """
 
 from __future__ import annotations
 
 import math
-import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,13 +46,12 @@ import torch
 from pufferlib.config import env_config, load_default, merge
 from pufferlib.errors import APIUsageError
 from pufferlib.games.scores import Tally
-from pufferlib.protocols import VecEnv
+from pufferlib.protocols import Batch, VecEnv
 from pufferlib.train.acting import Actor
+from pufferlib.train.loop import ActorPredictor, Predictor, play_steps
 
 #: Vectorized steps an evaluation takes at most before it gives up waiting for episodes to end.
 MAX_STEPS = 1_000_000
-#: Seconds between progress lines of a long evaluation.
-PROGRESS_EVERY_S = 5.0
 
 # Student's t quantile t(0.975, df) for df = 1..30; beyond, its Cornish-Fisher expansion.
 _T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145,
@@ -273,45 +273,50 @@ def evaluate(env: VecEnv, policy: torch.nn.Module, episodes: int, *, determinist
     """Play `policy` (on `device`) on `env` until the first `episodes` episodes to start have ended.
 
     `on_step` is called after every vectorized step (rendering, recording). `progress`: a
-    label; a line goes to stderr every `PROGRESS_EVERY_S` seconds of a long evaluation.
+    label; a line goes to stderr every `PROGRESS_SECONDS` seconds of a long evaluation.
     """
     device = torch.device(device)
     with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):  # the caller's state stays
         if seed is not None:
             torch.manual_seed(seed)
-        return _play(env, Actor(env, policy, device), EpisodeBook(env.num_agents, episodes), deterministic, seed,
-                     on_step, max_steps, progress)
+        return evaluate_players(env, [ActorPredictor(Actor(env, policy, device))], episodes,
+                                deterministic=deterministic, seed=seed, on_step=on_step, max_steps=max_steps,
+                                progress=progress)
 
 
-def _play(env: VecEnv, actor: Actor, book: EpisodeBook, deterministic: bool, seed: int | None,
-          on_step: Callable[[], object] | None, max_steps: int, progress: str | None) -> EvalResult:
-    rows, episodes = env.num_agents, book.episodes
-    started = last_note = time.perf_counter()
+def evaluate_players(env: VecEnv, players: Sequence[Predictor], episodes: int, *, deterministic: bool = False,
+                     seed: int | None = 0, on_step: Callable[[], object] | None = None, max_steps: int = MAX_STEPS,
+                     progress: str | None = None, holders: Callable[[], np.ndarray] | None = None) -> EvalResult:
+    """`evaluate` of `Predictor`s (`pufferlib.train.loop.play_steps`: player 0 on every row, or the
+    rows `holders()` gives each), their sampled actions drawn from torch's global generator."""
+    rows, book = env.num_agents, EpisodeBook(env.num_agents, episodes)
+    games = bool(getattr(env, "game_seats", 0))
+    started = time.perf_counter()
     infos: list[dict[str, float]] = []
-    env.async_reset(seed)
-    for t in range(max_steps):
-        obs, rewards, terminals, truncations, step_infos, ids, masks = env.recv()
+
+    def step(t: int, batch: Batch) -> bool:
+        _, rewards, terminals, truncations, step_infos, ids, masks = batch
         if len(ids) != rows:
             raise APIUsageError(f"Evaluation steps every env copy at once, but recv() returned {len(ids)} of {rows} "
                                 "agent rows: make the env without an async batch size (vec.env_batch_size 0).")
+        if t and on_step is not None:
+            on_step()
         infos.extend(i for i in step_infos if isinstance(i, dict))
         done = np.asarray(terminals) | np.asarray(truncations)
         book.record(t, np.asarray(rewards, dtype=np.float64), done, np.asarray(masks, dtype=bool),
-                    env.outcomes if getattr(env, "game_seats", 0) else None)
-        if book.complete():
-            returns, lengths, outcomes = book.counted()
-            return EvalResult(returns, lengths, deterministic, seed, t, time.perf_counter() - started,
-                              _env_stats(infos), outcomes if getattr(env, "game_seats", 0) else [])
-        starts = torch.from_numpy(done).to(actor.device)
-        action, state = actor.choose(torch.from_numpy(np.asarray(obs)).to(actor.device),
-                                     actor.state(slice(None), starts), deterministic)
-        actor.keep_state(slice(None), state)
-        env.send(actor.to_env(action))
-        if on_step is not None:
-            on_step()
-        if progress and time.perf_counter() - last_note >= PROGRESS_EVERY_S:
-            last_note = time.perf_counter()
-            print(f"{progress}: {len(book.ended)} episodes ended ({episodes} to count), {t + 1:,} steps, "
-                  f"{last_note - started:.0f} s", file=sys.stderr, flush=True)
-    raise APIUsageError(f"Only {len(book.ended)} episodes ended in {max_steps:,} steps of {rows} agent rows, and "
-                        f"{episodes} were asked for: does the env end its episodes (terminal or truncation flags)?")
+                    env.outcomes if games else None)
+        return book.complete()
+
+    def line(t: int) -> str:
+        return (f"{progress}: {len(book.ended)} episodes ended ({episodes} to count), {t:,} steps, "
+                f"{time.perf_counter() - started:.0f} s")
+
+    t = play_steps(env, players, step, seed=seed, deterministic=deterministic, holders=holders,
+                   max_steps=max_steps, progress=line if progress else None)
+    if t is None:
+        raise APIUsageError(f"Only {len(book.ended)} episodes ended in {max_steps:,} steps of {rows} agent rows, "
+                            f"and {episodes} were asked for: does the env end its episodes (terminal or truncation "
+                            "flags)?")
+    returns, lengths, outcomes = book.counted()
+    return EvalResult(returns, lengths, deterministic, seed, t, time.perf_counter() - started, _env_stats(infos),
+                      outcomes if games else [])

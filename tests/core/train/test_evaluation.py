@@ -132,10 +132,9 @@ def test_async_batches_are_refused():
 
 
 def test_a_long_evaluation_and_a_video_say_how_far_they_are(monkeypatch, capsys, tmp_path):
-    import pufferlib.train.evaluation as evaluation
-    from pufferlib.train import playback
+    from pufferlib.train import loop, playback
 
-    monkeypatch.setattr(evaluation, "PROGRESS_EVERY_S", 0.0)
+    monkeypatch.setattr(loop, "PROGRESS_SECONDS", 0.0)
     monkeypatch.setattr(playback, "PROGRESS_FRAMES", 2)
     with skill_env(4) as env:
         evaluate(env, Uniform(), episodes=4, seed=0, progress="puffer eval")
