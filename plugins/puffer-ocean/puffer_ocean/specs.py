@@ -132,11 +132,11 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
 PYTHON_ENVS: dict[str, tuple[str, str, dict]] = {
     "kuhn_poker": ("Kuhn poker, both seats agents: hidden cards and bluffing, exploitability solved exactly",
                    "puffer_ocean.poker:KuhnPoker",
-                   {**_config(64, 500_000, 4096, 1024, learning_rate=0.003, ent_coef=0.01, gamma=1.0),
+                   {**_config(64, 500_000, 4096, 1024, learning_rate=0.003, ent_coef=0.05, gamma=1.0),
                     "selfplay": {"enabled": True}}),
     "leduc_poker": ("Leduc poker, both seats agents: two rounds and a public card, exploitability solved exactly",
                     "puffer_ocean.poker:LeducPoker",
-                    {**_config(64, 2_000_000, 8192, 2048, learning_rate=0.003, ent_coef=0.01, gamma=1.0),
+                    {**_config(64, 2_000_000, 8192, 2048, learning_rate=0.003, ent_coef=0.05, gamma=1.0),
                      "selfplay": {"enabled": True}}),
 }
 
