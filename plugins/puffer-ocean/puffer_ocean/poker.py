@@ -46,6 +46,7 @@ from pufferlib.errors import APIUsageError
 FOLD, CALL, RAISE = 0, 1, 2
 NUM_ACTIONS = 3
 RANK_NAMES = "JQKA23456789"
+ACTION_NAMES = ("fold", "check/call", "bet/raise")
 #: A position: (each seat's rank, the public rank or -1, the actions of each round so far).
 State = tuple[tuple[int, int], int, tuple[tuple[int, ...], ...]]
 
@@ -329,17 +330,20 @@ class PokerEnv(PufferEnv):
         return self.observations, self.rewards, self.terminals, self.truncations, infos
 
     def render(self) -> str | None:
-        """Game 0's public state (the cards stay hidden): the public card, the pot, the actions."""
+        """Game 0 as its seat to move sees it: the public card (Leduc), the chips in the pot, the actions so
+        far, and that seat's own card (the other's stays hidden); then what the actions mean."""
         if self.render_mode != "ansi":
             return None
         state = self._visible(self._states[0])
         chips, _ = self.rules.contributions(state)
-        words = {FOLD: "fold", CALL: "check/call", RAISE: "bet/raise"}
-        rounds = " | ".join(f"round {r + 1}: " + (", ".join(words[a] for a in acts) or "-")
-                            for r, acts in enumerate(state[2]))
-        public = RANK_NAMES[state[1]] if state[1] >= 0 else "none"
-        return (f"public card: {public}; pot {sum(chips)} (seat 0: {chips[0]}, seat 1: {chips[1]}); {rounds}; "
-                f"seat {self.rules.mover(state)} to move")
+        rounds = "\n".join(f"round {r + 1}: " + (", ".join(ACTION_NAMES[a] for a in acts) or "-")
+                           for r, acts in enumerate(state[2]))
+        public = ("" if len(self.rules.bets) == 1 else
+                  f"public card: {RANK_NAMES[state[1]] if state[1] >= 0 else 'not dealt yet'}; ")
+        mover = self.rules.mover(state)
+        return (f"{public}pot {sum(chips)} (seat 0: {chips[0]}, seat 1: {chips[1]})\n{rounds}\n"
+                f"seat {mover} to move holds {RANK_NAMES[state[0][mover]]}\n"
+                + ", ".join(f"{a} {name}" for a, name in enumerate(ACTION_NAMES)))
 
     def close(self) -> None:
         """Nothing to free."""

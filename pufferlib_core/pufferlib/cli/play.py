@@ -10,12 +10,12 @@ seat: "human" (the default: people take turns at the keyboard), one of the env's
 or an agent (a checkpoint file, a run folder, "latest" or an hf:// address, `pufferlib.load`),
 which plays greedily (`--sample`: sampled moves).
 
-Each turn the board is printed (the env's `ansi` render where it has one; otherwise drawn from the
+Before each of a person's moves the board is printed (the env's `ansi` render where it has one; otherwise drawn from the
 mover's observation when it holds planes of pieces (rows, columns, planes), the mover's pieces in
 plane 0), then the legal moves (the action mask of the mover's observation; an env without one
 offers every action and its rules judge the move). A move is an action number; one that is not a
 number, or not legal, is asked again. "q" (or end of input) leaves the game. At the end the result
-is printed for each seat (the env's outcomes: win, draw or loss).
+is printed (the env's outcomes: win, draw or loss) with each seat's reward of the last step.
 
 Against an agent, each of its turns prints its win estimate from its value head: the value V is
 the expected return of the position for the seat to move. In a game whose only reward is +1 for a
@@ -145,7 +145,6 @@ def _play(env: Any, agent: Any, builtin: int, ansi: bool, who: list[str], args: 
                                 "turn-based game (one seat moves at a time).")
         mover = int(movers[0])
         legal = _legal(env, obs[mover])
-        print(_board(env, obs[mover], mover, ansi), flush=True)
         action = 0
         if agent is not None:
             if who[mover] != HUMAN:
@@ -155,6 +154,7 @@ def _play(env: Any, agent: Any, builtin: int, ansi: bool, who: list[str], args: 
             actions, state = agent.act(obs, state, deterministic=not args.sample, episode_start=starts)
             action = int(np.asarray(actions)[mover])
         if who[mover] == HUMAN:
+            print(_board(env, obs[mover], mover, ansi), flush=True)
             asked = _ask(names[mover], mover, legal, env.single_action_space.n)
             if asked is None:
                 print("game left unfinished", flush=True)
@@ -166,10 +166,11 @@ def _play(env: Any, agent: Any, builtin: int, ansi: bool, who: list[str], args: 
             print(f"{names[mover]} (seat {mover}) plays {action}", flush=True)
         actions = np.zeros(env.actions.shape, dtype=env.actions.dtype)
         actions[mover] = action
-        obs, _, terminals, truncations, _ = env.step(actions)
+        obs, rewards, terminals, truncations, _ = env.step(actions)
         starts = np.asarray(terminals[:seats]) | np.asarray(truncations[:seats])
         if starts.any():
-            print(_result(np.asarray(env.outcomes[:seats], dtype=float), names), flush=True)
+            print(_result(np.asarray(env.outcomes[:seats], dtype=float), np.asarray(rewards[:seats], dtype=float),
+                          names), flush=True)
             return 0
 
 
@@ -229,13 +230,15 @@ def _ask(name: str, seat: int, legal: list[int], n: int) -> int | None:
         return move
 
 
-def _result(outcomes: np.ndarray, names: list[str]) -> str:
-    """The game's result line from each seat's outcome (1 win, 0.5 draw, 0 loss, NaN none)."""
+def _result(outcomes: np.ndarray, rewards: np.ndarray, names: list[str]) -> str:
+    """The game's result line from each seat's outcome (1 win, 0.5 draw, 0 loss, NaN none), with the
+    rewards of its last step (a game's score where it is not only who won: chips in poker)."""
+    last = "; last rewards: " + ", ".join(f"seat {s} {r:+g}" for s, r in enumerate(rewards))
     if all(math.isnan(o) for o in outcomes):
-        return "game over: no result (cut short)"
+        return f"game over: no result (cut short){last}"
     winners = [f"{names[s]} (seat {s})" for s, o in enumerate(outcomes) if o == 1.0]
     if winners:
-        return f"game over: {' and '.join(winners)} won"
+        return f"game over: {' and '.join(winners)} won{last}"
     if all(o == 0.5 for o in outcomes):
-        return "game over: a draw"
-    return "game over: " + ", ".join(f"{names[s]} (seat {s}) {o:g}" for s, o in enumerate(outcomes))
+        return f"game over: a draw{last}"
+    return "game over: " + ", ".join(f"{names[s]} (seat {s}) {o:g}" for s, o in enumerate(outcomes)) + last

@@ -24,7 +24,7 @@ class Terminal:
         self.proc = subprocess.Popen([sys.executable, "-m", "pufferlib", "play", *args], stdin=slave, stdout=slave,
                                      stderr=slave, close_fds=True)
         os.close(slave)
-        self.text = ""
+        self.text = self.printed = ""  # since the last match; everything
 
     def expect(self, pattern: re.Pattern, timeout: float = 30.0) -> re.Match:
         """Read until `pattern` matches the text printed since the last match; return the match."""
@@ -44,6 +44,7 @@ class Terminal:
             if not chunk:
                 raise AssertionError(f"the command ended before {pattern.pattern!r}; printed:\n{self.text}")
             self.text += chunk.decode(errors="replace")
+            self.printed += chunk.decode(errors="replace")
 
     def type(self, line: str) -> None:
         os.write(self.master, f"{line}\n".encode())
@@ -93,8 +94,9 @@ def test_two_people_play_tictactoe_to_a_win_and_bad_or_illegal_moves_are_asked_a
     term.type("42")  # no such action
     term.expect(re.compile(r"42 is not an action \(0 to 8\)"))
     term.type("2")  # completes the first row: seat 0 wins
-    assert term.expect(GAME_OVER).group(0).strip() == "game over: player 0 (seat 0) won"
-    assert "Traceback" not in term.text
+    result = term.expect(GAME_OVER).group(0).strip()
+    assert result == "game over: player 0 (seat 0) won; last rewards: seat 0 +1, seat 1 -1"
+    assert "Traceback" not in term.printed
     assert term.close() == 0
 
 
@@ -103,6 +105,15 @@ def test_a_person_plays_connect_four_against_a_built_in_player_on_the_env_s_own_
     assert term.expect(re.compile(r"seat 0: random, seat 1: you"))
     assert term.expect(re.compile(r"0123456"))  # the env's ansi render: its column numbers
     assert term.play_to_the_end(lambda legal: legal[len(legal) // 2]).startswith("game over: ")
+    assert term.close() == 0
+
+
+def test_poker_shows_a_person_their_own_card_only_and_ends_with_the_chips_won(terminal):
+    term = terminal("ocean-kuhn_poker", "--against", "random", "--seat", "1", "--seed", "2")
+    term.expect(re.compile(r"seat 1 to move holds [JQK]\s+0 fold, 1 check/call, 2 bet/raise"))
+    result = term.play_to_the_end(lambda legal: legal[-1])  # bet or raise whenever possible
+    assert "seat 0 to move holds" not in term.printed  # the built-in player's card is never shown
+    assert re.search(r"last rewards: seat 0 ([+-][12]), seat 1 ([+-][12])", result)
     assert term.close() == 0
 
 
