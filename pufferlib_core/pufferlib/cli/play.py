@@ -3,12 +3,12 @@
 The env must be one of turn-based games (`game_seats` >= 2, see `pufferlib.environment`: one seat
 moves at a time, the others masked): PettingZoo's classic board games (`pettingzoo-tictactoe`,
 `pettingzoo-connect_four`) and Ocean's (`ocean-connect4`, `ocean-checkers`, `ocean-chess`,
-`ocean-hex`, `ocean-go`, ...). It is made with one game and every seat an agent
-(`opponent="none"`). The person holds seat `--seat` (0 moves first); `--against` plays every other
-seat: "human" (the default: people take turns at the keyboard), one of the env's built-in players
-(its `builtin_players`, e.g. "random"; the env plays that seat itself through its `players` input),
-or an agent (a checkpoint file, a run folder, "latest" or an hf:// address, `pufferlib.load`),
-which plays greedily (`--sample`: sampled moves).
+`ocean-hex`, `ocean-go`, ..., and the poker games `ocean-kuhn_poker`, `ocean-leduc_poker`). It is
+made with one game and every seat an agent (`opponent="none"`). The person holds seat `--seat`
+(0 moves first); `--against` plays every other seat: "human" (the default: people take turns at
+the keyboard), one of the env's built-in players (its `builtin_players`, e.g. "random"; the env
+plays that seat itself through its `players` input), or an agent (a checkpoint file, a run folder,
+"latest" or an hf:// address, `pufferlib.load`), which plays greedily (`--sample`: sampled moves).
 
 Before each of a person's moves the board is printed (the env's `ansi` render where it has one; otherwise drawn from the
 mover's observation when it holds planes of pieces (rows, columns, planes), the mover's pieces in
