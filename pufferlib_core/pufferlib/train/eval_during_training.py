@@ -10,11 +10,12 @@ RUN_DIR/eval_<epoch>.gif. With `eval.opponent` (a built-in player of an env of g
 "scripted" or "random"), the evaluation env is made with `opponent=<it>`: a self-play run
 then logs its score and win/draw/loss rates against that anchor (`eval/score`, ...).
 
-The settings are checked when the trainer is built, before it trains: one copy of the evaluation
-env is made from them and closed, and the opponent is checked against the env's built-in players
-(`pufferlib.train.evaluation.with_opponent`), so that an `[eval.env]` key the env does not take,
-an opponent it does not have or a video of an env that cannot render stops the run at once,
-naming the `[eval]` setting, instead of at the first evaluation.
+The settings are checked when the trainer is built, before it trains: the opponent is checked
+against the env's built-in players (`pufferlib.train.evaluation.with_opponent`), and one copy of
+the evaluation env is made from them, opponent included, and closed, so that an `[eval.env]` key
+the env does not take, an opponent it does not have or cannot be made with (a plugin's PettingZoo
+AEC game takes no `opponent` argument) or a video of an env that cannot render stops the run at
+once, naming the `[eval]` setting, instead of at the first evaluation.
 """
 
 from __future__ import annotations
@@ -66,11 +67,14 @@ class TrainingEval:
             given.append("[eval.env] " + ", ".join(f"{k} = {short(repr(v))}" for k, v in settings["env"].items()))
         if settings["video"]:
             given.append("eval.video = true")
-        try:
-            make_render_env(self.env_id, eval_env_config(self.config, 1), self._render_mode).close()
+        if settings["opponent"]:
+            given.append(f"eval.opponent = {short(repr(settings['opponent']))}")
+        config = with_opponent(self.env_id, self.config)[0] if settings["opponent"] else dict(self.config)
+        try:  # the copy the evaluations will make, opponent included (an env may take no `opponent`)
+            make_render_env(self.env_id, eval_env_config(config, 1), self._render_mode).close()
         except APIUsageError as exc:
             raise APIUsageError(f"{'; '.join(given) or '[eval]'}: the evaluation env cannot be made: {exc}") from None
-        return with_opponent(self.env_id, self.config)[0] if settings["opponent"] else dict(self.config)
+        return config
 
     def due(self, epoch: int, global_step: int) -> bool:
         """Whether an evaluation is due after `epoch` (at `global_step`)."""

@@ -84,3 +84,19 @@ def test_an_eval_env_of_its_own_copies_has_no_worker_timeout():
     config = merge(load_default(), {"vec": {"num_workers": 2, "timeout": 5.0}})
     assert eval_env_config(config, 2)["vec"] == {**config["vec"], "num_envs": 2, "num_workers": 0, "timeout": 0.0}
     assert eval_env_config(config)["vec"]["timeout"] == 5.0  # the run's own workers keep theirs
+
+
+def test_an_eval_opponent_the_env_cannot_be_made_with_stops_the_run_before_training(tmp_path):
+    """A plugin's AEC game takes no `opponent` argument: eval.opponent = 'random' (one of its
+    built-in players, which take seats) stopped the run at its first evaluation, after training."""
+    from pufferlib.config import env_config, load_default, merge
+    from pufferlib.errors import APIUsageError
+    from pufferlib.train.eval_during_training import TrainingEval
+    from tests.core import aec_plugin
+
+    with aec_plugin.installed():
+        config = merge(merge(load_default(), env_config(aec_plugin.ENV_ID)[0]),
+                       {"eval": {"opponent": "random", "interval": 1}})
+        with pytest.raises(APIUsageError, match="eval.opponent = 'random': the evaluation env cannot be made: .*"
+                                                "does not take the keyword argument 'opponent'"):
+            TrainingEval(aec_plugin.ENV_ID, config)
