@@ -314,7 +314,7 @@ def test_listing_the_specs_loads_neither_the_extension_nor_numpy():
     code = ("import sys, pufferlib.registry as r; specs = r.listed_specs()['ocean']; "
             "print(len(specs), 'numpy' in sys.modules, 'puffer_ocean._ocean' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
-    assert out.stdout.split() == [str(len(specs.ENVS)), "False", "False"]
+    assert out.stdout.split() == [str(len(specs.ENVS) + len(specs.PYTHON_ENVS)), "False", "False"]
 
 
 def test_buffers_that_c_cannot_write_in_place_are_refused():
