@@ -10,12 +10,13 @@ the keyboard), one of the env's built-in players (its `builtin_players`, e.g. "r
 plays that seat itself through its `players` input), or an agent (a checkpoint file, a run folder,
 "latest" or an hf:// address, `pufferlib.load`), which plays greedily (`--sample`: sampled moves).
 
-Before each of a person's moves the board is printed (the env's `ansi` render where it has one; otherwise drawn from the
-mover's observation when it holds planes of pieces (rows, columns, planes), the mover's pieces in
-plane 0), then the legal moves (the action mask of the mover's observation; an env without one
-offers every action and its rules judge the move). A move is an action number; one that is not a
-number, or not legal, is asked again. "q" (or end of input) leaves the game. At the end the result
-is printed (the env's outcomes: win, draw or loss) with each seat's reward of the last step.
+Before each of a person's moves the board is printed (the env's `ansi` render where it has one;
+otherwise drawn from the mover's observation when it holds planes of pieces (rows, columns, planes),
+the mover's pieces in plane 0), then the legal moves (the action mask of the mover's observation; an
+env without one offers every action and its rules judge the move). A move is an action number; one
+that is not a number, or not legal, is asked again. "q" (or end of input) leaves the game. At the
+end the result is printed (the env's outcomes: win, draw or loss) with each seat's reward of the
+last step.
 
 Against an agent, each of its turns prints its win estimate from its value head: the value V is
 the expected return of the position for the seat to move. In a game whose only reward is +1 for a
