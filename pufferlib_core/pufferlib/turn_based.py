@@ -55,7 +55,7 @@ from gymnasium import spaces
 from pettingzoo.utils.env import ParallelEnv
 
 from pufferlib.errors import APIUsageError
-from pufferlib.games.players import PLAYERS, discrete_moves, result
+from pufferlib.games.players import PLAYERS, advance, discrete_moves, result
 
 if TYPE_CHECKING:
     from pettingzoo import AECEnv
@@ -184,26 +184,14 @@ class TurnBasedParallelEnv(ParallelEnv):
         return self._report()
 
     def _play(self, action: object) -> None:
-        """One move of the seat to move; then the dead seats are stepped out, as the AEC API requires.
+        """One move of the seat to move, the dead seats then stepped out (`games.players.advance`);
+        sets `_to_move`, the seat to move next (None: the game is over)."""
+        _, self._to_move = advance(self.aec, action, self._pending, self._returns, on_end=self._end)
 
-        Sets `_to_move`, the seat to move next (None: the game is over). The AEC env's attributes
-        are read once per move: through its wrappers, each read costs a chain of `__getattr__`s.
-        """
-        aec = self.aec
-        aec.step(action)
-        while True:
-            for seat, reward in aec.rewards.items():
-                self._pending[seat] += reward
-                self._returns[seat] += reward
-            live, terms, truncs = aec.agents, aec.terminations, aec.truncations
-            for seat in live:
-                if seat not in self._ended and (terms[seat] or truncs[seat]):
-                    self._ended[seat] = (aec.observe(seat), bool(terms[seat]), bool(truncs[seat]),
-                                         dict(aec.infos.get(seat, {})))
-            self._to_move = aec.agent_selection if live else None
-            if self._to_move not in self._ended:
-                return
-            aec.step(None)
+    def _end(self, seat: Hashable, terminated: bool, truncated: bool) -> None:
+        """Keep the last observation and info of `seat`, which ended, for `_report`."""
+        if seat not in self._ended:
+            self._ended[seat] = (self.aec.observe(seat), terminated, truncated, dict(self.aec.infos.get(seat, {})))
 
     def _play_others(self) -> None:
         """The opponent's moves for every seat but the learner's, until the learner is to move or has ended."""

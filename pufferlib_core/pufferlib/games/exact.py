@@ -74,8 +74,8 @@ def estimate_exact_positions(aec: AECEnv, choose: Choose, seat: Hashable, state:
                 width *= len(legal)
                 move = legal[int(rng.integers(len(legal)))]
             estimate += width
-            ended = advance(game, move, returns)
-            if seat in ended or not game.agents:
+            ended, to_move = advance(game, move, returns)
+            if seat in ended or to_move is None:
                 break
         total += estimate
     return total / lines
@@ -120,13 +120,13 @@ def exact_against_random(aec: AECEnv, choose: Choose, seat: Hashable, state: Any
             branches = list(legal_moves(game, mover, moves[mover]))
         for i, move in enumerate(branches):  # the last branch plays on `game` itself
             child, child_returns = (game, returns) if i == len(branches) - 1 else (copy_game(game), dict(returns))
-            ended = advance(child, move, child_returns)
+            ended, to_move = advance(child, move, child_returns)
             positions += 1
             if positions > max_positions:
                 raise APIUsageError(f"{name} has more than {max_positions:,} positions to walk on seat {seat} "
                                     "against every line of random play: too big a game for exact play. Play a "
                                     "match of N games instead.")
-            if seat in ended or not child.agents:
+            if seat in ended or to_move is None:
                 games += 1
                 outcome = result(seat, child_returns)
                 for key in totals:

@@ -60,18 +60,28 @@ def legal_moves(aec: AECEnv, seat: Hashable, moves: np.ndarray) -> np.ndarray:
     return legal if legal.size else moves  # the env allows nothing: any move, for the env to judge
 
 
-def advance(game: AECEnv, move: object, returns: Returns) -> set[Hashable]:
+def advance(game: AECEnv, move: object, *totals: Returns,
+            on_end: Callable[[Hashable, bool, bool], object] | None = None) -> tuple[set[Hashable], Hashable | None]:
     """Play `move` in `game` and step out the seats that ended (action None, as the AEC API
-    requires), adding the rewards to `returns`; the seats that ended."""
+    requires), adding the rewards to each of `totals`: (the seats that ended, the seat to move
+    next, None when the game is over). `on_end(seat, terminated, truncated)` is called for each seat
+    that ends, before it is stepped out. The env's attributes are read once per step: through its
+    wrappers, each read costs a chain of `__getattr__`s."""
     game.step(move)
     ended: set[Hashable] = set()
     while True:
         for seat, reward in game.rewards.items():
-            returns[seat] += reward
-        live = game.agents
-        ended.update(seat for seat in live if game.terminations[seat] or game.truncations[seat])
-        if not live or game.agent_selection not in ended:
-            return ended
+            for total in totals:
+                total[seat] += reward
+        live, terms, truncs = game.agents, game.terminations, game.truncations
+        for seat in live:
+            if seat not in ended and (terms[seat] or truncs[seat]):
+                ended.add(seat)
+                if on_end is not None:
+                    on_end(seat, bool(terms[seat]), bool(truncs[seat]))
+        to_move = game.agent_selection if live else None
+        if to_move not in ended:
+            return ended, to_move
         game.step(None)
 
 
@@ -125,7 +135,7 @@ def tactical_move(aec: AECEnv, seat: Hashable, moves: Mapping[Hashable, np.ndarr
     searched = []
     for move in order:
         game, after = copy_game(aec), dict(returns)
-        ended = advance(game, move, after)
+        ended, _ = advance(game, move, after)
         if seat in ended and won(seat, after):
             return int(move)
         searched.append((move, None if seat in ended else game, after))
@@ -142,7 +152,7 @@ def _a_reply_wins(game: AECEnv, seat: Hashable, moves: Mapping[Hashable, np.ndar
         return False
     for reply in legal_moves(game, opponent, moves[opponent]):
         after = dict(returns)
-        if opponent in advance(copy_game(game), reply, after) and won(opponent, after):
+        if opponent in advance(copy_game(game), reply, after)[0] and won(opponent, after):
             return True
     return False
 
