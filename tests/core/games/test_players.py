@@ -1,10 +1,10 @@
 """`pufferlib.games.players`: the tactical player on tictactoe positions (it wins at once, else blocks,
-searching on copies that leave the game as it was) and the random player's legal moves."""
+searching on copies that leave the game as it was), the random player's legal moves, and `advance`."""
 
 import numpy as np
 import pettingzoo
 
-from pufferlib.games.players import PLAYERS, discrete_moves
+from pufferlib.games.players import PLAYERS, advance, discrete_moves
 
 
 def positions(*squares):
@@ -41,3 +41,14 @@ def test_the_tactical_player_wins_at_once_else_blocks_and_leaves_the_game_as_it_
 def test_the_random_player_plays_every_legal_move_and_only_those():
     game = positions(0, 4, 8)
     assert {move("random", game, np.random.default_rng(i)) for i in range(200)} == {1, 2, 3, 5, 6, 7}
+
+
+def test_advance_steps_out_the_seats_that_end_saying_each_and_who_moves_next():
+    game = positions(0, 3, 1)
+    returns, seen = dict.fromkeys(game.possible_agents, 0.0), []
+    assert advance(game, 4, returns) == (set(), "player_1")  # the game goes on: player_1 to move
+    pending = dict.fromkeys(game.possible_agents, 0.0)
+    ended, to_move = advance(game, 2, returns, pending, on_end=lambda *end: seen.append(end))  # 0-1-2: player_1 wins
+    assert ended == {"player_1", "player_2"} and to_move is None and not game.agents
+    assert returns == pending == {"player_1": 1, "player_2": -1}
+    assert sorted(seen) == [("player_1", True, False), ("player_2", True, False)]
