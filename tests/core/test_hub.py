@@ -469,7 +469,7 @@ def test_a_staging_folder_that_push_did_not_leave_is_refused(run_dir, tmp_path, 
 
 def test_an_unwritable_hub_or_an_offline_upload_fails_before_the_evaluation(run_dir, tmp_path, monkeypatch, capsys,
                                                                              no_evaluation):
-    import huggingface_hub
+    import huggingface_hub.constants
 
     def refused(argv, message):
         assert main(["push", str(run_dir), "me/x", "--no-replay", *argv]) == 2

@@ -156,9 +156,11 @@ def fetch(source: str, hub: str | Path | None = None) -> Path:
 
 
 def require_hub(what: str) -> Any:
-    """The `huggingface_hub` module; APIUsageError naming the extra when it is missing."""
+    """The `huggingface_hub` module (its `constants` submodule loaded: `HF_HUB_OFFLINE` is read
+    there); APIUsageError naming the extra when it is missing."""
     try:
         import huggingface_hub
+        import huggingface_hub.constants  # noqa: F401 (a lazy attribute the package does not load itself)
     except ImportError:
         raise APIUsageError(f"{what.capitalize()} needs huggingface_hub: pip install 'puffer-core[hub]'.") from None
     return huggingface_hub

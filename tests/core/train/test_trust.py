@@ -113,7 +113,7 @@ def test_the_cli_refuses_every_loader_and_trust_code_opts_in(tmp_path, canary, c
     for argv in (["eval", ENV, "--load-model-path", str(file)],
                  ["eval", ENV, "--load-model-path", "latest", "--train.data-dir", data_dir],
                  ["train", ENV, "--resume", str(file.parent)],
-                 ["match", "ocean-tictactoe", str(file), "random", "--games", "1"],
+                 ["match", "ocean-connect4", str(file), "random", "--games", "1"],
                  ["push", str(file), "me/agent", "--hub.dir", str(tmp_path / "hub"), "--episodes", "1"]):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
