@@ -47,7 +47,7 @@ at its turn.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -69,6 +69,32 @@ BUILTIN_PLAYERS = {name: code for code, name in enumerate(PLAYERS, 1)}
 _PLAYER_NAMES = {code: name for name, code in BUILTIN_PLAYERS.items()}
 
 Dicts = dict[Hashable, Any]
+
+
+#: The adapter's own keyword arguments: a game whose creator does not take them (a plugin's
+#: PettingZoo AEC env, which knows nothing of built-in players) gets them through `made_game`.
+ADAPTER_OPTIONS = ("opponent", "loss_penalty")
+
+
+def made_game(creator: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """`creator(*args, **kwargs)`; when the creator refuses the adapter's options of `kwargs`
+    (`ADAPTER_OPTIONS`, a TypeError naming one), its game made without them and played through
+    `TurnBasedParallelEnv` with them. `pufferlib.make` makes envs through it whenever their
+    kwargs hold such an option. APIUsageError when a creator refuses them but makes no AEC game."""
+    try:
+        return creator(*args, **kwargs)
+    except TypeError as exc:
+        if not any(f"unexpected keyword argument '{key}'" in str(exc) for key in ADAPTER_OPTIONS if key in kwargs):
+            raise
+    from pettingzoo.utils.env import AECEnv
+
+    options = {key: kwargs.pop(key) for key in ADAPTER_OPTIONS if key in kwargs}
+    env = creator(*args, **kwargs)
+    if not isinstance(env, AECEnv):
+        raise APIUsageError(f"{getattr(creator, '__name__', creator)} does not take {', '.join(options)} and makes "
+                            f"a {type(env).__name__}, not a turn-based PettingZoo (AEC) game that built-in players "
+                            "can take a seat of: remove them (an [env] key, an --env.* flag, --opponent).")
+    return TurnBasedParallelEnv(env, **options)
 
 
 def check_opponent(opponent: object) -> None:

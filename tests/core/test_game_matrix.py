@@ -3,7 +3,8 @@
 Each game trains by self-play (`puffer train ID --selfplay.enabled true`, a tiny run that takes
 pool snapshots and two checkpoints), then `puffer match` plays its newest checkpoint against the
 random and the tactical player, its two checkpoints against each other and `latest` against
-`latest`, and `puffer league` rates the run. The trainings are tiny: this checks that every step
+`latest`, `puffer eval --opponent random` scores it against the random player, and `puffer
+league` rates the run. The trainings are tiny: this checks that every step
 runs on every game, not that anything is learned. Chess and go are marked slow; go is played on
 a 5x5 board, and chess's games are cut after a few moves (its tactical player searches two plies
 of 20 to 40 moves each; untrained agents play hundreds of moves).
@@ -54,6 +55,22 @@ def test_each_game_trains_by_selfplay_and_plays_matches_and_a_league(env_id, fla
             assert cli.main(["match", env_id, a, b, *SHORT.get(env_id, MATCH), *data]) == 0, (a, b)
         out = capsys.readouterr().out
         assert out.count(" games (seat 0: ") == 4, out  # four matches, each with its games' seats
+        # scored against a built-in player: the self-play agent holds every seat, so it needs one
+        assert cli.main(["eval", env_id, "--load-model-path", "latest", "--opponent", "random", "--episodes", "2",
+                         "--train.data-dir", str(tmp_path)]) == 0
+        assert "against the env's built-in player 'random'" in capsys.readouterr().out
         assert cli.main(["league", str(run), "--games", "2", "--anchors", "random"]) == 0
         table = capsys.readouterr().out
         assert "Bradley-Terry ratings" in table and "random" in table
+
+
+def test_a_plugins_game_is_evaluated_against_a_built_in_player_during_training(tmp_path):
+    """The plugin's AEC game takes no `opponent`: the turn-based adapter seats the built-in player."""
+    import json
+
+    with aec_plugin.installed():
+        assert cli.main(["train", aec_plugin.ENV_ID, *TINY, "--eval.interval", "1", "--eval.opponent", "random",
+                         "--eval.episodes", "4", "--train.data-dir", str(tmp_path)]) == 0
+    (run,) = tmp_path.iterdir()
+    rows = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()[1:]]
+    assert any("eval/score" in row for row in rows)

@@ -3,6 +3,7 @@ config to a vectorized env."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,8 @@ def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,
     spec's, else 'multiprocessing' when `num_workers > 1`, else 'serial'. Native specs
     (`backend='native'`) get `num_envs` as an env kwarg: one env object holds the copies.
     `zero_copy=False` makes the multiprocessing backend return copies, never views;
+    A turn-based PettingZoo game whose creator does not take `opponent` or `loss_penalty` (a
+    plugin's AEC env) gets them through the turn-based adapter (`turn_based.made_game`).
     `start_method`, `timeout` and `init_timeout` are the multiprocessing backend's too
     (see `pufferlib.vector.multiprocessing.Multiprocessing`).
     """
@@ -48,7 +51,12 @@ def make(env_id: str, num_envs: int = 1, num_workers: int | None = None,
     if backend is None:
         backend = spec.backend or ("multiprocessing" if (num_workers or 1) > 1 else "serial")
 
-    vecenv = vector.make(spec.load_creator(), env_args=(), env_kwargs=kwargs, backend=backend, num_envs=num_envs,
+    creator = spec.load_creator()
+    from pufferlib.turn_based import ADAPTER_OPTIONS, made_game
+
+    if any(key in kwargs for key in ADAPTER_OPTIONS):  # a plugin's AEC game takes them through the adapter
+        creator = functools.partial(made_game, creator)
+    vecenv = vector.make(creator, env_args=(), env_kwargs=kwargs, backend=backend, num_envs=num_envs,
                          num_workers=num_workers, envs_per_worker=envs_per_worker,
                          batch_size=batch_size, seed=seed, **options)
     vecenv.spec = spec

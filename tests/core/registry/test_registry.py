@@ -185,11 +185,14 @@ def test_plugin_with_unknown_hooks_is_skipped_not_fatal(tmp_path, monkeypatch, f
 
 
 def test_a_creator_that_refuses_a_keyword_argument_is_an_error_naming_it():
-    """A plugin's game knows nothing of `opponent`: passing it says so in one line, not a TypeError."""
+    """A keyword argument the creator does not take says so in one line, not a TypeError (`opponent`
+    reaches a plugin's AEC game through the adapter: see the test below)."""
     pufferlib.register("test-nim-kwargs", "tests.core.aec_plugin:env", overwrite=True)
     try:
-        with pytest.raises(APIUsageError, match="does not take the keyword argument 'opponent'.*remove it"):
-            pufferlib.make("test-nim-kwargs", opponent="none")
+        with pytest.raises(APIUsageError, match="does not take the keyword argument 'colour'.*remove it"):
+            pufferlib.make("test-nim-kwargs", colour="red")
+        with pufferlib.make("test-nim-kwargs", opponent="none") as env:
+            assert env.game_seats == 2
         with pufferlib.make("test-nim-kwargs", pile=5) as env:  # the keywords it takes still go through
             assert env.game_seats == 2
     finally:
@@ -201,3 +204,25 @@ def test_pettingzoo_classic_games_are_games_even_those_pettingzoo_could_step_in_
     which writes each game's outcome (game_seats), so self-play, match and league take it."""
     with pufferlib.make("pettingzoo-rps") as env:
         assert env.game_seats == 2 and set(env.builtin_players) == {"random", "tactical"}
+
+
+def test_a_game_option_its_creator_refuses_is_an_error_unless_it_makes_an_aec_game():
+    """`opponent` reaches a plugin's AEC game through the turn-based adapter; a creator of anything
+    else that does not take it is refused, naming it (not a TypeError)."""
+    import gymnasium
+
+    from pufferlib.errors import APIUsageError
+    from tests.core import aec_plugin
+
+    pufferlib.register("test-plain-gym", lambda: gymnasium.make("CartPole-v1"))
+    try:
+        with pytest.raises(APIUsageError, match="does not take opponent and makes a .*not a turn-based"):
+            pufferlib.make("test-plain-gym", opponent="random")
+    finally:
+        pufferlib.registry.unregister("test-plain-gym")
+    with aec_plugin.installed():
+        env = pufferlib.make(aec_plugin.ENV_ID, num_envs=2, opponent="random")
+        try:
+            assert env.num_agents == 2 and getattr(env.driver_env, "game_seats", None) == 1  # one learner a game
+        finally:
+            env.close()
