@@ -170,7 +170,7 @@ class Agent:
         env = self.make_env(num_envs) if env is None else env
         try:
             return evaluate(env, self.policy, episodes, deterministic=deterministic, seed=seed, on_step=on_step,
-                            progress=progress)
+                            progress=progress, device=self.device)
         finally:
             if own:
                 env.close()

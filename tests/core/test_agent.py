@@ -143,3 +143,19 @@ def test_value_is_the_value_heads_estimate_in_reward_units_for_one_observation_o
     state = (torch.randn(6, lstm.policy.hidden_size), torch.randn(6, lstm.policy.hidden_size))
     # the state the caller holds is used: a different state, a different value
     assert not np.allclose(lstm.value(batch.numpy(), state), lstm.value(batch.numpy()))
+
+
+def test_evaluate_plays_on_the_agents_device(runs, monkeypatch):
+    """The policy lives on the agent's device: evaluation must feed it there (it used the default, cpu)."""
+    import pufferlib.agent
+
+    seen = {}
+
+    def spy(env, policy, episodes, **kwargs):
+        seen.update(kwargs)
+        return "result"
+
+    _, run, _ = runs
+    agent = pufferlib.load(run)
+    monkeypatch.setattr(pufferlib.agent, "evaluate", spy)
+    assert agent.evaluate(episodes=1, num_envs=1) == "result" and seen["device"] == agent.device
