@@ -86,17 +86,17 @@ def test_an_eval_env_of_its_own_copies_has_no_worker_timeout():
     assert eval_env_config(config)["vec"]["timeout"] == 5.0  # the run's own workers keep theirs
 
 
-def test_an_eval_opponent_the_env_cannot_be_made_with_stops_the_run_before_training(tmp_path):
-    """A plugin's AEC game takes no `opponent` argument: eval.opponent = 'random' (one of its
-    built-in players, which take seats) stopped the run at its first evaluation, after training."""
+def test_an_eval_opponent_of_a_plugins_game_is_checked_before_training(tmp_path):
+    """A plugin's AEC game takes no `opponent` argument: its built-in players ('random', 'tactical')
+    take a seat through the turn-based adapter, and a name it lacks stops the run at once."""
     from pufferlib.config import env_config, load_default, merge
     from pufferlib.errors import APIUsageError
     from pufferlib.train.eval_during_training import TrainingEval
     from tests.core import aec_plugin
 
     with aec_plugin.installed():
-        config = merge(merge(load_default(), env_config(aec_plugin.ENV_ID)[0]),
-                       {"eval": {"opponent": "random", "interval": 1}})
-        with pytest.raises(APIUsageError, match="eval.opponent = 'random': the evaluation env cannot be made: .*"
-                                                "does not take the keyword argument 'opponent'"):
-            TrainingEval(aec_plugin.ENV_ID, config)
+        config = merge(load_default(), env_config(aec_plugin.ENV_ID)[0], {"eval": {"interval": 1}})
+        TrainingEval(aec_plugin.ENV_ID, merge(config, {"eval": {"opponent": "random"}}))  # made and checked
+        with pytest.raises(APIUsageError, match=r"eval.opponent 'scripted': .*built-in players are \['random', "
+                                                r"'tactical'\]"):
+            TrainingEval(aec_plugin.ENV_ID, merge(config, {"eval": {"opponent": "scripted"}}))
