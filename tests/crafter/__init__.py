@@ -1,0 +1,1 @@
+"""Tests of the puffer-crafter plugin against crafter."""
