@@ -136,3 +136,10 @@ def test_renders_the_current_frame():
     obs, _ = env.reset(seed=0)
     frame = env.render()
     assert frame.shape == (64, 64, 3) and frame.dtype == np.uint8 and np.array_equal(frame, obs)
+
+
+def test_making_an_env_prints_nothing_to_stderr():
+    # gym 0.26 (installed with procgen) prints a notice when crafter imports it
+    code = "from puffer_crafter.env import CrafterEnv; CrafterEnv()"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and result.stderr == ""

@@ -21,7 +21,10 @@ Contract:
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
+import sys
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from typing import Any
@@ -38,6 +41,28 @@ ACHIEVEMENTS = (
     "collect_wood", "defeat_skeleton", "defeat_zombie", "eat_cow", "eat_plant", "make_iron_pickaxe",
     "make_iron_sword", "make_stone_pickaxe", "make_stone_sword", "make_wood_pickaxe", "make_wood_sword",
     "place_furnace", "place_plant", "place_stone", "place_table", "wake_up")
+
+
+def import_crafter() -> Any:
+    """`import crafter`, without the notice that gym 0.26 prints to stderr when crafter imports it
+    (crafter registers its ids with gym when gym is installed; this adapter does not use gym).
+    Anything else written to stderr during the import is written through."""
+    if "crafter" in sys.modules or "gym" in sys.modules:
+        import crafter
+
+        return crafter
+    captured = io.StringIO()
+    with contextlib.redirect_stderr(captured):
+        import crafter
+    text = captured.getvalue()
+    with contextlib.suppress(Exception):
+        import gym
+        from gym_notices.notices import notices
+
+        text = text.replace(notices.get(gym.__version__, "\0") + "\n", "")
+    if text:
+        sys.stderr.write(text)
+    return crafter
 
 
 def crafter_score(success_rates: Iterable[float]) -> float:
@@ -98,8 +123,7 @@ class CrafterEnv(gymnasium.Env):
                 raise APIUsageError(f"{name} must be an int >= 1, got {value!r}.")
         if render_mode not in (None, "rgb_array"):
             raise APIUsageError(f"render_mode must be None or 'rgb_array', got {render_mode!r}.")
-        import crafter
-
+        crafter = import_crafter()
         if tuple(crafter.constants.achievements) != ACHIEVEMENTS:
             raise APIUsageError("This crafter lists other achievements than crafter 1.8.3, which puffer-crafter "
                                 "is written for: pip install crafter==1.8.3")
