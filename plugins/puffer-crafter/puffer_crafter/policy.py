@@ -2,8 +2,8 @@
 
 Three strided convolutions (4x4 stride 2, 4x4 stride 2, 3x3 stride 2) take the frame to a
 6x6 map and a linear layer to `hidden_size`: about 10 MFLOP a frame at the default width,
-cheap beside crafter's own step (~2.5 ms a step on one core), which bounds training speed
-on a CPU. Stride 2 from the first layer keeps the small items of crafter's inventory bar
+cheap beside crafter's own step (about 7 ms on one core of the 2-core test machine), which
+bounds training speed on a CPU. Stride 2 from the first layer keeps the small items of crafter's inventory bar
 (the bottom two rows of 7-pixel tiles) legible where an 8x8 stride-4 first layer blurs them.
 Frames are channels last, as crafter gives them.
 """

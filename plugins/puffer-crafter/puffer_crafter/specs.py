@@ -21,10 +21,10 @@ SETTINGS = {
 }
 #: Env defaults of both ids (see puffer_crafter.env.CrafterEnv), listed so that each is a config key.
 KWARGS = {"length": 10_000, "score_window": 100}
-#: Crafter steps ~400 times a second per core in Python, so the copies run in worker processes
-#: (one per core of a 2-core machine) and the budget is the paper's: 1M steps. PPO settings
-#: near the paper's baseline (clip 0.2, GAE 0.95, gamma 0.95 was the paper's; 0.99 here for
-#: the long episodes), batches of 4096 steps (256 per env) in minibatches of 1024.
+#: Crafter steps in Python (140-150 steps/s per core on the 2-core test machine, plus ~1 s of
+#: world generation per reset), so the copies run in worker processes, one per core of a 2-core
+#: machine; the budget is the paper's, 1M steps. Batches of 4096 steps (256 per env) in
+#: minibatches of 1024, 3 epochs; see the README for what one short run of it reached.
 CONFIG: dict = {
     "vec": {"num_envs": 16, "num_workers": 2},
     "policy": {"cnn_width": 32, "hidden_size": 256},
