@@ -6,9 +6,9 @@ import sys
 
 import numpy as np
 import pytest
-from puffer_crafter.env import ACHIEVEMENTS, CrafterEnv, crafter_score
 
 import pufferlib
+from puffer_crafter.env import ACHIEVEMENTS, CrafterEnv, crafter_score
 from pufferlib import APIUsageError
 from pufferlib.registry import spec
 

@@ -3,9 +3,9 @@
 import numpy as np
 import pytest
 import torch
-from puffer_crafter.policy import CrafterCNN
 
 import pufferlib
+from puffer_crafter.policy import CrafterCNN
 from pufferlib import APIUsageError
 from tests.policy_checks import assert_default_policy_learns_from_frames
 

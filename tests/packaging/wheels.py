@@ -44,6 +44,7 @@ SMOKE_ENV = {
     "puffer-procgen": "procgen-coinrun",
     "puffer-nethack": "nethack-score",
     "puffer-minigrid": "minigrid-empty-5x5",
+    "puffer-crafter": "crafter-reward",
     "puffer-loggers": "gym-CartPole-v1",
 }
 TINY_TRAIN = ["--train.total-timesteps", "256", "--train.batch-size", "256", "--train.minibatch-size", "128",

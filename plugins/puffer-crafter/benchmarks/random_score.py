@@ -13,9 +13,9 @@ import argparse
 import time
 
 import numpy as np
-from puffer_crafter.env import ACHIEVEMENTS, crafter_score
 
 import pufferlib
+from puffer_crafter.env import ACHIEVEMENTS, crafter_score
 
 
 def main() -> None:
