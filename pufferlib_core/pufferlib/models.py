@@ -165,12 +165,15 @@ def _leaves(tree: Nested[torch.Tensor]) -> list[torch.Tensor]:
     return [tree]
 
 
-class _ImagePolicy(nn.Module):
-    """Shared parts of the image policies: (H, W, C) or (C, H, W) uint8 frames scaled to [0, 1]."""
+class ImagePolicy(nn.Module):
+    """The base of image policies (the core's and plugins'): (H, W, C) or (C, H, W) uint8 frames
+    scaled to [0, 1], a `network` that a subclass sets (frames -> (batch, hidden_size)), and an
+    `ActionHead` named `head`; recurrent-ready (`encode_observations` / `decode_actions`)."""
 
     network: nn.Module  # set by the subclass: frames -> (batch, hidden_size)
 
     def _setup(self, env: EnvSpaces, channels_last: bool, hidden_size: int) -> tuple[int, int, int]:
+        """Check the frames' shape, set `hidden_size` and `head`; returns (channels, height, width)."""
         self.channels_last = channels_last
         self.hidden_size = hidden_size
         shape = env.single_observation_space.shape
@@ -196,7 +199,7 @@ class _ImagePolicy(nn.Module):
         return self.decode_actions(self.encode_observations(obs))
 
 
-class Convolutional(_ImagePolicy):
+class Convolutional(ImagePolicy):
     """The Nature-DQN CNN (Atari). `channels_last`: frames are (H, W, C) rather than (C, H, W)."""
 
     def __init__(self, env: EnvSpaces, hidden_size: int = 512, channels_last: bool = False):
@@ -220,7 +223,7 @@ class _ResidualBlock(nn.Module):
         return x + self.conv1(torch.relu(self.conv0(torch.relu(x))))
 
 
-class ImpalaResNet(_ImagePolicy):
+class ImpalaResNet(ImagePolicy):
     """The IMPALA ResNet used for Procgen: 3 stages of conv, max-pool and 2 residual blocks.
 
     `cnn_width`: channels of the first stage (then x2, x2); `hidden_size`: the MLP width.

@@ -16,12 +16,12 @@ import torch
 from torch import nn
 
 from pufferlib.errors import APIUsageError
-from pufferlib.models import ActionHead
+from pufferlib.models import ImagePolicy
 from pufferlib.pytorch import layer_init
 
 
-class CrafterCNN(nn.Module):
-    """(batch, H, W, 3) uint8 frames -> action logits and value.
+class CrafterCNN(ImagePolicy):
+    """(batch, H, W, 3) uint8 frames -> action logits and value (`pufferlib.models.ImagePolicy`).
 
     `cnn_width`: channels of the first convolution (the next two have twice as many);
     `hidden_size`: width of the linear layer fed to the actor and critic.
@@ -33,23 +33,10 @@ class CrafterCNN(nn.Module):
         if shape is None or len(shape) != 3 or shape[2] != 3:
             raise APIUsageError(f"CrafterCNN takes (H, W, 3) RGB frames; this env observes shape {shape}. "
                                 "Use pufferlib.models.Default for flat observations.")
-        self.hidden_size = hidden_size
-        height, width, channels = shape
+        channels, height, width = self._setup(env, channels_last=True, hidden_size=hidden_size)
         convs = nn.Sequential(
             layer_init(nn.Conv2d(channels, cnn_width, 4, stride=2)), nn.ReLU(),
             layer_init(nn.Conv2d(cnn_width, 2 * cnn_width, 4, stride=2)), nn.ReLU(),
             layer_init(nn.Conv2d(2 * cnn_width, 2 * cnn_width, 3, stride=2)), nn.ReLU(), nn.Flatten())
         flat = convs(torch.zeros(1, channels, height, width)).shape[1]
         self.network = nn.Sequential(convs, layer_init(nn.Linear(flat, hidden_size)), nn.ReLU())
-        self.head = ActionHead(env.single_action_space, hidden_size)
-
-    def encode_observations(self, obs: torch.Tensor) -> torch.Tensor:
-        """(batch, H, W, 3) uint8 -> (batch, hidden_size)."""
-        return self.network(obs.permute(0, 3, 1, 2).float() / 255.0)
-
-    def decode_actions(self, hidden: torch.Tensor):
-        """(batch, hidden_size) -> (logits, value)."""
-        return self.head(hidden)
-
-    def forward(self, obs: torch.Tensor):
-        return self.decode_actions(self.encode_observations(obs))
