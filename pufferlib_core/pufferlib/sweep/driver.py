@@ -163,7 +163,7 @@ class SweepDriver:
         """Record and start one trial: `retry` again, or the Sweeper's next suggestion."""
         trials = self._store.trials()
         if retry is not None:
-            idx, x, values = retry["idx"], retry["x"], retry["params"]
+            idx, x, values = retry["idx"], retry["x"], self._retried_params(retry)
         else:
             self.sweeper.sync(trials, self._reports())
             idx, x, values = self.sweeper.next_trial()
@@ -172,6 +172,19 @@ class SweepDriver:
         spec = runner.TrialSpec(self.env_id, self._trial_config(values), str(folder), self.settings["metric"],
                                 self.settings["cost"], float(self.settings["trial_timeout"]))
         self.running[trial_id] = start(spec)
+
+    def _retried_params(self, row: dict) -> dict:
+        """The parameters of a trial to run again, as the store holds them: the sweep's swept keys
+        with finite numbers only (the store is a file: it names no other key, such as a policy class
+        or a folder); APIUsageError naming the sweep's database otherwise."""
+        params, keys = row["params"], set(self.space.keys)
+        bad = [k for k, v in (params.items() if isinstance(params, dict) else [("params", params)])
+               if k not in keys or isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)]
+        if bad:
+            raise APIUsageError(f"{self.dir / FILE_NAME}: trial {row['id']} holds {short(repr(bad))}, not swept keys "
+                                f"({', '.join(sorted(keys))}) with finite numbers: the database is not this sweep's "
+                                "own; start a new sweep with --dir NEW_FOLDER.")
+        return params
 
     def _poll(self) -> None:
         """Record each running trial's new reports; finish the trials that ended."""

@@ -43,7 +43,7 @@ from typing import IO, Any, Protocol
 from pufferlib import config as cfglib
 from pufferlib.config.messages import short
 from pufferlib.train.metrics import SCORE_KEYS
-from pufferlib.train.trust import TRUST_FLAG
+from pufferlib.train.trust import TRUST_FLAG, own_code
 
 #: The bytes of a failed trial's log read to find why it failed (its end: the traceback).
 LOG_TAIL_BYTES = 64 * 1024
@@ -188,12 +188,13 @@ class LocalTrial:
         threads = max(1, int(config["train"].get("cpu_threads") or 1))
         env = {**os.environ, "OMP_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads),
                "PYTHONUNBUFFERED": "1"}
+        # the config passed this process's checks (pufferlib.train.trust): a class it names is the user's
+        trusted = [TRUST_FLAG] if own_code(config) else []
         trial._log = open(trial.folder / "train.log", "ab")
         trial.started = trial.reader.start = time.time()
         trial.proc = subprocess.Popen(
-            # the config passed this process's checks (pufferlib.train.trust): the code it names is the user's
             [sys.executable, "-m", "pufferlib", "train", spec.env_id, "--config", str(trial.folder / "trial.toml"),
-             TRUST_FLAG],
+             *trusted],
             stdout=trial._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
             start_new_session=True, preexec_fn=_set_pdeathsig if sys.platform == "linux" else None)
         return trial

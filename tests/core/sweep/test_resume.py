@@ -119,3 +119,20 @@ def test_a_sweep_that_stored_only_its_keys_is_checked_against_the_ranges_of_its_
     assert sweep("--resume", str(folder), "--sweep.max-runs", "3", "--sweep.train.learning-rate.max", "0.1") == 2
     assert "train.learning_rate max 0.03 -> 0.1" in _error(capsys)
     assert _statuses(folder) == ["done", "done"]
+
+
+@pytest.mark.parametrize("params", [{"policy.class": "os:system"}, {"train.data_dir": "/etc"},
+                                    {"train.learning_rate": "fast"}])
+def test_a_trial_to_retry_runs_only_swept_keys_with_numbers(sweep, tmp_path, capsys, params):
+    """sweep.db is a file: a trial left running is run again with its stored parameters, which may
+    only be the sweep's swept keys with numbers (a class or a folder there would reach the trial)."""
+    folder = tmp_path / "s"
+    assert sweep("--config", str(tmp_path / "space.toml"), "--dir", str(folder), "--sweep.max-runs", "1") == 0
+    store = Store(folder)
+    store.add_trial(0, params, [0.5], "t1")  # 'running': resume retries it
+    store.close()
+    capsys.readouterr()
+    assert sweep("--resume", str(folder), "--sweep.max-runs", "2") == 2
+    error = _error(capsys)
+    assert "sweep.db: trial 2 holds" in error and "not swept keys (train.learning_rate)" in error
+    assert _statuses(folder) == ["done", "interrupted"]  # nothing was run with them
