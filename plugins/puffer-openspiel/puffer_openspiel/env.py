@@ -36,6 +36,7 @@ policy holding those probabilities, (BR_0 + BR_1) / 2 in the game's units (NashC
 
 from __future__ import annotations
 
+import difflib
 import functools
 from typing import Any
 
@@ -60,11 +61,16 @@ def load_game(game: str) -> Any:
     if not isinstance(game, str) or not game:
         raise APIUsageError(f"game must be an OpenSpiel game string such as 'kuhn_poker' or 'hex(board_size=5)', "
                             f"got {game!r}.")
+    name = game.split("(", 1)[0].strip()
+    known = pyspiel.registered_names()
+    if name not in known:  # checked first: pyspiel prints its whole list of games to stderr on an unknown name
+        close = difflib.get_close_matches(name, known, n=5, cutoff=0.5)
+        hint = f" Did you mean: {', '.join(close)}?" if close else ""
+        raise APIUsageError(f"OpenSpiel has no game {name!r}.{hint} pyspiel.registered_names() lists them.")
     try:
         loaded = pyspiel.load_game(game)
     except pyspiel.SpielError as exc:
-        raise APIUsageError(f"OpenSpiel cannot load game {game!r}: {exc}. `python -c \"import pyspiel; "
-                            "print(pyspiel.registered_names())\"` lists its games.") from None
+        raise APIUsageError(f"OpenSpiel cannot load game {game!r}: {str(exc).splitlines()[0]}") from None
     kind = loaded.get_type()
     if kind.dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
         loaded = pyspiel.convert_to_turn_based(loaded)
