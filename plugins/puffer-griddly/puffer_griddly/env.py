@@ -115,7 +115,7 @@ class GriddlyEnv(gymnasium.Env):
         self.action_space = self._action_space()
         self._parts = 1 if isinstance(self.action_space, spaces.Discrete) else len(self.action_space.nvec)
         self._action = np.zeros((1, self._parts), np.int32)
-        self._steps = 0
+        self._steps, self._ended = 0, False
         self._obs = np.zeros(shape, np.uint8)
 
     def _action_space(self) -> spaces.Space:
@@ -136,11 +136,13 @@ class GriddlyEnv(gymnasium.Env):
         if seed is not None:
             self._game.seed(int(seed) % (2 ** 32))
         self._game.reset()
-        self._steps = 0
+        self._steps, self._ended = 0, False
         return self._observe(), {}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
         """One step: (obs, reward, terminated, truncated, info); `info` has `win` at episode ends."""
+        if self._ended:  # griddly itself raises RuntimeError and logs to stdout
+            raise APIUsageError("This griddly episode has ended: call reset() before step().")
         self._action[0] = np.asarray(action, np.int64).reshape(self._parts)
         reward, done, info = self._player.step_multi(self._action, True)
         self._steps += 1
@@ -148,6 +150,7 @@ class GriddlyEnv(gymnasium.Env):
         truncated = not done and self._steps >= self.max_steps
         if not (done or truncated):
             return obs, float(reward), False, False, {}
+        self._ended = True
         won = done and info.get("PlayerResults", {}).get("1") == "Win"
         return obs, float(reward), bool(done), truncated, {"win": float(won)}
 

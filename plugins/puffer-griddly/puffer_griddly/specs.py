@@ -19,7 +19,7 @@ CONFIG: dict = {
     "vec": {"num_envs": 64},
     "policy": {"cnn_width": 32, "hidden_size": 128},
     "train": {"total_timesteps": 1_000_000, "batch_size": 8192, "minibatch_size": 2048, "cpu_threads": 0,
-              "update_epochs": 4, "learning_rate": 2.5e-4, "gamma": 0.99, "gae_lambda": 0.95,
+              "update_epochs": 4, "learning_rate": 1e-3, "gamma": 0.99, "gae_lambda": 0.95,
               "clip_coef": 0.2, "vf_coef": 0.5, "ent_coef": 0.01, "max_grad_norm": 0.5},
 }
 

@@ -1,0 +1,1 @@
+"""Tests of the puffer-griddly plugin against griddly."""
