@@ -135,3 +135,19 @@ def test_text_render_shows_the_board_or_only_the_movers_own_card():
     board.reset(seed=0)
     assert board.render().endswith("...\n...\n...")
     assert isinstance(make(game="kuhn_poker", exploitability=True), SolvableOpenSpielEnv)
+
+
+@pytest.mark.parametrize("game", ["kuhn_poker", "leduc_poker", "liars_dice", "goofspiel", "connect_four", "chess"])
+def test_the_mover_sees_openspiels_own_tensor_and_a_waiting_seat_only_its_seat(game):
+    env = OpenSpielEnv(num_envs=2, game=game)
+    obs, _ = env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        for g, state in enumerate(env._states):
+            mover = state.current_player()
+            tensor = state.information_state_tensor(mover) if env._info_state else state.observation_tensor(mover)
+            row = env.obs_layout.unflatten(obs[2 * g + mover])["observation"]
+            assert np.array_equal(row[:-2], np.asarray(tensor, np.float32)) and row[-2 + mover] == 1
+            waiting = obs[2 * g + 1 - mover]
+            assert waiting.sum() == 1 and env.obs_layout.unflatten(waiting)["observation"][-1 - mover] == 1
+        obs = env.step(_random_actions(env, obs, rng))[0]

@@ -22,10 +22,10 @@ The game contract (`pufferlib.environment`), for `num_envs` games in one env obj
   lowest-numbered legal move (the trainer samples legal ones only, through the mask).
 
 A row's observation is the Dict {"action_mask": (num_distinct_actions,), "observation": ...}:
-the mask is 1 on the legal moves of the seat to move (all 0 while it waits); the observation is
-the seat's information state tensor in games of imperfect information (its card, the public
-card, every bet so far: the information set itself), else the game's observation tensor (the
-board), flattened, followed by a one-hot of the seat.
+the mask is 1 on the legal moves of the seat to move; the observation is the seat's information
+state tensor in games of imperfect information (its card, the public card, every bet so far: the
+information set itself), else the game's observation tensor (the board), flattened, followed by a
+one-hot of the seat. A waiting seat's row is padding: its mask and tensor all 0, its seat one-hot.
 
 `SolvableOpenSpielEnv` (`exploitability=True`, the default of Kuhn and Leduc poker) adds the two
 methods of `pufferlib.train.exploitability`: `information_sets()` (the observation at every
@@ -102,6 +102,30 @@ def _uses_information_state(game: Any) -> bool:
         and kind.provides_information_state_tensor or not kind.provides_observation_tensor
 
 
+class _TensorObserver:
+    """The observer API over `information_state_tensor`/`observation_tensor`, for a game without observers."""
+
+    def __init__(self, info_state: bool):
+        self.info_state, self.tensor = info_state, np.zeros(0, np.float32)
+
+    def set_from(self, state: Any, seat: int) -> None:
+        self.tensor = np.asarray(state.information_state_tensor(seat) if self.info_state
+                                 else state.observation_tensor(seat), np.float32)
+
+
+def _observer(game: Any, info_state: bool, size: int) -> Any:
+    """OpenSpiel's observer of the seat's information state (perfect recall) or of its observation: it writes
+    into one numpy buffer (`tensor`), six times faster than the list `observation_tensor` returns."""
+    import pyspiel
+    from open_spiel.python.observation import make_observation
+
+    try:
+        observer = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True) if info_state else None)
+    except Exception:  # noqa: BLE001  a game (or wrapper) without the observer API
+        return _TensorObserver(info_state)
+    return observer if observer.tensor is not None and observer.tensor.size == size else _TensorObserver(info_state)
+
+
 class OpenSpielEnv(PufferEnv):
     """`num_envs` games of the OpenSpiel game `game`; see the module docstring.
 
@@ -150,6 +174,7 @@ class OpenSpielEnv(PufferEnv):
         self._mask_at = {leaf.path[0]: leaf.offset for leaf in self.obs_layout.leaves}["action_mask"]
         self._obs_at = {leaf.path[0]: leaf.offset for leaf in self.obs_layout.leaves}["observation"]
         self._obs_size = size
+        self._observer = _observer(self.game, self._info_state, size)
         self.single_observation_space = self.obs_layout.flat_space
         self.single_action_space = spaces.Discrete(self.num_actions)
         super().__init__(buf)
@@ -204,14 +229,17 @@ class OpenSpielEnv(PufferEnv):
             self._move(state, self._builtin(code, state))
 
     # -- observations ---------------------------------------------------------------------------
-    def _encode(self, out: np.ndarray, state: Any, seat: int) -> None:
-        """Write seat `seat`'s observation of `state` into the flat row `out`."""
+    def _encode(self, out: np.ndarray, state: Any, seat: int, board: bool = True) -> None:
+        """Write seat `seat`'s observation of `state` into the flat row `out` (`board` False: the mask and the
+        seat only, for a seat that waits)."""
         out[:] = 0
+        out[self._obs_at + self._obs_size + seat] = 1
+        if not board:
+            return
         if not state.is_terminal() and state.current_player() == seat:
             out[self._mask_at + np.asarray(state.legal_actions(), np.int64)] = 1
-        tensor = state.information_state_tensor(seat) if self._info_state else state.observation_tensor(seat)
-        out[self._obs_at:self._obs_at + self._obs_size] = tensor
-        out[self._obs_at + self._obs_size + seat] = 1
+        self._observer.set_from(state, seat)
+        out[self._obs_at:self._obs_at + self._obs_size] = self._observer.tensor.reshape(-1)
 
     def _observe(self, game: int) -> None:
         state = self._states[game]
@@ -221,7 +249,7 @@ class OpenSpielEnv(PufferEnv):
             return
         mover = state.current_player()
         for seat in (0, 1):
-            self._encode(self.observations[2 * game + seat], state, seat)
+            self._encode(self.observations[2 * game + seat], state, seat, board=seat == mover)
             self.masks[2 * game + seat] = seat == mover
 
     # -- the PufferEnv API ----------------------------------------------------------------------
