@@ -69,6 +69,18 @@ def import_griddly() -> Any:
     return griddly
 
 
+def vector_picture(grid: np.ndarray, objects: int | None = None) -> np.ndarray:
+    """A Vector observation `(channels, width, height)` as an RGB picture `(height*TILE, width*TILE, 3)`:
+    black floor, one colour per object type (the first `objects` channels; the first type present
+    in a cell wins)."""
+    grid = grid[:objects]
+    hues = np.linspace(0.0, 1.0, len(grid), endpoint=False)
+    palette = np.stack([0.5 + 0.5 * np.cos(2 * np.pi * (hues + k / 3)) for k in range(3)], 1)
+    palette = np.concatenate([np.zeros((1, 3)), palette]) * 255
+    top = np.where(grid.any(0), grid.argmax(0) + 1, 0)
+    return palette[top.T].astype(np.uint8).repeat(TILE, 0).repeat(TILE, 1)
+
+
 def _check_int(name: str, value: Any, low: int) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
         raise APIUsageError(f"{name} must be an int >= {low}, got {value!r}.")
@@ -156,15 +168,7 @@ class GriddlyEnv(gymnasium.Env):
 
     def render(self) -> np.ndarray | None:
         """With render_mode="rgb_array": (height*TILE, width*TILE, 3) uint8, one colour per object type."""
-        if self.render_mode is None:
-            return None
-        channels = self._obs.shape[0]
-        hues = np.linspace(0.0, 1.0, channels, endpoint=False)
-        palette = np.stack([0.5 + 0.5 * np.cos(2 * np.pi * (hues + k / 3)) for k in range(3)], 1)
-        palette = np.concatenate([np.zeros((1, 3)), palette]) * 255
-        top = np.where(self._obs.any(0), self._obs.argmax(0) + 1, 0)  # first object type in each cell
-        picture = palette[top.T].astype(np.uint8)
-        return picture.repeat(TILE, 0).repeat(TILE, 1)
+        return None if self.render_mode is None else vector_picture(self._obs)
 
     def close(self) -> None:
         game, self._game = getattr(self, "_game", None), None

@@ -45,3 +45,12 @@ GAMES: dict[str, tuple[str, str]] = {
                    "Drunk Dwarf (Mini-Grid): find the key, open the door, reach the bed"),
     "eyeball": ("Single-Player/Mini-Grid/minigrid-eyeball.yaml", "Eyeball (Mini-Grid four rooms): reach the eye drops"),
 }
+
+#: Multi-agent games (PettingZoo parallel API, `puffer_griddly.multiagent`): name -> (GDY file, description).
+MULTI_AGENT_GAMES: dict[str, tuple[str, str]] = {
+    "foragers": ("Multi-Agent/foragers.yaml", "Foragers: 4 agents gather the coloured potions (each its own reward)"),
+    "robot-tag-4": ("Multi-Agent/robot_tag_4.yaml",
+                    "Robot Tag 4v4: 4 robots tag each other; a robot tagged 3 times leaves"),
+    "robot-tag-8": ("Multi-Agent/robot_tag_8.yaml", "Robot Tag 8v8: 8 robots tag each other"),
+    "robot-tag-12": ("Multi-Agent/robot_tag_12.yaml", "Robot Tag 12v12: 12 robots tag each other"),
+}

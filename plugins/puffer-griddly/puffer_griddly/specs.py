@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from puffer_griddly.games import GAMES
+from puffer_griddly.games import GAMES, MULTI_AGENT_GAMES
 from pufferlib import EnvSpec
 
 PACKAGE = "puffer-griddly"
 PREFIX = "griddly-"
 CREATOR = "puffer_griddly.env:make"
+MULTI_AGENT_CREATOR = "puffer_griddly.multiagent:make"
 POLICY = "puffer_griddly.policy:GriddlyVectorCNN"
 #: Env defaults of every id (see puffer_griddly.env.GriddlyEnv), listed so that each is a config key.
 KWARGS = {"level": 0, "max_steps": 500}
@@ -24,9 +25,15 @@ CONFIG: dict = {
 }
 
 
+#: Multi-agent games: 16 copies (64-192 agent rows), the same batch of agent steps.
+MULTI_AGENT_CONFIG: dict = {**CONFIG, "vec": {"num_envs": 16}}
+
+
 def env_specs() -> list[EnvSpec]:
-    """One spec per game."""
-    return [EnvSpec(id=PREFIX + name, creator=CREATOR, kwargs={"game": name, **KWARGS}, policy=POLICY,
-                    config={k: dict(v) for k, v in CONFIG.items()}, package=PACKAGE,
-                    description=f"{text} (griddly {path.rsplit('/', 1)[-1]}, vector observer)")
-            for name, (path, text) in GAMES.items()]
+    """One spec per game: single-player ones first, then the multi-agent ones."""
+    tables = ((GAMES, CREATOR, CONFIG, "vector observer"),
+              (MULTI_AGENT_GAMES, MULTI_AGENT_CREATOR, MULTI_AGENT_CONFIG, "vector observer, PettingZoo"))
+    return [EnvSpec(id=PREFIX + name, creator=creator, kwargs={"game": name, **KWARGS}, policy=POLICY,
+                    config={k: dict(v) for k, v in config.items()}, package=PACKAGE,
+                    description=f"{text} (griddly {path.rsplit('/', 1)[-1]}, {kind})")
+            for games, creator, config, kind in tables for name, (path, text) in games.items()]
