@@ -110,7 +110,7 @@ def main() -> None:
         start = time.perf_counter()
         while time.perf_counter() - start < args.seconds:
             masks = masks_of(obs, n)
-            actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in masks])
+            actions = np.argmax(np.where(masks, rng.random(masks.shape), -1.0), 1)  # a random legal move (0: none)
             obs, _, terminals, _, _ = env.step(actions)
             steps += len(actions)
             games += int(terminals.sum()) // 2

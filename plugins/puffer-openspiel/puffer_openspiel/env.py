@@ -188,8 +188,12 @@ class OpenSpielEnv(PufferEnv):
         """Sample chance nodes (deals, dice) until a seat is to move or the game is over."""
         while state.is_chance_node():
             outcomes = state.chance_outcomes()
-            probs = np.array([p for _, p in outcomes])
-            state.apply_action(outcomes[int(self._rng.choice(len(outcomes), p=probs / probs.sum()))][0])
+            draw = self._rng.random() * sum(p for _, p in outcomes)  # a plain loop: rng.choice(p=...) costs 50 us
+            for action, p in outcomes:
+                draw -= p
+                if draw < 0:
+                    break
+            state.apply_action(action)
 
     def _builtin(self, code: int, state: Any) -> int:
         """The move of built-in player `code` in `state`."""
