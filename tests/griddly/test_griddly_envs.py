@@ -51,8 +51,9 @@ def test_steps_equal_griddlys_own_gym_wrapper_with_the_same_seed_and_actions():
     from puffer_griddly.env import import_griddly
 
     griddly = import_griddly()
-    ref = griddly.GymWrapper(yaml_file=GAMES["spiders"][0], level=0, global_observer_type=griddly.gd.ObserverType.VECTOR,
-                             player_observer_type=griddly.gd.ObserverType.VECTOR)
+    vector = griddly.gd.ObserverType.VECTOR
+    ref = griddly.GymWrapper(yaml_file=GAMES["spiders"][0], level=0, global_observer_type=vector,
+                             player_observer_type=vector)
     env = GriddlyEnv("spiders", max_steps=10_000)
     ref.seed(7)
     expected = ref.reset()

@@ -70,9 +70,11 @@ def main() -> None:
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     if args.impl == "upstream-sprite":
-        code = f"import sys; sys.path.insert(0, {sys.path[0]!r}); import step_speed; step_speed.upstream_creator(observer='SPRITE_2D')"
+        code = (f"import sys; sys.path.insert(0, {sys.path[0]!r}); import step_speed; "
+                "step_speed.upstream_creator(observer='SPRITE_2D')")
         result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
-        print(f"upstream-sprite: exit status {result.returncode}" + (f" ({signal.Signals(-result.returncode).name})" if result.returncode < 0 else ""))
+        died = f" ({signal.Signals(-result.returncode).name})" if result.returncode < 0 else ""
+        print(f"upstream-sprite: exit status {result.returncode}{died}")
         return
     rng = np.random.default_rng(0)
     steps = 0

@@ -125,7 +125,7 @@ class GriddlyEnv(gymnasium.Env):
         shape = tuple(self._player.get_observation_description()["Shape"])
         self.observation_space = spaces.Box(0, 255, shape, np.uint8)
         self.action_space = self._action_space()
-        self._parts = 1 if isinstance(self.action_space, spaces.Discrete) else len(self.action_space.nvec)
+        self._parts = 1 if isinstance(self.action_space, spaces.Discrete) else 2
         self._action = np.zeros((1, self._parts), np.int32)
         self._steps, self._ended = 0, False
         self._obs = np.zeros(shape, np.uint8)
