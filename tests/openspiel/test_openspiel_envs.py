@@ -94,6 +94,8 @@ def test_bad_arguments_say_how_to_fix():
         OpenSpielEnv(game="kuhn_poker", opponent="mcts")
     with pytest.raises(pufferlib.APIUsageError, match="num_envs must be an int >= 1"):
         OpenSpielEnv(num_envs=0)
+    with pytest.raises(pufferlib.APIUsageError, match="does not take the keyword argument 'board_size'"):
+        pufferlib.make("openspiel-hex", board_size=5)  # a game parameter goes in the game string
     with pytest.raises(pufferlib.APIUsageError, match="exploitability must be true or false"):
         make(game="kuhn_poker", exploitability="yes")
 
