@@ -189,11 +189,13 @@ class OpenSpielEnv(PufferEnv):
         while state.is_chance_node():
             outcomes = state.chance_outcomes()
             draw = self._rng.random() * sum(p for _, p in outcomes)  # a plain loop: rng.choice(p=...) costs 50 us
+            chosen = outcomes[-1][0]
             for action, p in outcomes:
                 draw -= p
                 if draw < 0:
+                    chosen = action
                     break
-            state.apply_action(action)
+            state.apply_action(chosen)
 
     def _builtin(self, code: int, state: Any) -> int:
         """The move of built-in player `code` in `state`."""
