@@ -28,7 +28,7 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
         snprintf(err, OCEAN_ERR_LEN, "size must be odd so that the agent starts in the centre, got %d.", env->size);
         return 1;
     }
-    ocean_obs_grid(s, env->size, env->size, 0, 2);
+    ocean_obs_grid(s, env->size, env->size, 0, 2);  /* one agent per copy: the default */
 #ifdef SQ_CONTINUOUS
     ocean_act_box(s, 2, -1, 1);
 #else
@@ -89,7 +89,7 @@ static void c_step(Env* env) {
     env->p.terminals[0] = (uint8_t)hit;
     env->p.truncations[0] = (uint8_t)timeout;
     if (hit || timeout) {
-        LOG_EPISODE(&env->log, .score = hit, .episode_return = hit, .episode_length = env->tick);
+        LOG_EPISODE(&env->log, .score = hit, .episode_return = hit, .episode_length = env->tick);  /* n += 1 */
         ocean_keep_final(&env->p, 0);
         c_reset(env);
     }
