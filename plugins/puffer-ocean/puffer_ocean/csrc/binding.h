@@ -6,6 +6,8 @@
  *
  * The header provides:
  *   int  c_spaces(Env* env, OceanSpaces* s, char* err)  check params, describe the spaces
+ *                                       (puffer.h's ocean_obs_*, ocean_act_*, ocean_render_size;
+ *                                       one agent per copy unless it sets s->num_agents)
  *   int  c_init(Env* env, char* err)    allocate per-copy state (params are already set)
  *   void c_reset(Env* env)              start a new episode, write observations
  *   void c_step(Env* env)               act, write obs/rewards/terminals/truncations,
