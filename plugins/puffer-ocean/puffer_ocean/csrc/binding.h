@@ -6,6 +6,8 @@
  *
  * The header provides:
  *   int  c_spaces(Env* env, OceanSpaces* s, char* err)  check params, describe the spaces
+ *                                       (puffer.h's ocean_obs_*, ocean_act_*, ocean_render_size;
+ *                                       one agent per copy unless it sets s->num_agents)
  *   int  c_init(Env* env, char* err)    allocate per-copy state (params are already set)
  *   void c_reset(Env* env)              start a new episode, write observations
  *   void c_step(Env* env)               act, write obs/rewards/terminals/truncations,
@@ -46,7 +48,24 @@ static const char* const ocean_log_names[] = {LOG_FIELDS(OCEAN_LOG_NAME) NULL};
 static const OceanField ocean_params[] = {PARAMS(OCEAN_PARAM_ENTRY) {NULL, OCEAN_INT, 0, 0, 0, 0}};
 static const OceanField ocean_fields[] = {FIELDS(OCEAN_FIELD_ENTRY) {NULL, OCEAN_INT, 0, 0, 0, 0}};
 
-static int ocean_spaces(void* env, OceanSpaces* out, char* err) { return c_spaces((Env*)env, out, err); }
+/* c_spaces, with one agent per copy unless it says otherwise; a space it left undescribed is an error. */
+static int ocean_spaces(void* env, OceanSpaces* out, char* err) {
+    out->num_agents = 1;
+    int rc = c_spaces((Env*)env, out, err);
+    if (rc != 0) return rc;
+    const char* missing = NULL;
+    if (out->num_agents < 1)
+        missing = "at least one agent per copy (s->num_agents)";
+    else if (out->obs_ndim < 1 || out->obs_ndim > 3 || (out->obs_dtype != 'f' && out->obs_dtype != 'B'))
+        missing = "its observation space (an ocean_obs_* helper)";
+    else if (out->act_dims < 1 || out->act_dims > OCEAN_MAX_DIMS ||
+             (out->act_kind != 'D' && out->act_kind != 'M' && out->act_kind != 'B'))
+        missing = "its action space, of 1 to " OCEAN_STR(OCEAN_MAX_DIMS) " dimensions (an ocean_act_* helper)";
+    if (!missing) return 0;
+    snprintf(err, OCEAN_ERR_LEN, "c_spaces must describe %s.", missing);
+    return 1;
+}
+
 static int ocean_init(void* env, char* err) { return c_init((Env*)env, err); }
 static void ocean_reset(void* env) { c_reset((Env*)env); }
 static int ocean_render_ansi(void* env, char* buf, int cap) { return c_render_ansi((Env*)env, buf, cap); }

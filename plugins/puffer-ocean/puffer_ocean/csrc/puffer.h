@@ -6,7 +6,10 @@
  * FIELDS(F) (state readable/writable from Python for tests: F(type, name)); type is
  * int, float or double. It then declares its state struct `Env`, whose first member is
  * `Puffer p;` and which holds `Log log;`, `PUFFER_PARAMS` and `PUFFER_FIELDS`, and the
- * functions listed in binding.h. See envs/squared.h for a short complete example.
+ * functions listed in binding.h. c_spaces describes the spaces with the ocean_obs_*,
+ * ocean_act_* and ocean_render_size helpers below (one copy has one agent unless it sets
+ * s->num_agents or calls ocean_game); c_step adds each finished episode's stats with
+ * LOG_EPISODE. See envs/squared.h for a short complete example.
  */
 #ifndef PUFFER_H
 #define PUFFER_H
@@ -40,6 +43,86 @@ typedef struct {
     LOG_FIELDS(PUFFER_X_FLOAT)
     float n;
 } Log;
+
+/* Add one finished episode's stats to the Log at `logp` and count it in n:
+ *   LOG_EPISODE(&env->log, .score = hit, .episode_return = ret, .episode_length = env->tick);
+ * The arguments after `logp` initialize a Log (each value converted to float as `+=` would);
+ * every LOG_FIELDS member is then added, a member not named adding 0. */
+#define PUFFER_LOG_ADD(name) puffer_log_sum_->name += puffer_log_add_.name;
+#define LOG_EPISODE(logp, ...)                          \
+    do {                                                \
+        Log* puffer_log_sum_ = (logp);                  \
+        const Log puffer_log_add_ = {__VA_ARGS__};      \
+        LOG_FIELDS(PUFFER_LOG_ADD)                      \
+        puffer_log_sum_->n += 1;                        \
+    } while (0)
+
+/* ---- c_spaces: the spaces of one copy ----
+ * The binding sets s->num_agents = 1 before calling c_spaces; an env with several agents per copy
+ * sets it, an env of games calls ocean_game. Then one ocean_obs_* and one ocean_act_* call and
+ * ocean_render_size; the binding refuses a c_spaces that leaves a space undescribed. */
+
+static inline void ocean_obs_(OceanSpaces* s, char dtype, double lo, double hi, int ndim, int d0, int d1, int d2) {
+    s->obs_dtype = dtype;
+    s->obs_low = lo;
+    s->obs_high = hi;
+    s->obs_ndim = ndim;
+    s->obs_shape[0] = d0;
+    s->obs_shape[1] = d1;
+    s->obs_shape[2] = d2;
+}
+
+/* Observation: a float32 vector of n values in [lo, hi] (bounds may be -INFINITY, INFINITY). */
+static inline void ocean_obs_flat(OceanSpaces* s, int n, double lo, double hi) {
+    ocean_obs_(s, 'f', lo, hi, 1, n, 0, 0);
+}
+
+/* Observation: a uint8 vector of n values in [lo, hi]. */
+static inline void ocean_obs_bytes(OceanSpaces* s, int n, double lo, double hi) {
+    ocean_obs_(s, 'B', lo, hi, 1, n, 0, 0);
+}
+
+/* Observation: a uint8 grid of `rows` x `cols` cells with values in [lo, hi]. */
+static inline void ocean_obs_grid(OceanSpaces* s, int rows, int cols, double lo, double hi) {
+    ocean_obs_(s, 'B', lo, hi, 2, rows, cols, 0);
+}
+
+/* Observation: a uint8 image of h x w pixels of c channels (h, w, c) with values in [lo, hi]. */
+static inline void ocean_obs_image(OceanSpaces* s, int h, int w, int c, double lo, double hi) {
+    ocean_obs_(s, 'B', lo, hi, 3, h, w, c);
+}
+
+/* Action: one of n choices (Discrete(n)). */
+static inline void ocean_act_discrete(OceanSpaces* s, int n) {
+    s->act_kind = 'D';
+    s->act_dims = 1;
+    s->act_n[0] = n;
+}
+
+/* Action: `dims` choices at once, n[i] for the i-th (MultiDiscrete), e.g.
+ * ocean_act_multidiscrete(s, 2, (const int[]){9, 5}); at most OCEAN_MAX_DIMS. */
+static inline void ocean_act_multidiscrete(OceanSpaces* s, int dims, const int* n) {
+    s->act_kind = 'M';
+    s->act_dims = dims;  /* more than OCEAN_MAX_DIMS: the binding refuses it */
+    for (int i = 0; i < dims && i < OCEAN_MAX_DIMS; i++) s->act_n[i] = n[i];
+}
+
+/* Action: a float32 vector of `dims` values in [lo, hi] (Box); at most OCEAN_MAX_DIMS. */
+static inline void ocean_act_box(OceanSpaces* s, int dims, double lo, double hi) {
+    s->act_kind = 'B';
+    s->act_dims = dims;
+    s->act_low = lo;
+    s->act_high = hi;
+}
+
+/* An env of games: a copy is one game of `seats` rows, every one an agent (OceanSpaces.game_seats). */
+static inline void ocean_game(OceanSpaces* s, int seats) { s->num_agents = s->game_seats = seats; }
+
+/* The size of c_render_rgb's canvas in pixels. */
+static inline void ocean_render_size(OceanSpaces* s, int width, int height) {
+    s->render_width = width;
+    s->render_height = height;
+}
 
 /* splitmix64: tiny, fast, and good enough for environment randomness. */
 static inline uint64_t rng_next(uint64_t* s) {

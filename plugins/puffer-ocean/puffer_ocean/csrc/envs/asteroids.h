@@ -74,16 +74,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = AS_OBS;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 5;
-    s->render_width = s->render_height = 256;
+    ocean_obs_flat(s, AS_OBS, -1, 1);
+    ocean_act_discrete(s, 5);
+    ocean_render_size(s, 256, 256);
     return 0;
 }
 
@@ -202,11 +195,8 @@ static void c_reset(Env* env) {
 static void as_end(Env* env, int truncated) {
     env->p.terminals[0] = !truncated;
     env->p.truncations[0] = (uint8_t)truncated;
-    env->log.score += (float)env->kills;
-    env->log.episode_return += env->ret;
-    env->log.episode_length += (float)env->tick;
-    env->log.waves += (float)env->wave;
-    env->log.n += 1;
+    LOG_EPISODE(&env->log, .score = env->kills, .episode_return = env->ret, .episode_length = env->tick,
+                .waves = env->wave);
     ocean_keep_final(&env->p, 0);
     c_reset(env);
 }

@@ -19,17 +19,9 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
         snprintf(err, OCEAN_ERR_LEN, "solution=%d must be below num_actions=%d.", env->solution, env->num_actions);
         return 1;
     }
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 1;
-    s->obs_dtype = 'f';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = env->num_actions;
-    s->render_width = 32 * env->num_actions;
-    s->render_height = 64;
+    ocean_obs_flat(s, 1, 0, 1);
+    ocean_act_discrete(s, env->num_actions);
+    ocean_render_size(s, 32 * env->num_actions, 64);
     return 0;
 }
 
@@ -45,10 +37,7 @@ static void c_step(Env* env) {
     env->p.rewards[0] = r;
     env->p.terminals[0] = 1;
     env->p.truncations[0] = 0;
-    env->log.score += r;
-    env->log.episode_return += r;
-    env->log.episode_length += 1;
-    env->log.n += 1;
+    LOG_EPISODE(&env->log, .score = r, .episode_return = r, .episode_length = 1);
 }
 
 static int c_render_ansi(Env* env, char* buf, int cap) {

@@ -47,17 +47,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = BL_OBS;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 6;
-    s->render_width = BL_W * BL_TILE;
-    s->render_height = BL_H * BL_TILE;
+    ocean_obs_flat(s, BL_OBS, -1, 1);
+    ocean_act_discrete(s, 6);
+    ocean_render_size(s, BL_W * BL_TILE, BL_H * BL_TILE);
     return 0;
 }
 
@@ -133,11 +125,8 @@ static void bl_lose_life(Env* env) {
 static void bl_end(Env* env, int truncated) {
     env->p.terminals[0] = !truncated;
     env->p.truncations[0] = (uint8_t)truncated;
-    env->log.score += (float)env->kills;
-    env->log.episode_return += env->ret;
-    env->log.episode_length += (float)env->tick;
-    env->log.lives_lost += (float)(env->lives - env->lives_left);
-    env->log.n += 1;
+    LOG_EPISODE(&env->log, .score = env->kills, .episode_return = env->ret, .episode_length = env->tick,
+                .lives_lost = env->lives - env->lives_left);
     ocean_keep_final(&env->p, 0);
     c_reset(env);
 }

@@ -36,15 +36,9 @@ typedef struct {
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
     s->num_agents = env->num_agents;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 6 + 5 * BOIDS_SEEN;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 5;
-    s->render_width = s->render_height = 256;
+    ocean_obs_flat(s, 6 + 5 * BOIDS_SEEN, -1, 1);
+    ocean_act_discrete(s, 5);
+    ocean_render_size(s, 256, 256);
     return 0;
 }
 
@@ -164,10 +158,8 @@ static void c_step(Env* env) {
     memset(env->p.truncations, truncated, (size_t)n);
     if (truncated) {
         for (int i = 0; i < n; i++) {
-            env->log.score += env->aligned[i] / (float)env->tick;
-            env->log.episode_return += env->ret[i];
-            env->log.episode_length += (float)env->tick;
-            env->log.n += 1;
+            LOG_EPISODE(&env->log, .score = env->aligned[i] / (float)env->tick, .episode_return = env->ret[i],
+                        .episode_length = env->tick);
             ocean_keep_final(&env->p, i);
         }
         c_reset(env);

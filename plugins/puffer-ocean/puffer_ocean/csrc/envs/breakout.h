@@ -46,17 +46,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = BO_SCALARS + BO_BRICKS;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 4;
-    s->render_width = BO_W;
-    s->render_height = BO_H;
+    ocean_obs_flat(s, BO_SCALARS + BO_BRICKS, -1, 1);
+    ocean_act_discrete(s, 4);
+    ocean_render_size(s, BO_W, BO_H);
     return 0;
 }
 
@@ -174,10 +166,8 @@ static void c_step(Env* env) {
     env->p.truncations[0] = (uint8_t)truncated;
     breakout_observe(env);
     if (terminal || truncated) {
-        env->log.score += (float)env->broken;
-        env->log.episode_return += (float)(env->broken - (env->balls - env->balls_left));
-        env->log.episode_length += (float)env->tick;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = env->broken, .episode_return = env->broken - (env->balls - env->balls_left),
+                    .episode_length = env->tick);
         ocean_keep_final(&env->p, 0);
         c_reset(env);
     }

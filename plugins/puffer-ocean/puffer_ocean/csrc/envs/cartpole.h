@@ -31,23 +31,12 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 4;
-    s->obs_dtype = 'f';
-    s->obs_low = -INFINITY;
-    s->obs_high = INFINITY;
-    if (env->continuous) {
-        s->act_kind = 'B';
-        s->act_low = -1;
-        s->act_high = 1;
-    } else {
-        s->act_kind = 'D';
-        s->act_n[0] = 2;
-    }
-    s->act_dims = 1;
-    s->render_width = 600;
-    s->render_height = 400;
+    ocean_obs_flat(s, 4, -INFINITY, INFINITY);
+    if (env->continuous)
+        ocean_act_box(s, 1, -1, 1);
+    else
+        ocean_act_discrete(s, 2);
+    ocean_render_size(s, 600, 400);
     return 0;
 }
 
@@ -112,10 +101,7 @@ static void c_step(Env* env) {
     env->p.truncations[0] = (uint8_t)truncated;
     cartpole_observe(env);
     if (terminal || truncated) {
-        env->log.score += (float)env->tick;
-        env->log.episode_return += (float)env->tick;
-        env->log.episode_length += (float)env->tick;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = env->tick, .episode_return = env->tick, .episode_length = env->tick);
         ocean_keep_final(&env->p, 0);
         c_reset(env);
     }

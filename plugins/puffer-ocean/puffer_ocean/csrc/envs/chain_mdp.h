@@ -26,17 +26,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = env->length;
-    s->obs_dtype = 'f';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 2;
-    s->render_width = 32 * env->length;
-    s->render_height = 32;
+    ocean_obs_flat(s, env->length, 0, 1);
+    ocean_act_discrete(s, 2);
+    ocean_render_size(s, 32 * env->length, 32);
     return 0;
 }
 
@@ -61,10 +53,7 @@ static void chain_end(Env* env, float reward, int reached, int truncated) {
     env->p.terminals[0] = !truncated;
     env->p.truncations[0] = (uint8_t)truncated;
     env->ret += reward;
-    env->log.score += (float)reached;
-    env->log.episode_return += env->ret;
-    env->log.episode_length += (float)env->tick;
-    env->log.n += 1;
+    LOG_EPISODE(&env->log, .score = reached, .episode_return = env->ret, .episode_length = env->tick);
     ocean_keep_final(&env->p, 0);
     c_reset(env);
 }

@@ -73,18 +73,11 @@ static inline int chk_owner(int v) { return v == 0 ? -1 : (v - 1) / 2; }
 static inline int chk_king(int v) { return v == 2 || v == 4; }
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
+    ocean_game(s, chk_rows(env));
     s->legal_actions = 1;  /* the observation starts with the legal actions */
-    s->num_agents = chk_rows(env);
-    s->game_seats = chk_rows(env);
-    s->obs_ndim = 1;
-    s->obs_shape[0] = CHK_OBS;
-    s->obs_dtype = 'f';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = CHK_ACTIONS;
-    s->render_width = s->render_height = 8 * 32;
+    ocean_obs_flat(s, CHK_OBS, 0, 1);
+    ocean_act_discrete(s, CHK_ACTIONS);
+    ocean_render_size(s, 8 * 32, 8 * 32);
     return 0;
 }
 
@@ -260,12 +253,8 @@ static void chk_end(Env* env, int winner, int illegal, int truncated) {
         env->p.truncations[k] = (uint8_t)truncated;
         ocean_outcome(&env->p, k, truncated ? NAN : winner < 0 ? OCEAN_DRAW : winner == me ? OCEAN_WIN : OCEAN_LOSS);
         ocean_keep_final(&env->p, k);
-        env->log.score += (float)(reward > 0);
-        env->log.episode_return += reward;
-        env->log.episode_length += (float)env->tick;
-        env->log.illegal += (float)(illegal && winner != me);
-        env->log.draw += (float)(!truncated && winner < 0);
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = reward > 0, .episode_return = reward, .episode_length = env->tick,
+                    .illegal = illegal && winner != me, .draw = !truncated && winner < 0);
     }
     c_reset(env);
 }

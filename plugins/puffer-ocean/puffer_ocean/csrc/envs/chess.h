@@ -93,18 +93,11 @@ static inline int ch_on(int f, int r) { return f >= 0 && f < 8 && r >= 0 && r < 
 static inline int ch_frame(int player, int s) { return player == 0 ? s : s ^ 56; }
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
+    ocean_game(s, ch_rows(env));
     s->legal_actions = 1;  /* the observation starts with the legal actions */
-    s->num_agents = ch_rows(env);
-    s->game_seats = ch_rows(env);
-    s->obs_ndim = 1;
-    s->obs_shape[0] = CH_OBS;
-    s->obs_dtype = 'f';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = CH_ACTIONS;
-    s->render_width = s->render_height = 8 * 32;
+    ocean_obs_flat(s, CH_OBS, 0, 1);
+    ocean_act_discrete(s, CH_ACTIONS);
+    ocean_render_size(s, 8 * 32, 8 * 32);
     return 0;
 }
 
@@ -416,13 +409,8 @@ static void ch_end(Env* env, int winner, int illegal, int mate) {
         env->p.terminals[k] = 1;
         ocean_outcome(&env->p, k, winner < 0 ? OCEAN_DRAW : winner == me ? OCEAN_WIN : OCEAN_LOSS);
         ocean_keep_final(&env->p, k);
-        env->log.score += (float)(reward > 0);
-        env->log.episode_return += reward;
-        env->log.episode_length += (float)env->tick;
-        env->log.illegal += (float)(illegal && winner != me);
-        env->log.draw += (float)(winner < 0);
-        env->log.mate += (float)mate;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = reward > 0, .episode_return = reward, .episode_length = env->tick,
+                    .illegal = illegal && winner != me, .draw = winner < 0, .mate = mate);
     }
     c_reset(env);
 }

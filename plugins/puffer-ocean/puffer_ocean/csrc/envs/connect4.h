@@ -35,18 +35,10 @@ typedef struct {
 static inline int c4_rows(Env* env) { return env->opponent == C4_NONE ? 2 : 1; }
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = c4_rows(env);
-    s->game_seats = c4_rows(env);
-    s->obs_ndim = 1;
-    s->obs_shape[0] = C4_ROWS * C4_COLS;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = C4_COLS;
-    s->render_width = 64 * C4_COLS;
-    s->render_height = 64 * C4_ROWS;
+    ocean_game(s, c4_rows(env));
+    ocean_obs_flat(s, C4_ROWS * C4_COLS, -1, 1);
+    ocean_act_discrete(s, C4_COLS);
+    ocean_render_size(s, 64 * C4_COLS, 64 * C4_ROWS);
     return 0;
 }
 
@@ -122,11 +114,8 @@ static void c4_end(Env* env, int winner, int illegal) {
         env->p.rewards[k] = reward;
         env->p.terminals[k] = 1;
         ocean_outcome(&env->p, k, winner < 0 ? OCEAN_DRAW : winner == player ? OCEAN_WIN : OCEAN_LOSS);
-        env->log.score += (float)(reward > 0);
-        env->log.episode_return += reward;
-        env->log.episode_length += (float)env->tick;
-        env->log.illegal += (float)(illegal && winner != player);
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = reward > 0, .episode_return = reward, .episode_length = env->tick,
+                    .illegal = illegal && winner != player);
     }
     c_reset(env);
 }

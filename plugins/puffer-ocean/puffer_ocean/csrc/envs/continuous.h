@@ -15,18 +15,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = env->dims;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'B';
-    s->act_dims = env->dims;
-    s->act_low = -1;
-    s->act_high = 1;
-    s->render_width = 256;
-    s->render_height = 32 * env->dims;
+    ocean_obs_flat(s, env->dims, -1, 1);
+    ocean_act_box(s, env->dims, -1, 1);
+    ocean_render_size(s, 256, 32 * env->dims);
     return 0;
 }
 
@@ -50,10 +41,7 @@ static void c_step(Env* env) {
     env->p.rewards[0] = r;
     env->p.terminals[0] = 1;
     env->p.truncations[0] = 0;
-    env->log.score += r;
-    env->log.episode_return += r;
-    env->log.episode_length += 1;
-    env->log.n += 1;
+    LOG_EPISODE(&env->log, .score = r, .episode_return = r, .episode_length = 1);
     c_reset(env);
 }
 

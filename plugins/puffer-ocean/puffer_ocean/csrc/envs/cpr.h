@@ -42,15 +42,9 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
         return 1;
     }
     s->num_agents = env->num_agents;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 3 * side * side;
-    s->obs_dtype = 'B';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 5;
-    s->render_width = s->render_height = 16 * env->size;
+    ocean_obs_bytes(s, 3 * side * side, 0, 1);
+    ocean_act_discrete(s, 5);
+    ocean_render_size(s, 16 * env->size, 16 * env->size);
     return 0;
 }
 
@@ -151,11 +145,8 @@ static void c_step(Env* env) {
     cpr_observe(env);
     if (terminal || truncated) {
         for (int a = 0; a < n; a++) {  /* per agent, as every env logs: the group's harvest, its own return */
-            env->log.score += (float)env->eaten;
-            env->log.episode_return += env->ret[a];
-            env->log.episode_length += (float)env->tick;
-            env->log.apples_left += (float)env->apples;
-            env->log.n += 1;
+            LOG_EPISODE(&env->log, .score = env->eaten, .episode_return = env->ret[a], .episode_length = env->tick,
+                        .apples_left = env->apples);
             ocean_keep_final(&env->p, a);
         }
         c_reset(env);

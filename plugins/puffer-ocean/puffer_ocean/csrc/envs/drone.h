@@ -52,18 +52,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 25;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'B';
-    s->act_dims = 4;
-    s->act_low = -1;
-    s->act_high = 1;
-    s->render_width = 480;
-    s->render_height = 480 + 160;
+    ocean_obs_flat(s, 25, -1, 1);
+    ocean_act_box(s, 4, -1, 1);
+    ocean_render_size(s, 480, 480 + 160);
     return 0;
 }
 
@@ -226,11 +217,8 @@ static void c_step(Env* env) {
     env->p.truncations[0] = (uint8_t)truncated;
     dr_observe(env);
     if (terminal || truncated) {
-        env->log.score += (float)env->ring;
-        env->log.episode_return += env->ret;
-        env->log.episode_length += (float)env->tick;
-        env->log.out_of_bounds += (float)out;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = env->ring, .episode_return = env->ret, .episode_length = env->tick,
+                    .out_of_bounds = out);
         ocean_keep_final(&env->p, 0);
         c_reset(env);
     }

@@ -55,17 +55,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 68;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 9;
-    s->render_width = 320;
-    s->render_height = 240;
+    ocean_obs_flat(s, 68, -1, 1);
+    ocean_act_discrete(s, 9);
+    ocean_render_size(s, 320, 240);
     return 0;
 }
 
@@ -229,12 +221,8 @@ static void c_step(Env* env) {
     env->p.truncations[0] = (uint8_t)truncated;
     en_observe(env);
     if (over || truncated) {
-        env->log.score += (float)env->passed;
-        env->log.episode_return += env->ret;
-        env->log.episode_length += (float)env->tick;
-        env->log.days_completed += (float)env->days_done;
-        env->log.crashes += (float)env->crashes;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = env->passed, .episode_return = env->ret, .episode_length = env->tick,
+                    .days_completed = env->days_done, .crashes = env->crashes);
         ocean_keep_final(&env->p, 0);
         c_reset(env);
     }

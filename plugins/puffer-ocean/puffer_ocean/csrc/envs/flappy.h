@@ -36,16 +36,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 6;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 2;
-    s->render_width = s->render_height = 256;
+    ocean_obs_flat(s, 6, -1, 1);
+    ocean_act_discrete(s, 2);
+    ocean_render_size(s, 256, 256);
     return 0;
 }
 
@@ -98,10 +91,7 @@ static int fl_hits(Env* env) {
 static void fl_end(Env* env, int truncated) {
     env->p.terminals[0] = !truncated;
     env->p.truncations[0] = (uint8_t)truncated;
-    env->log.score += (float)env->passed;
-    env->log.episode_return += env->ret;
-    env->log.episode_length += (float)env->tick;
-    env->log.n += 1;
+    LOG_EPISODE(&env->log, .score = env->passed, .episode_return = env->ret, .episode_length = env->tick);
     ocean_keep_final(&env->p, 0);
     c_reset(env);
 }

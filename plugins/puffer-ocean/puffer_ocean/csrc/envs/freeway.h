@@ -70,17 +70,9 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
                  "(lane_size %d).", env->car_height, env->player_height, env->lane_size);
         return 1;
     }
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = FW_OBS;
-    s->obs_dtype = 'f';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 3;
-    s->render_width = env->width / 2;
-    s->render_height = env->height / 2;
+    ocean_obs_flat(s, FW_OBS, 0, 1);
+    ocean_act_discrete(s, 3);
+    ocean_render_size(s, env->width / 2, env->height / 2);
     return 0;
 }
 
@@ -237,12 +229,8 @@ static void c_step(Env* env) {
     env->p.terminals[0] = (uint8_t)terminal;
     env->p.truncations[0] = 0;
     if (terminal) {
-        env->log.score += (float)env->score;
-        env->log.episode_return += env->ret;
-        env->log.episode_length += (float)env->steps;
-        env->log.hits += (float)env->hits;
-        env->log.up_action_frac += (float)env->ups / env->steps;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = env->score, .episode_return = env->ret, .episode_length = env->steps,
+                    .hits = env->hits, .up_action_frac = (float)env->ups / env->steps);
         c_reset(env);
     } else {
         freeway_observe(env);

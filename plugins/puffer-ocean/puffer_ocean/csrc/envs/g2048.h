@@ -33,16 +33,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = G_CELLS * G_LEVELS;
-    s->obs_dtype = 'f';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 4;
-    s->render_width = s->render_height = 4 * 48;
+    ocean_obs_flat(s, G_CELLS * G_LEVELS, 0, 1);
+    ocean_act_discrete(s, 4);
+    ocean_render_size(s, 4 * 48, 4 * 48);
     return 0;
 }
 
@@ -121,11 +114,8 @@ static void g_end(Env* env, int truncated) {
     for (int i = 0; i < G_CELLS; i++) if (env->cells[i] > top) top = env->cells[i];
     env->p.terminals[0] = !truncated;
     env->p.truncations[0] = (uint8_t)truncated;
-    env->log.score += env->points;
-    env->log.episode_return += env->ret;
-    env->log.episode_length += (float)env->tick;
-    env->log.max_tile += (float)(1 << top);
-    env->log.n += 1;
+    LOG_EPISODE(&env->log, .score = env->points, .episode_return = env->ret, .episode_length = env->tick,
+                .max_tile = 1 << top);
     ocean_keep_final(&env->p, 0);
     c_reset(env);
 }

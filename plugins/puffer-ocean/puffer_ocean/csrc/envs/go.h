@@ -81,18 +81,12 @@ static inline int go_rows(const Env* env) { return env->opponent == GO_NONE ? 2 
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
     int n = env->grid_size * env->grid_size;
-    s->num_agents = go_rows(env);
-    s->game_seats = go_rows(env);
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 2 * n + 2 + (env->legal_actions ? n + 1 : 0);
+    ocean_game(s, go_rows(env));
     s->legal_actions = env->legal_actions;
-    s->obs_dtype = 'f';
-    s->obs_low = -2;
-    s->obs_high = 2;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = n + 1;
-    s->render_width = s->render_height = 32 * (env->grid_size + 1);
+    ocean_obs_flat(s, 2 * n + 2 + (env->legal_actions ? n + 1 : 0), -2, 2);
+    ocean_act_discrete(s, n + 1);
+    int side = 32 * (env->grid_size + 1);
+    ocean_render_size(s, side, side);
     return 0;
 }
 
@@ -339,12 +333,9 @@ static void go_finish(Env* env, int terminal) {
         int colour = go_colour_of(env, k);
         float result = colour == 1 ? black : -black;
         ocean_outcome(&env->p, k, !terminal ? NAN : result > 0 ? OCEAN_WIN : result < 0 ? OCEAN_LOSS : OCEAN_DRAW);
-        env->log.score += colour == 1 ? env->area_score : -env->area_score;
-        env->log.episode_return += env->ret[k];
-        env->log.episode_length += (float)env->tick;
-        env->log.win_rate += terminal && result > 0;
-        env->log.captures += (float)env->captures[colour - 1];
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = colour == 1 ? env->area_score : -env->area_score, .episode_return = env->ret[k],
+                    .episode_length = env->tick, .win_rate = terminal && result > 0,
+                    .captures = env->captures[colour - 1]);
         ocean_keep_final(&env->p, k);
     }
     c_reset(env);

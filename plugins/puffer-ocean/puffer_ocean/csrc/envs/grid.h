@@ -29,17 +29,10 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
         snprintf(err, OCEAN_ERR_LEN, "size must be odd (rooms on odd coordinates), got %d.", env->size);
         return 1;
     }
-    s->num_agents = 1;
-    s->obs_ndim = 2;
-    s->obs_shape[0] = s->obs_shape[1] = GR_SIDE;
-    s->obs_dtype = 'B';
-    s->obs_low = 0;
-    s->obs_high = 2;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 4;
+    ocean_obs_grid(s, GR_SIDE, GR_SIDE, 0, 2);
+    ocean_act_discrete(s, 4);
     int tile = env->size <= 63 ? 16 : 4;
-    s->render_width = s->render_height = tile * env->size;
+    ocean_render_size(s, tile * env->size, tile * env->size);
     return 0;
 }
 
@@ -118,10 +111,7 @@ static void c_step(Env* env) {
     env->p.truncations[0] = (uint8_t)truncated;
     grid_observe(env);
     if (hit || truncated) {
-        env->log.score += (float)hit;
-        env->log.episode_return += (float)hit;
-        env->log.episode_length += (float)env->tick;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = hit, .episode_return = hit, .episode_length = env->tick);
         ocean_keep_final(&env->p, 0);
         c_reset(env);
     }

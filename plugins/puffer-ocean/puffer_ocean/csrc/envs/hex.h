@@ -39,18 +39,12 @@ static inline int hex_rows(Env* env) { return env->opponent == HEX_NONE ? 2 : 1;
 static inline int hex_player_of(Env* env, int k) { return env->opponent == HEX_NONE ? k : env->agent_player; }
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
+    ocean_game(s, hex_rows(env));
     s->legal_actions = 1;  /* the observation starts with the legal actions */
-    s->num_agents = hex_rows(env);
-    s->game_seats = hex_rows(env);
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 2 * env->size * env->size;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = env->size * env->size;
-    s->render_width = s->render_height = 24 * env->size + 12 * env->size;
+    ocean_obs_flat(s, 2 * env->size * env->size, -1, 1);
+    ocean_act_discrete(s, env->size * env->size);
+    int side = 24 * env->size + 12 * env->size;
+    ocean_render_size(s, side, side);
     return 0;
 }
 
@@ -143,11 +137,8 @@ static void hex_end(Env* env, int winner, int illegal) {
         env->p.rewards[k] = won ? 1.0f : -1.0f;
         env->p.terminals[k] = 1;
         ocean_outcome(&env->p, k, won ? OCEAN_WIN : OCEAN_LOSS);
-        env->log.score += (float)won;
-        env->log.episode_return += won ? 1.0f : -1.0f;
-        env->log.episode_length += (float)env->tick;
-        env->log.illegal += (float)(illegal && !won);
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = won, .episode_return = won ? 1.0f : -1.0f, .episode_length = env->tick,
+                    .illegal = illegal && !won);
     }
     c_reset(env);
 }

@@ -20,17 +20,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 2;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 2;
-    s->render_width = 32 * (2 * env->length + env->delay);
-    s->render_height = 64;
+    ocean_obs_flat(s, 2, -1, 1);
+    ocean_act_discrete(s, 2);
+    ocean_render_size(s, 32 * (2 * env->length + env->delay), 64);
     return 0;
 }
 
@@ -69,10 +61,7 @@ static void c_step(Env* env) {
     env->p.terminals[0] = (uint8_t)done;
     env->p.truncations[0] = 0;
     if (done) {
-        env->log.score += env->ret;
-        env->log.episode_return += env->ret;
-        env->log.episode_length += (float)env->tick;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = env->ret, .episode_return = env->ret, .episode_length = env->tick);
         c_reset(env);
     } else {
         memory_observe(env);

@@ -14,16 +14,9 @@ typedef struct {
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
     s->num_agents = 2;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 2;
-    s->obs_dtype = 'f';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 2;
-    s->render_width = 128;
-    s->render_height = 64;
+    ocean_obs_flat(s, 2, 0, 1);
+    ocean_act_discrete(s, 2);
+    ocean_render_size(s, 128, 64);
     return 0;
 }
 
@@ -44,10 +37,7 @@ static void c_step(Env* env) {
         env->p.rewards[k] = r;
         env->p.terminals[k] = 1;
         env->p.truncations[k] = 0;
-        env->log.score += r;
-        env->log.episode_return += r;
-        env->log.episode_length += 1;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = r, .episode_return = r, .episode_length = 1);
     }
 }
 

@@ -19,17 +19,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 1;
-    s->obs_dtype = 'f';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 2;
-    s->render_width = 64;
-    s->render_height = 32;
+    ocean_obs_flat(s, 1, 0, 1);
+    ocean_act_discrete(s, 2);
+    ocean_render_size(s, 64, 32);
     return 0;
 }
 
@@ -47,10 +39,7 @@ static void c_step(Env* env) {
     env->p.rewards[0] = reward;
     env->p.terminals[0] = 1;
     env->p.truncations[0] = 0;
-    env->log.score += (float)(action == 1);
-    env->log.episode_return += reward;
-    env->log.episode_length += 1;
-    env->log.n += 1;
+    LOG_EPISODE(&env->log, .score = action == 1, .episode_return = reward, .episode_length = 1);
     c_reset(env);  /* the one state again; the final observation equals it */
     env->last_action = action;
 }

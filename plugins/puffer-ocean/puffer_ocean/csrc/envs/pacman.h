@@ -88,17 +88,9 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
                  env->min_start_timeout, env->max_start_timeout);
         return 1;
     }
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = PM_OBS;
-    s->obs_dtype = 'f';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 4;
-    s->render_width = 16 * PM_W;
-    s->render_height = 16 * PM_H;
+    ocean_obs_flat(s, PM_OBS, 0, 1);
+    ocean_act_discrete(s, 4);
+    ocean_render_size(s, 16 * PM_W, 16 * PM_H);
     return 0;
 }
 
@@ -291,12 +283,8 @@ static void c_step(Env* env) {
     env->p.truncations[0] = (uint8_t)truncated;
     pm_observe(env);
     if (terminal || truncated) {
-        env->log.score += (float)env->score;
-        env->log.episode_return += (float)env->score;
-        env->log.episode_length += (float)env->tick;
-        env->log.ghosts_eaten += (float)env->eaten_ghosts;
-        env->log.cleared += env->remaining == 0;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = env->score, .episode_return = env->score, .episode_length = env->tick,
+                    .ghosts_eaten = env->eaten_ghosts, .cleared = env->remaining == 0);
         ocean_keep_final(&env->p, 0);
         c_reset(env);
     }

@@ -16,17 +16,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = env->length;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 2;
-    s->render_width = 32 * env->length;
-    s->render_height = 64;
+    ocean_obs_flat(s, env->length, -1, 1);
+    ocean_act_discrete(s, 2);
+    ocean_render_size(s, 32 * env->length, 64);
     return 0;
 }
 
@@ -51,10 +43,7 @@ static void c_step(Env* env) {
     env->p.terminals[0] = (uint8_t)done;
     env->p.truncations[0] = 0;
     if (done) {
-        env->log.score += r;
-        env->log.episode_return += r;
-        env->log.episode_length += (float)env->tick;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = r, .episode_return = r, .episode_length = env->tick);
         c_reset(env);
     }
 }

@@ -27,17 +27,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 8;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 3;
-    s->render_width = 2 * PO_W;
-    s->render_height = 2 * PO_H;
+    ocean_obs_flat(s, 8, -1, 1);
+    ocean_act_discrete(s, 3);
+    ocean_render_size(s, 2 * PO_W, 2 * PO_H);
     return 0;
 }
 
@@ -121,11 +113,8 @@ static void c_step(Env* env) {
     env->p.terminals[0] = (uint8_t)done;
     env->p.truncations[0] = 0;
     if (done) {
-        env->log.score += (float)env->score;
-        env->log.opponent_score += (float)env->opp_score;
-        env->log.episode_return += (float)(env->score - env->opp_score);
-        env->log.episode_length += (float)env->tick;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = env->score, .opponent_score = env->opp_score,
+                    .episode_return = env->score - env->opp_score, .episode_length = env->tick);
         c_reset(env);
     } else {
         pong_observe(env);

@@ -99,16 +99,9 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
         return 1;
     }
     s->num_agents = env->num_agents;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 27;
-    s->obs_dtype = 'f';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 5;
-    s->render_width = 24 * RW_COLS[m];
-    s->render_height = 24 * RW_ROWS[m];
+    ocean_obs_flat(s, 27, 0, 1);
+    ocean_act_discrete(s, 5);
+    ocean_render_size(s, 24 * RW_COLS[m], 24 * RW_ROWS[m]);
     return 0;
 }
 
@@ -267,10 +260,8 @@ static void c_step(Env* env) {
     rw_observe(env);
     if (truncated) {
         for (int a = 0; a < n; a++) {
-            env->log.score += env->delivered[a];
-            env->log.episode_return += env->ret[a];
-            env->log.episode_length += (float)env->tick;
-            env->log.n += 1;
+            LOG_EPISODE(&env->log, .score = env->delivered[a], .episode_return = env->ret[a],
+                        .episode_length = env->tick);
             ocean_keep_final(&env->p, a);
         }
         c_reset(env);

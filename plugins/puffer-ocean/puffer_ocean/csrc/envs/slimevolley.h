@@ -52,18 +52,10 @@ static inline int sv_rows(Env* env) { return env->opponent == SV_NONE ? 2 : 1; }
 static inline int sv_player_of(Env* env, int k) { return env->opponent == SV_NONE ? k : env->agent_player; }
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = sv_rows(env);
-    s->game_seats = sv_rows(env);
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 14;
-    s->obs_dtype = 'f';
-    s->obs_low = -2;
-    s->obs_high = 2;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 6;
-    s->render_width = 256;
-    s->render_height = 160;
+    ocean_game(s, sv_rows(env));
+    ocean_obs_flat(s, 14, -2, 2);
+    ocean_act_discrete(s, 6);
+    ocean_render_size(s, 256, 160);
     return 0;
 }
 
@@ -167,11 +159,8 @@ static void sv_end(Env* env, int winner, int truncated) {
         env->p.truncations[k] = (uint8_t)truncated;
         ocean_outcome(&env->p, k, truncated ? NAN : winner == me ? OCEAN_WIN : OCEAN_LOSS);
         ocean_keep_final(&env->p, k);
-        env->log.score += (float)(!truncated && winner == me);
-        env->log.episode_return += env->ret[me];
-        env->log.episode_length += (float)env->tick;
-        env->log.points_won += (float)env->score[me];
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = !truncated && winner == me, .episode_return = env->ret[me],
+                    .episode_length = env->tick, .points_won = env->score[me]);
     }
     c_reset(env);
 }

@@ -41,17 +41,10 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
         return 1;
     }
     s->num_agents = env->num_snakes;
-    s->obs_ndim = 2;
-    s->obs_shape[0] = s->obs_shape[1] = SN_SIDE;
-    s->obs_dtype = 'B';
-    s->obs_low = 0;
-    s->obs_high = 3;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 4;
+    ocean_obs_grid(s, SN_SIDE, SN_SIDE, 0, 3);
+    ocean_act_discrete(s, 4);
     int tile = env->width <= 128 && env->height <= 128 ? 8 : 2;
-    s->render_width = tile * env->width;
-    s->render_height = tile * env->height;
+    ocean_render_size(s, tile * env->width, tile * env->height);
     return 0;
 }
 
@@ -120,10 +113,7 @@ static void c_reset(Env* env) {
 
 static void snake_end(Env* env, Snake* s) {
     for (int i = 0; i < s->len; i++) env->grid[s->body[(s->start + i) % env->max_len]] = SN_EMPTY;
-    env->log.score += (float)s->len;
-    env->log.episode_return += s->ret;
-    env->log.episode_length += (float)s->tick;
-    env->log.n += 1;
+    LOG_EPISODE(&env->log, .score = s->len, .episode_return = s->ret, .episode_length = s->tick);
     snake_spawn(env, s);
 }
 

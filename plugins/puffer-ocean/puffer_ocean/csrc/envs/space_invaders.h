@@ -59,17 +59,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = SI_OBS;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 4;
-    s->render_width = SI_W * SI_TILE;
-    s->render_height = SI_H * SI_TILE;
+    ocean_obs_flat(s, SI_OBS, -1, 1);
+    ocean_act_discrete(s, 4);
+    ocean_render_size(s, SI_W * SI_TILE, SI_H * SI_TILE);
     return 0;
 }
 
@@ -197,11 +189,8 @@ static void si_drop_bomb(Env* env) {
 static void si_end(Env* env, int truncated) {
     env->p.terminals[0] = !truncated;
     env->p.truncations[0] = (uint8_t)truncated;
-    env->log.score += (float)env->hits;
-    env->log.episode_return += env->ret;
-    env->log.episode_length += (float)env->tick;
-    env->log.waves += (float)env->wave;
-    env->log.n += 1;
+    LOG_EPISODE(&env->log, .score = env->hits, .episode_return = env->ret, .episode_length = env->tick,
+                .waves = env->wave);
     ocean_keep_final(&env->p, 0);
     c_reset(env);
 }

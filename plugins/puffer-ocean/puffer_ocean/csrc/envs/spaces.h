@@ -16,17 +16,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 30;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'M';
-    s->act_dims = 2;
-    s->act_n[0] = s->act_n[1] = 2;
-    s->render_width = 320;
-    s->render_height = 192;
+    ocean_obs_flat(s, 30, -1, 1);
+    ocean_act_multidiscrete(s, 2, (const int[]){2, 2});
+    ocean_render_size(s, 320, 192);
     return 0;
 }
 
@@ -52,10 +44,7 @@ static void c_step(Env* env) {
     env->p.rewards[0] = r;
     env->p.terminals[0] = 1;
     env->p.truncations[0] = 0;
-    env->log.score += r;
-    env->log.episode_return += r;
-    env->log.episode_length += 1;
-    env->log.n += 1;
+    LOG_EPISODE(&env->log, .score = r, .episode_return = r, .episode_length = 1);
     c_reset(env);
 }
 

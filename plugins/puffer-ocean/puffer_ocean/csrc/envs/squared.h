@@ -28,23 +28,13 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
         snprintf(err, OCEAN_ERR_LEN, "size must be odd so that the agent starts in the centre, got %d.", env->size);
         return 1;
     }
-    s->num_agents = 1;
-    s->obs_ndim = 2;
-    s->obs_shape[0] = s->obs_shape[1] = env->size;
-    s->obs_dtype = 'B';
-    s->obs_low = 0;
-    s->obs_high = 2;
+    ocean_obs_grid(s, env->size, env->size, 0, 2);  /* one agent per copy: the default */
 #ifdef SQ_CONTINUOUS
-    s->act_kind = 'B';
-    s->act_dims = 2;
-    s->act_low = -1;
-    s->act_high = 1;
+    ocean_act_box(s, 2, -1, 1);
 #else
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 5;
+    ocean_act_discrete(s, 5);
 #endif
-    s->render_width = s->render_height = 32 * env->size;
+    ocean_render_size(s, 32 * env->size, 32 * env->size);
     return 0;
 }
 
@@ -99,10 +89,7 @@ static void c_step(Env* env) {
     env->p.terminals[0] = (uint8_t)hit;
     env->p.truncations[0] = (uint8_t)timeout;
     if (hit || timeout) {
-        env->log.score += (float)hit;
-        env->log.episode_return += (float)hit;
-        env->log.episode_length += (float)env->tick;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = hit, .episode_return = hit, .episode_length = env->tick);  /* n += 1 */
         ocean_keep_final(&env->p, 0);
         c_reset(env);
     }

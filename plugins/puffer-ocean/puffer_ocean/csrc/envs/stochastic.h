@@ -17,17 +17,9 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 1;
-    s->obs_dtype = 'f';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 2;
-    s->render_width = 256;
-    s->render_height = 64;
+    ocean_obs_flat(s, 1, 0, 1);
+    ocean_act_discrete(s, 2);
+    ocean_render_size(s, 256, 64);
     return 0;
 }
 
@@ -48,11 +40,7 @@ static void c_step(Env* env) {
     if (done) {
         float p = (float)env->p_percent / 100.0f, frac = (float)env->zeros / (float)env->tick;
         r = 1.0f - fabsf(frac - p) / (p > 0.5f ? p : 1.0f - p);
-        env->log.score += r;
-        env->log.episode_return += r;
-        env->log.episode_length += (float)env->tick;
-        env->log.fraction += frac;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = r, .episode_return = r, .episode_length = env->tick, .fraction = frac);
     }
     env->p.rewards[0] = r;
     env->p.terminals[0] = (uint8_t)done;

@@ -35,19 +35,12 @@ typedef struct {
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
     s->num_agents = env->num_agents;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 2 * (env->num_agents + env->num_goals) + 4;
-    s->obs_dtype = 'f';
-    s->obs_low = -1;
-    s->obs_high = 1;
-    s->act_kind = 'M';
-    s->act_dims = 2;
-    s->act_n[0] = 9;
-    s->act_n[1] = 5;
+    ocean_obs_flat(s, 2 * (env->num_agents + env->num_goals) + 4, -1, 1);
+    ocean_act_multidiscrete(s, 2, (const int[]){9, 5});
     int big = env->width > env->height ? env->width : env->height;
     int scale = (big + 539) / 540;  /* at most 540 pixels on the long side */
-    s->render_width = env->width / scale > 1 ? env->width / scale : 1;
-    s->render_height = env->height / scale > 1 ? env->height / scale : 1;
+    int w = env->width / scale, h = env->height / scale;
+    ocean_render_size(s, w > 1 ? w : 1, h > 1 ? h : 1);
     return 0;
 }
 
@@ -128,10 +121,8 @@ static void c_step(Env* env) {
     target_observe(env);
     if (truncated) {
         for (int a = 0; a < env->num_agents; a++) {
-            env->log.score += env->eaten[a];
-            env->log.episode_return += env->eaten[a];
-            env->log.episode_length += (float)env->tick;
-            env->log.n += 1;
+            LOG_EPISODE(&env->log, .score = env->eaten[a], .episode_return = env->eaten[a],
+                        .episode_length = env->tick);
             ocean_keep_final(&env->p, a);
         }
         c_reset(env);

@@ -61,22 +61,14 @@ typedef struct {
 } Env;
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = env->n_rows * env->n_cols + 6 + 4 * TE_PIECES + env->n_noise_obs;
-    s->obs_dtype = 'f';
-    s->obs_low = 0;
-    s->obs_high = 2;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 7;
-    s->render_width = 24 * (env->n_cols + 6);
-    s->render_height = 24 * env->n_rows;
     if (env->n_init_garbage > env->n_rows - 4) {
         snprintf(err, OCEAN_ERR_LEN, "n_init_garbage (%d) must leave 4 free rows of the %d.", env->n_init_garbage,
                  env->n_rows);
         return 1;
     }
+    ocean_obs_flat(s, env->n_rows * env->n_cols + 6 + 4 * TE_PIECES + env->n_noise_obs, 0, 2);
+    ocean_act_discrete(s, 7);
+    ocean_render_size(s, 24 * (env->n_cols + 6), 24 * env->n_rows);
     return 0;
 }
 
@@ -283,12 +275,8 @@ static void c_step(Env* env) {
         te_observe(env);
     }
     if (over || truncated) {
-        env->log.score += (float)env->score;
-        env->log.episode_return += env->ret;
-        env->log.episode_length += (float)env->tick;
-        env->log.lines_deleted += (float)env->lines;
-        env->log.game_level += (float)env->level;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = env->score, .episode_return = env->ret, .episode_length = env->tick,
+                    .lines_deleted = env->lines, .game_level = env->level);
         ocean_keep_final(&env->p, 0);
         c_reset(env);
     }

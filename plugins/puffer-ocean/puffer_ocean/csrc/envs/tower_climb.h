@@ -359,16 +359,9 @@ static int tc_build_bank(int count, char* err) {
 }
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = 1;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = TC_OBS;
-    s->obs_dtype = 'B';
-    s->obs_low = 0;
-    s->obs_high = 3;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 6;
-    s->render_width = s->render_height = 3 * 128;
+    ocean_obs_bytes(s, TC_OBS, 0, 3);
+    ocean_act_discrete(s, 6);
+    ocean_render_size(s, 3 * 128, 3 * 128);
     return 0;
 }
 
@@ -447,11 +440,8 @@ static void c_step(Env* env) {
     if (!died) tc_observe(env);
     if (won || died || truncated) {
         if (!env->replayed) {  /* only the episodes played from the level's start are logged */
-            env->log.score += (float)(env->best_floor - env->start_floor);
-            env->log.episode_return += env->ret;
-            env->log.episode_length += (float)env->tick;
-            env->log.perf += (float)won;
-            env->log.n += 1;
+            LOG_EPISODE(&env->log, .score = env->best_floor - env->start_floor, .episode_return = env->ret,
+                        .episode_length = env->tick, .perf = won);
         }
         ocean_keep_final(&env->p, 0);
         c_reset(env);

@@ -41,15 +41,9 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
         return 1;
     }
     s->num_agents = env->num_agents;
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 5 * side * side;
-    s->obs_dtype = 'B';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 5;
-    s->render_width = s->render_height = 24 * env->grid_size;
+    ocean_obs_bytes(s, 5 * side * side, 0, 1);
+    ocean_act_discrete(s, 5);
+    ocean_render_size(s, 24 * env->grid_size, 24 * env->grid_size);
     return 0;
 }
 
@@ -156,10 +150,7 @@ static void c_step(Env* env) {
     tp_observe(env);
     if (terminal || truncated) {
         for (int a = 0; a < n; a++) {  /* per agent, as every env logs: the team's score, its own return */
-            env->log.score += (float)env->deposited;
-            env->log.episode_return += env->ret[a];
-            env->log.episode_length += (float)env->tick;
-            env->log.n += 1;
+            LOG_EPISODE(&env->log, .score = env->deposited, .episode_return = env->ret[a], .episode_length = env->tick);
             ocean_keep_final(&env->p, a);
         }
         c_reset(env);

@@ -78,19 +78,11 @@ static inline int tt_rows(const Env* env) { return env->opponent == TT_NONE ? 2 
 static inline int tt_obs_size(const Env* env) { return TT_OBS + (env->legal_actions ? TT_ACTIONS : 0); }
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = tt_rows(env);
-    s->game_seats = tt_rows(env);
-    s->obs_ndim = 1;
-    s->obs_shape[0] = tt_obs_size(env);
+    ocean_game(s, tt_rows(env));
     s->legal_actions = env->legal_actions;
-    s->obs_dtype = 'f';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 14;
-    s->render_width = 3 * 96 + 2 * 80;
-    s->render_height = 3 * 112;
+    ocean_obs_flat(s, tt_obs_size(env), 0, 1);
+    ocean_act_discrete(s, 14);
+    ocean_render_size(s, 3 * 96 + 2 * 80, 3 * 112);
     return 0;
 }
 
@@ -278,12 +270,8 @@ static void c_step(Env* env) {
     for (int k = 0; k < rows; k++) {
         int mine = k == 0 ? diff : -diff;
         ocean_outcome(&env->p, k, !terminal ? NAN : mine > 0 ? OCEAN_WIN : mine < 0 ? OCEAN_LOSS : OCEAN_DRAW);
-        env->log.score += (float)tt_score(env, k);
-        env->log.episode_return += env->ret[k];
-        env->log.episode_length += (float)env->tick;
-        env->log.win_rate += terminal && mine > 0;
-        env->log.draw_rate += terminal && mine == 0;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = tt_score(env, k), .episode_return = env->ret[k], .episode_length = env->tick,
+                    .win_rate = terminal && mine > 0, .draw_rate = terminal && mine == 0);
         ocean_keep_final(&env->p, k);
     }
     c_reset(env);

@@ -43,17 +43,10 @@ static inline int tron_rows(Env* env) { return env->opponent == TRON_NONE ? 2 : 
 static inline int tron_player_of(Env* env, int k) { return env->opponent == TRON_NONE ? k : env->agent_player; }
 
 static int c_spaces(Env* env, OceanSpaces* s, char* err) {
-    s->num_agents = tron_rows(env);
-    s->game_seats = tron_rows(env);
-    s->obs_ndim = 1;
-    s->obs_shape[0] = 3 * env->size * env->size + 8;
-    s->obs_dtype = 'f';
-    s->obs_low = 0;
-    s->obs_high = 1;
-    s->act_kind = 'D';
-    s->act_dims = 1;
-    s->act_n[0] = 3;
-    s->render_width = s->render_height = 16 * env->size;
+    ocean_game(s, tron_rows(env));
+    ocean_obs_flat(s, 3 * env->size * env->size + 8, 0, 1);
+    ocean_act_discrete(s, 3);
+    ocean_render_size(s, 16 * env->size, 16 * env->size);
     return 0;
 }
 
@@ -125,10 +118,8 @@ static void tron_end(Env* env, int winner, int truncated) {  /* winner: 0, 1 or 
         env->p.truncations[k] = (uint8_t)truncated;
         ocean_outcome(&env->p, k, truncated ? NAN : winner < 0 ? OCEAN_DRAW : winner == me ? OCEAN_WIN : OCEAN_LOSS);
         ocean_keep_final(&env->p, k);
-        env->log.score += (float)(!truncated && winner == me);
-        env->log.episode_return += env->p.rewards[k];
-        env->log.episode_length += (float)env->tick;
-        env->log.n += 1;
+        LOG_EPISODE(&env->log, .score = !truncated && winner == me, .episode_return = env->p.rewards[k],
+                    .episode_length = env->tick);
     }
     c_reset(env);
 }
