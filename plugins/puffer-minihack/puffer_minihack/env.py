@@ -52,16 +52,17 @@ def import_minihack() -> types.ModuleType:
 
     Where `pkg_resources` is importable (setuptools < 81) it is used, without its deprecation
     warning. Otherwise a module holding only `resource_filename` stands in while minihack's
-    modules import (they keep it as their global) and is then removed from `sys.modules`, so
-    other code still finds no `pkg_resources`.
+    modules import (they keep it as their global) and is then taken out of `sys.modules` again,
+    so other code still finds no `pkg_resources`.
     """
-    if "minihack" in sys.modules:
+    if sys.modules.get("minihack") is not None:
         return sys.modules["minihack"]
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message="pkg_resources is deprecated", category=UserWarning)
             import pkg_resources  # noqa: F401
     except ImportError:
+        blocked = "pkg_resources" in sys.modules  # None there: someone made the import fail on purpose
         stand_in = types.ModuleType("pkg_resources", "puffer-minihack's stand-in: resource_filename only")
         stand_in.resource_filename = _resource_filename  # type: ignore[attr-defined]
         sys.modules["pkg_resources"] = stand_in
@@ -69,8 +70,20 @@ def import_minihack() -> types.ModuleType:
             return importlib.import_module("minihack")
         finally:
             if sys.modules.get("pkg_resources") is stand_in:
-                del sys.modules["pkg_resources"]
+                if blocked:
+                    sys.modules["pkg_resources"] = None  # type: ignore[assignment]
+                else:
+                    del sys.modules["pkg_resources"]
     return importlib.import_module("minihack")
+
+
+def _give_minigrid_a_seed_method(env: gymnasium.Env) -> None:
+    """The MultiRoom tasks (minihack's `MiniGridHack`) draw each level from a MiniGrid env, and
+    their `seed` calls that env's `seed(core)`, which Gymnasium 1.x envs no longer have. Give it
+    one that seeds through `reset(seed=...)`: the level of every episode then follows the seeds."""
+    minigrid_env = getattr(env, "minigrid_env", None)
+    if minigrid_env is not None and not hasattr(minigrid_env, "seed"):
+        minigrid_env.seed = lambda seed=None: minigrid_env.reset(seed=seed)
 
 
 class MiniHackEnv(gymnasium.Wrapper):
@@ -135,5 +148,7 @@ def make(task: str, observation_keys: tuple[str, ...] | list[str] = OBSERVATION_
         env = task_class(**{**spec.kwargs, **minihack_kwargs}, observation_keys=tuple(observation_keys),
                          max_episode_steps=max_episode_steps + 1, render_mode="pixel" if render_mode else None)
     except ModuleNotFoundError as exc:
-        raise APIUsageError(f"minihack-{task} needs {exc.name}: pip install {exc.name}") from exc
+        needs = "minigrid: pip install 'puffer-minihack[multiroom]'" if task.startswith("multiroom") else exc.name
+        raise APIUsageError(f"minihack-{task} could not import what it needs ({exc}); it needs {needs}") from exc
+    _give_minigrid_a_seed_method(env)
     return MiniHackEnv(TimeLimit(NetHackEnv(env, render_mode=render_mode), max_episode_steps))

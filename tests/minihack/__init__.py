@@ -1,0 +1,1 @@
+"""Tests of the puffer-minihack plugin against minihack."""
