@@ -20,9 +20,12 @@ prints one line: IMPL, envs, workers, agent steps per second over S seconds of r
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 
@@ -61,7 +64,24 @@ def make(impl: str, num_envs: int, num_workers: int):
     return pufferlib.vector.make(upstream_creator, backend=backend, num_envs=num_envs, **kwargs)
 
 
+@contextlib.contextmanager
+def scratch_cwd():
+    """Run in a temporary folder: upstream 3.0's `import pufferlib` makes a `resources` symlink in the cwd."""
+    here = os.getcwd()
+    with tempfile.TemporaryDirectory() as folder:
+        os.chdir(folder)
+        try:
+            yield
+        finally:
+            os.chdir(here)
+
+
 def main() -> None:
+    with scratch_cwd():
+        run()
+
+
+def run() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("impl", choices=["raw", "ours", "upstream", "upstream-sprite"])
     parser.add_argument("--num-envs", type=int, default=1)
@@ -70,7 +90,7 @@ def main() -> None:
     args = parser.parse_args()
     warnings.filterwarnings("ignore")
     if args.impl == "upstream-sprite":
-        code = (f"import sys; sys.path.insert(0, {sys.path[0]!r}); import step_speed; "
+        code = (f"import sys; sys.path.insert(0, {os.path.dirname(os.path.abspath(__file__))!r}); import step_speed; "
                 "step_speed.upstream_creator(observer='SPRITE_2D')")
         result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
         died = f" ({signal.Signals(-result.returncode).name})" if result.returncode < 0 else ""
