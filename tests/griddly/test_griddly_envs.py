@@ -151,6 +151,10 @@ def test_bad_arguments_say_how_to_fix():
         GriddlyEnv("sokoban", observer="pixels")
     with pytest.raises(APIUsageError, match="render_mode must be None or 'rgb_array'"):
         GriddlyEnv("sokoban", render_mode="human")
+    zelda = GriddlyEnv("zelda")
+    for action in (5, -1, [2, 0], [0, 5]):  # griddly itself takes them silently as no-ops
+        with pytest.raises(APIUsageError, match="outside this game's action space"):
+            (GriddlyEnv("spiders") if np.ndim(action) == 0 else zelda).step(action)
     env = GriddlyEnv("sokoban", max_steps=1)
     env.reset(seed=0)
     assert env.step(0)[3]

@@ -84,3 +84,7 @@ def test_bad_arguments_say_how_to_fix():
         GriddlyParallelEnv("foragers", level=3)
     with pytest.raises(APIUsageError, match="observer must be 'vector'"):
         GriddlyParallelEnv("foragers", observer="block2d")
+    env = GriddlyParallelEnv("foragers")
+    env.reset(seed=0)
+    with pytest.raises(APIUsageError, match="of player_2 is outside the action space"):
+        env.step({"player_1": (0, 1), "player_2": (2, 1)})

@@ -127,6 +127,8 @@ class GriddlyEnv(gymnasium.Env):
         self.action_space = self._action_space()
         self._parts = 1 if isinstance(self.action_space, spaces.Discrete) else 2
         self._action = np.zeros((1, self._parts), np.int32)
+        space = self.action_space
+        self._high = [int(space.n)] if isinstance(space, spaces.Discrete) else [int(n) for n in space.nvec]
         self._steps, self._ended = 0, False
         self._obs = np.zeros(shape, np.uint8)
 
@@ -155,7 +157,17 @@ class GriddlyEnv(gymnasium.Env):
         """One step: (obs, reward, terminated, truncated, info); `info` has `win` at episode ends."""
         if self._ended:  # griddly itself raises RuntimeError and logs to stdout
             raise APIUsageError("This griddly episode has ended: call reset() before step().")
-        self._action[0] = np.asarray(action, np.int64).reshape(self._parts)
+        # griddly takes actions out of range silently as no-ops: refuse them
+        if self._parts == 1:
+            value = int(action) if np.ndim(action) == 0 else int(np.asarray(action).reshape(1)[0])
+            if not 0 <= value < self._high[0]:
+                raise APIUsageError(f"action {action!r} is outside this game's action space {self.action_space}.")
+            self._action[0, 0] = value
+        else:
+            row = np.asarray(action, np.int64).reshape(self._parts)
+            if not ((row >= 0).all() and (row < self._high).all()):
+                raise APIUsageError(f"action {action!r} is outside this game's action space {self.action_space}.")
+            self._action[0] = row
         reward, done, info = self._player.step_multi(self._action, True)
         self._steps += 1
         obs = self._observe()

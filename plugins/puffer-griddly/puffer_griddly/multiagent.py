@@ -103,7 +103,10 @@ class GriddlyParallelEnv(ParallelEnv):
         self._actions[:] = 0
         for agent, action in actions.items():
             if agent in self.agents:
-                self._actions[int(agent[7:]) - 1] = np.asarray(action, np.int64).reshape(2)
+                row = np.asarray(action, np.int64).reshape(2)
+                if not ((row >= 0).all() and (row < self._act_space.nvec).all()):  # griddly ignores them
+                    raise APIUsageError(f"action {action!r} of {agent} is outside the action space {self._act_space}.")
+                self._actions[int(agent[7:]) - 1] = row
         rewards, done, _ = self._game.step_parallel(self._actions)
         self._steps += 1
         acting = self.agents
