@@ -2,8 +2,9 @@
 
 Each part of what an agent sees gets its own encoder, and their outputs are joined by one layer:
 - `Tile`, the 15 x 15 tiles around the agent: each tile's material (16 kinds) is embedded (8
-  wide) and a two-layer CNN (16 and 32 channels, the second of stride 2) reads the grid (the tiles' absolute row/col are left out: the grid's layout
-  already says where each tile is, relative to the agent at its centre);
+  wide) and a two-layer CNN (16 and 32 channels, the second of stride 2) reads the grid (the
+  tiles' absolute row/col are left out: the grid's layout already says where each tile is,
+  relative to the agent at its centre);
 - `Entity`, up to 100 players and NPCs in sight (31 attributes each): the agent's own row,
   found by its `AgentId`, goes through a linear layer; every visible entity, with its position
   made relative to the agent's, goes through a shared linear layer and is max-pooled (empty rows
