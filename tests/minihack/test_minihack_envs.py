@@ -155,6 +155,8 @@ def test_bad_arguments_say_how_to_fix():
         make("room-5x5", observation_keys=("glyphs", "smell"))
     with pytest.raises(APIUsageError, match="non-empty list"):
         make("room-5x5", observation_keys="glyphs")
+    with pytest.raises(APIUsageError, match="minihack-room-5x5: .*unexpected keyword argument 'foo'"):
+        make("room-5x5", foo=1)
 
 
 def test_without_minihack_the_error_gives_the_install_command():

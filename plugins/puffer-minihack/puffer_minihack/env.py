@@ -150,5 +150,8 @@ def make(task: str, observation_keys: tuple[str, ...] | list[str] = OBSERVATION_
     except ModuleNotFoundError as exc:
         needs = "minigrid: pip install 'puffer-minihack[multiroom]'" if task.startswith("multiroom") else exc.name
         raise APIUsageError(f"minihack-{task} could not import what it needs ({exc}); it needs {needs}") from exc
+    except TypeError as exc:  # an argument neither MiniHack nor NLE takes
+        raise APIUsageError(f"minihack-{task}: {exc}. Its arguments: those of make() (puffer_minihack.env), of "
+                            "minihack.MiniHack and of nle's NLE.") from exc
     _give_minigrid_a_seed_method(env)
     return MiniHackEnv(TimeLimit(NetHackEnv(env, render_mode=render_mode), max_episode_steps))
