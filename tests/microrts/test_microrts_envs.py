@@ -76,14 +76,14 @@ def test_a_game_the_bot_wins_ends_terminal_with_outcome_0_and_a_tie_truncates_wi
     tie = MicroRTSEnv(opponent="passive", num_games=1, max_steps=30)
     try:
         obs, _ = env.reset(seed=1)
-        total = 0.0
-        for step in range(1, 2001):
+        total, length = 0.0, 0
+        while length < 2000:
             obs, rewards, terms, truncs, infos = env.step(_legal(env, obs, rng))
-            total += float(rewards[0])
+            total, length = total + float(rewards[0]), length + 1
             if terms[0] or truncs[0]:
                 break
         assert terms[0] and not truncs[0] and env.outcomes[0] == 0.0, "WorkerRush beats random play"
-        assert infos[0]["loss"] == 1.0 and infos[0]["win"] == 0.0 and infos[0]["episode_length"] == step
+        assert infos[0]["loss"] == 1.0 and infos[0]["win"] == 0.0 and infos[0]["episode_length"] == length
         assert infos[0]["raw_winloss"] == -1.0 and rewards[0] < 0  # the loss weighs 10
         assert infos[0]["episode_return"] == pytest.approx(total, rel=1e-5)
         assert _leaves(env, obs)[0][..., 11].sum() == 2  # the next game started: a base and a worker again

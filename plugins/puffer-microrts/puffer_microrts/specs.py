@@ -16,10 +16,10 @@ CREATOR = "puffer_microrts.env:make"
 POLICY = "puffer_microrts.policy:GridNet"
 #: id -> (the env's `opponent`, description).
 OPPONENTS = {
-    "microrts-vs-randombiased": ("randombiased", "16x16 basesWorkers against RandomBiasedAI (random, biased to attack and harvest)"),
-    "microrts-vs-workerrush": ("workerrush", "16x16 basesWorkers against WorkerRush (scripted rush of workers)"),
-    "microrts-vs-lightrush": ("lightrush", "16x16 basesWorkers against LightRush (scripted rush of light units)"),
-    "microrts-vs-coac": ("coac", "16x16 basesWorkers against CoacAI (winner of the 2020 microRTS competition)"),
+    "microrts-vs-randombiased": ("randombiased", "16x16 basesWorkers vs RandomBiasedAI (random, biased to attack)"),
+    "microrts-vs-workerrush": ("workerrush", "16x16 basesWorkers vs WorkerRush (scripted rush of workers)"),
+    "microrts-vs-lightrush": ("lightrush", "16x16 basesWorkers vs LightRush (scripted rush of light units)"),
+    "microrts-vs-coac": ("coac", "16x16 basesWorkers vs CoacAI (winner of the 2020 microRTS competition)"),
 }
 #: Env defaults of every id (see puffer_microrts.env.MicroRTSEnv), listed so that each is a config key.
 KWARGS = {"map": "16x16/basesWorkers16x16", "num_games": 12, "max_steps": 2000}
