@@ -37,6 +37,7 @@ def test_ids_play_the_papers_map_against_their_bot():
         s = spec(env_id)
         assert s.kwargs["opponent"] == bot and s.kwargs["map"] == "16x16/basesWorkers16x16"
         assert s.kwargs["max_steps"] == 2000 and s.policy == "puffer_microrts.policy:GridNet"
+        assert s.kwargs["num_games"] * s.config["vec"]["num_envs"] == 24  # the paper's 24 games
         assert s.package == "puffer-microrts"
 
 

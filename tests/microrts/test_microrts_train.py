@@ -7,5 +7,5 @@ from tests.train_smoke import assert_puffer_train_runs
 
 @pytest.mark.slow
 def test_puffer_train_runs_end_to_end(tmp_path):
-    assert_puffer_train_runs("microrts-vs-randombiased", tmp_path, "--vec.num-workers", "2", "--env.num-games", "2",
+    assert_puffer_train_runs("microrts-vs-randombiased", tmp_path, "--env.num-games", "2",
                              "--policy.width", "8", "--policy.critic-size", "16")
