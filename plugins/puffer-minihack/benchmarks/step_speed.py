@@ -13,6 +13,8 @@ the env is a Gymnasium one already). `--keys upstream` gives `ours` the same 13 
     python step_speed.py IMPL [--task NAME] [--num-envs N] [--num-workers W] [--seconds S] [--keys K]
 
 prints one line: IMPL, keys, envs, workers, agent steps per second over S seconds of random actions.
+Run `upstream` from a scratch directory: upstream 3.0 links its `resources` folder into the
+working directory when it is imported.
 """
 
 from __future__ import annotations
