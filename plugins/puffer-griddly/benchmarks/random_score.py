@@ -2,7 +2,8 @@
 
     python random_score.py [--env griddly-spiders] [--episodes 1000] [--num-envs 16] [--seed 0] [--level 0]
 
-Pools the first N ended episodes (in the order they ended) and prints their mean return, win
+Pools the first N ended episodes (in the order they ended) and prints their mean return (with a
+95% normal interval), win
 rate (griddly's "Win" for the player; truncated episodes count as not won), mean length, and
 the agent steps and seconds taken.
 """
@@ -39,8 +40,10 @@ def main() -> None:
         ended += [i for i in infos if "win" in i]
     env.close()
     ended = ended[:args.episodes]
+    returns = np.array([i["episode_return"] for i in ended])
+    half = 1.96 * returns.std(ddof=1) / np.sqrt(len(returns)) if len(returns) > 1 else float("nan")
     print(f"{args.env} level {args.level}: {len(ended)} episodes of random play, "
-          f"return {np.mean([i['episode_return'] for i in ended]):.3f}, "
+          f"return {returns.mean():.3f} +- {half:.3f} (95% normal interval), "
           f"win rate {np.mean([i['win'] for i in ended]):.3f}, "
           f"length {np.mean([i['episode_length'] for i in ended]):.1f}; "
           f"{steps} agent steps in {time.perf_counter() - start:.1f} s")
