@@ -11,8 +11,13 @@ PIP    := $(PY) -m pip
 PLUGINS := $(sort $(wildcard plugins/*/pyproject.toml))
 PLUGIN_DIRS := $(patsubst %/pyproject.toml,%,$(PLUGINS))
 # Wheels whose metadata over-constrains the environment (numpy<2, gymnasium==1.2.0) but
-# that run within it: a plugin lists them in requirements-nodeps.txt, installed with --no-deps.
+# that run within it: a plugin lists them in requirements-nodeps.txt, installed with --no-deps
+# (and --ignore-requires-python: gym-microrts declares <3.10 yet runs here, see its README).
 NODEPS := $(sort $(wildcard plugins/*/requirements-nodeps.txt))
+# Sdists that must compile against the venv's own numpy (nmmo): built with --no-build-isolation,
+# after their build tools (Cython 3) are installed into the venv.
+NOBUILDISO := $(sort $(wildcard plugins/*/requirements-nobuildisolation.txt))
+CYTHON := "cython>=3,<4"
 STAMP  := $(VENV)/.installed
 
 .PHONY: test train install clean docs lint
@@ -35,7 +40,7 @@ $(CORE_STAMP): $(STAMP) $(CORE_C)
 	@if [ -n "$$(find $(CORE_C) -newer $(STAMP))" ]; then echo "rebuilding the core: C sources changed"; $(PIP) install --quiet --no-deps --no-build-isolation -e .; fi
 	@touch $@
 
-$(STAMP): pyproject.toml $(PLUGINS) $(NODEPS)
+$(STAMP): pyproject.toml $(PLUGINS) $(NODEPS) $(NOBUILDISO)
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip setuptools wheel
 	$(PIP) install --quiet "$(TORCH)"
@@ -43,7 +48,8 @@ $(STAMP): pyproject.toml $(PLUGINS) $(NODEPS)
 	$(PIP) uninstall --quiet --yes pufferlib-core
 	rm -rf pufferlib_core/pufferlib_core.egg-info
 	$(PIP) install --quiet -e ".[test]" $(foreach d,$(PLUGIN_DIRS),-e $(d))
-	$(if $(NODEPS),$(PIP) install --quiet --no-deps $(foreach f,$(NODEPS),-r $(f)))
+	$(if $(NODEPS),$(PIP) install --quiet --no-deps --ignore-requires-python $(foreach f,$(NODEPS),-r $(f)))
+	$(if $(NOBUILDISO),$(PIP) install --quiet $(CYTHON) && $(PIP) install --quiet --no-deps --no-build-isolation --ignore-requires-python $(foreach f,$(NOBUILDISO),-r $(f)))
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -164,7 +164,9 @@ class StateDependentNormal(torch.distributions.Normal):
 
 #: torch's CPU log_softmax runs a scalar loop over a last dimension narrower than one vector of
 #: 8 floats: measured on a 2-core AVX2 machine, 4,096 x 7 logits took 403 us forward and 696 us
-#: forward and backward, against 91 and 292 us padded to 8 columns of the lowest value (`_log_softmax`).
+#: forward and backward, against 91 and 292 us padded to 8 columns of -inf (`_log_softmax`). The pad
+#: is -inf, not the lowest float a mask writes: a fully masked row (a MicroRTS cell with no unit) must
+#: stay uniform over its own n choices (log-prob -log n), not over the 8 padded ones (-log 8).
 #: Padding pays from 3 columns and 512 rows (forward: 52 -> 21 us at 512 x 7); it costs at 2 columns
 #: and on small batches (64 rows: +50 us forward and backward), which keep the plain call.
 _PAD_COLUMNS, _PAD_MIN_COLUMNS, _PAD_MIN_ROWS = 8, 3, 512
@@ -175,7 +177,7 @@ def _log_softmax(logits: torch.Tensor) -> torch.Tensor:
     n = logits.shape[-1]
     if (logits.device.type == "cpu" and _PAD_MIN_COLUMNS <= n < _PAD_COLUMNS
             and logits.numel() >= _PAD_MIN_ROWS * n):
-        padded = nn.functional.pad(logits, (0, _PAD_COLUMNS - n), value=torch.finfo(logits.dtype).min)
+        padded = nn.functional.pad(logits, (0, _PAD_COLUMNS - n), value=float("-inf"))
         return torch.log_softmax(padded, dim=-1)[..., :n]
     return torch.log_softmax(logits, dim=-1)
 

@@ -45,8 +45,15 @@ SMOKE_ENV = {
     "puffer-nethack": "nethack-score",
     "puffer-minigrid": "minigrid-empty-5x5",
     "puffer-crafter": "crafter-reward",
+    "puffer-minihack": "minihack-room-5x5",
+    "puffer-griddly": "griddly-spiders",
+    "puffer-microrts": "microrts-vs-randombiased",
+    "puffer-nmmo": "nmmo-small",
+    "puffer-openspiel": "openspiel-kuhn_poker",
     "puffer-loggers": "gym-CartPole-v1",
 }
+#: plugin -> the other plugins of ours it requires (MiniHack runs on NetHack's nle)
+COMPANIONS = {"puffer-minihack": {"puffer-nethack"}}
 TINY_TRAIN = ["--train.total-timesteps", "256", "--train.batch-size", "256", "--train.minibatch-size", "128",
               "--train.update-epochs", "1", "--vec.num-envs", "4", "--train.device", "cpu"]
 
@@ -111,9 +118,15 @@ def install_alone(plugin: str, wheel_dir: Path, venv: Path) -> dict[str, float]:
     timings["venv+torch"] = time.perf_counter() - start
     start = time.perf_counter()
     run(pip + third_party_requirements(plugin, wheel_dir), cwd=venv.parent)
-    nodeps = ROOT / "plugins" / plugin / "requirements-nodeps.txt"
-    if nodeps.exists():  # as the plugin's README says: wheels whose metadata over-constrains numpy/gymnasium
-        run(pip + ["--no-deps", "-r", str(nodeps)], cwd=venv.parent)
+    for name in (plugin, *COMPANIONS.get(plugin, ())):  # as the Makefile and the plugin's README do
+        nodeps = ROOT / "plugins" / name / "requirements-nodeps.txt"
+        if nodeps.exists():  # wheels whose metadata over-constrains numpy/gymnasium/Python
+            run(pip + ["--no-deps", "--ignore-requires-python", "-r", str(nodeps)], cwd=venv.parent)
+        nobuildiso = ROOT / "plugins" / name / "requirements-nobuildisolation.txt"
+        if nobuildiso.exists():  # sdists compiled against the venv's own numpy
+            run(pip + ["cython>=3,<4", "setuptools", "wheel"], cwd=venv.parent)
+            run(pip + ["--no-deps", "--no-build-isolation", "--ignore-requires-python", "-r", str(nobuildiso)],
+                cwd=venv.parent)
     timings["third-party"] = time.perf_counter() - start
     start = time.perf_counter()
     run(pip + ["--no-index", "--find-links", str(wheel_dir), plugin], cwd=venv.parent)
@@ -132,7 +145,8 @@ def check_install(plugin: str, venv: Path, work: Path) -> float:
     assert not FOREIGN_NAMES & installed.keys(), f"a foreign distribution was installed: {installed}"
     assert installed.get("puffer-core") == pufferlib.__version__, installed.get("puffer-core")
     assert installed.get(plugin) is not None
-    assert not (OUR_NAMES - {"puffer-core", plugin}) & installed.keys(), "another plugin came along"
+    expected = {"puffer-core", plugin, *COMPANIONS.get(plugin, ())}
+    assert not (OUR_NAMES - expected) & installed.keys(), "another plugin came along"
     where = run([python, "-c", "import pufferlib; print(pufferlib.__file__)"], cwd=work).strip()
     assert Path(where).resolve().is_relative_to(venv.resolve()), f"pufferlib imported from {where}"
 

@@ -95,6 +95,21 @@ def test_log_probs_entropy_and_gradients_equal_torch_at_every_width(rows, n):
     assert torch.allclose(grad, expected, atol=1e-5)
 
 
+@pytest.mark.parametrize("rows, n", [(64, 3), (512, 3), (4096, 7)])
+def test_a_fully_masked_row_is_uniform_over_its_own_choices(rows, n):
+    """A row with no allowed choice (a MultiDiscrete head of a unit that cannot act, a finished
+    seat) scores as torch's Categorical scores it: log-prob -log n and entropy log n, padded or not."""
+    torch.manual_seed(2)
+    logits = torch.randn(rows, n, requires_grad=True)
+    mask = torch.ones(rows, n, dtype=torch.bool)
+    mask[::2] = False
+    _, logprob, entropy = sample_logits(logits, action=torch.zeros(rows, dtype=torch.long), action_mask=mask)
+    assert torch.allclose(logprob[::2], torch.full((rows // 2,), -float(np.log(n))), atol=1e-5)
+    assert torch.allclose(entropy[::2], torch.full((rows // 2,), float(np.log(n))), atol=1e-5)
+    (grad,) = torch.autograd.grad((logprob + entropy).sum(), logits)
+    assert torch.isfinite(grad).all() and not grad[::2].any()
+
+
 def test_a_uniform_draw_of_zero_never_picks_a_masked_choice(monkeypatch):
     """Sampling turns uniform draws into Exp(1) noise; a draw of exactly 0 (which `rand` can give)
     must not make a forbidden choice win, even where one choice alone is allowed."""
