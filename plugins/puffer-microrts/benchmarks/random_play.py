@@ -14,7 +14,6 @@ import argparse
 import time
 
 import numpy as np
-
 from step_speed import CELL_NVEC, legal_actions
 
 
