@@ -1,0 +1,1 @@
+"""Tests of the puffer-dmcontrol plugin against dm_control."""
