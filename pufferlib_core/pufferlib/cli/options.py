@@ -64,6 +64,7 @@ def parse_config(parser: argparse.ArgumentParser, argv: list[str],
     if layer is not None and layer.pop("published", None) is not None:
         # a published agent's config.toml: what it was, not a setting; where to run, log and write stays yours
         layer = trust.drop_user_keys(layer)[0]
+        trust.drop_undeclared_env_text(layer, pre.env_id)
     tree = cfglib.merge(base, layer)
     cfglib.check_keys(tree, default)
     dests = cfglib.add_config_flags(parser, tree)

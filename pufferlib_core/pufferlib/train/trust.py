@@ -20,6 +20,12 @@ or a place to write:
   folders, logger names, and every section a plugin adds, such as a logger's folder) are
   dropped from a file's config by `from_file`, so that the loader's defaults and the user's
   flags apply.
+- Env arguments (`[env]`, `[eval.env]`) reach the env's creator, and a creator may hand the
+  ones it does not name to its framework (NLE's `savedir`, where it writes recordings). A file's
+  env argument is kept when its value holds no string (a number, a bool, lists of them: none can
+  name code, an address or a path) or when the installed code declares its key (the spec's
+  kwargs, or a named parameter of the creator); any other is dropped by `from_file`, listed with
+  the user's keys, for the user to pass on their own command line.
 - Every other value is validated like any config (types, ranges, choices), so a file cannot
   ask for 10^8 envs or a negative learning rate; a bad value is a `CheckpointError` naming the file.
 
@@ -31,6 +37,7 @@ for every file and published agent it returns.
 from __future__ import annotations
 
 import contextlib
+import inspect
 from collections.abc import Collection, Iterator, Mapping
 from contextvars import ContextVar
 from typing import Any
@@ -151,6 +158,54 @@ def drop_user_keys(config: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
     return kept, dropped
 
 
+def _holds_text(value: object) -> bool:
+    """True when `value` is, or holds at any depth, a string (or anything but numbers, bools and None)."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return False
+    if isinstance(value, (list, tuple)):
+        return any(_holds_text(v) for v in value)
+    if isinstance(value, Mapping):
+        return any(_holds_text(k) or _holds_text(v) for k, v in value.items())
+    return True
+
+
+def declared_env_keys(env_id: str | None) -> set[str]:
+    """The env arguments the installed code declares for `env_id`: its spec's kwargs and the named
+    parameters of its creator (not what a `**kwargs` passes on); empty for an unknown id."""
+    if env_id is None or names_code(env_id):
+        return set()
+    from pufferlib import registry
+
+    try:
+        spec = registry.spec(env_id)
+        creator = spec.load_creator()
+    except (PufferError, ImportError):
+        return set()
+    keys = set(spec.kwargs)
+    try:
+        params = inspect.signature(creator).parameters.values()
+    except (TypeError, ValueError):  # a builtin or a callable without a signature
+        return keys
+    return keys | {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+
+
+def drop_undeclared_env_text(config: dict[str, Any], env_id: str | None) -> list[str]:
+    """Take out of `config` (its `[env]` and `[eval.env]` tables are replaced, not edited) the env
+    arguments whose value holds text and whose key `env_id`'s installed code does not declare
+    (module docstring); returns their dotted keys."""
+    declared: set[str] | None = None
+    dropped = []
+    for parent, section in ((config, "env"), (config.get("eval"), "env")):
+        table = parent.get(section) if isinstance(parent, dict) else None
+        if not isinstance(table, Mapping) or not any(_holds_text(v) for v in table.values()):
+            continue
+        declared = declared_env_keys(env_id) if declared is None else declared
+        name = "env" if parent is config else "eval.env"
+        dropped += [f"{name}.{k}" for k, v in table.items() if _holds_text(v) and k not in declared]
+        parent[section] = {k: v for k, v in table.items() if not _holds_text(v) or k in declared}
+    return dropped
+
+
 def from_file(config: object, where: str, *, env_id: str | None = None, trust_code: bool | None = None,
               vouched: Collection[str] = ()) -> tuple[dict[str, Any], list[str]]:
     """What a loader may use of the config read from the file `where` (module docstring): (the
@@ -164,6 +219,8 @@ def from_file(config: object, where: str, *, env_id: str | None = None, trust_co
     if isinstance(section, Mapping):
         check_policy_class(section.get("class", ""), env_id, where, trust_code=trust_code, vouched=vouched)
     kept, dropped = drop_user_keys(config)
+    if not _trusted(trust_code):
+        dropped += drop_undeclared_env_text(kept, env_id)
     default = load_default()
     try:
         validate(merge(default, kept), default)
@@ -194,4 +251,5 @@ def checked_payload(payload: dict[str, Any], *, trust_code: bool | None = None, 
 
 
 __all__ = ["POLICIES", "TRUST_FLAG", "USER_KEYS", "UntrustedCodeError", "check_env_id", "check_policy_class",
-           "checked_payload", "declared_policies", "drop_user_keys", "from_file", "names_code", "own_code", "trusting"]
+           "checked_payload", "declared_env_keys", "declared_policies", "drop_undeclared_env_text", "drop_user_keys",
+           "from_file", "names_code", "own_code", "trusting"]

@@ -231,3 +231,26 @@ def test_a_plugin_declares_policies_a_file_may_name(tmp_path):
     """puffer-ocean's pufferlib_policies hook declares BoardConv, no env's default policy."""
     file = write_checkpoint(tmp_path / "model.pt", policy={"class": "puffer_ocean.policies:BoardConv"})
     assert checkpoint.load(file)["config"]["policy"]["class"] == "puffer_ocean.policies:BoardConv"
+
+
+def test_a_files_env_text_reaches_the_env_only_under_a_key_its_plugin_declares(tmp_path):
+    """A creator may pass the keyword arguments it does not name on to its framework (NLE's `savedir`
+    writes recordings there): a file's env argument holding text is dropped unless the spec's kwargs
+    or the creator's named parameters declare its key; numbers and bools, which name nothing, stay."""
+    def make(size: int = 3, opponent: str = "easy", **framework_kwargs):
+        raise AssertionError("not made: loading reads the signature only")
+
+    pufferlib.register("trust-passes-kwargs-on", make, kwargs={"mode": "a"})
+    try:
+        env = {"size": 5, "opponent": "hard", "mode": "b", "savedir": "/etc/cron.d", "options": ["x", 1],
+               "seeds": [1, 2], "flag": True}
+        file = write_checkpoint(tmp_path / "model.pt", env_id="trust-passes-kwargs-on", env=env,
+                                eval={"env": {"savedir": "/etc", "depth": 2}})
+        payload = checkpoint.load(file)
+        assert payload["config"]["env"] == {"size": 5, "opponent": "hard", "mode": "b", "seeds": [1, 2], "flag": True}
+        assert payload["config"]["eval"]["env"] == {"depth": 2}
+        assert {"env.savedir", "env.options", "eval.env.savedir"} <= set(payload["dropped"])
+        assert checkpoint.load(file, trust_code=True)["config"]["env"]["savedir"] == "/etc/cron.d"
+        assert trust.declared_env_keys("trust-passes-kwargs-on") == {"size", "opponent", "mode"}
+    finally:
+        pufferlib.registry.unregister("trust-passes-kwargs-on")
