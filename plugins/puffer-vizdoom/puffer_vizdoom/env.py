@@ -40,9 +40,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from pufferlib.errors import APIUsageError
 from puffer_vizdoom import _reaper
 from puffer_vizdoom.specs import SCENARIOS
+from pufferlib.errors import APIUsageError
 
 #: The engine's screen, before downscaling (height, width): ViZDoom's RES_160X120.
 SCREEN = (120, 160)

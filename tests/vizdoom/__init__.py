@@ -1,0 +1,1 @@
+"""Tests of the puffer-vizdoom plugin against vizdoom."""
