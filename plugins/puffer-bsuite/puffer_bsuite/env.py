@@ -23,8 +23,9 @@ Contract:
   `raw_return`, ...; `best_episode` (a maximum, not a total) is passed as it is. Averaged over a
   log step's episodes by the trainer, `perfect` is the rate of perfect episodes, `regret` the
   mean regret per episode.
-- `add_episode_listener(fn)`: `fn(env, episode_return, episode_length)` is called at each episode
-  end, after bsuite's totals include it (benchmarks/sweep.py records bsuite's CSV logs so).
+- `add_episode_listener(fn)`: `fn(env, episode_return, episode_length, added)` is called at each
+  episode end, `added` being the episode's increments under bsuite's own names (`total_regret`,
+  ...); `puffer_bsuite.scoring.Recorder` pools copies into bsuite's CSV log so.
 """
 
 from __future__ import annotations
@@ -45,7 +46,9 @@ MAXIMA = frozenset({"best_episode"})
 #: What `make` accepts (a checkpoint's config reaches these; nothing else is taken).
 KWARGS = ("experiment", "setting")
 
-EpisodeListener = Callable[["BsuiteEnv", float, int], None]
+#: `listener(env, episode_return, episode_length, added)`: `added` is what the episode added to
+#: each of `bsuite_info()`'s totals, under bsuite's names (maxima: their value now).
+EpisodeListener = Callable[["BsuiteEnv", float, int, dict[str, float]], None]
 
 
 def check_experiment(experiment: object) -> str:
@@ -118,7 +121,7 @@ class BsuiteEnv(gymnasium.Env):
         return {key: float(value) for key, value in self.env.bsuite_info().items()}
 
     def add_episode_listener(self, listener: EpisodeListener) -> None:
-        """Call `listener(env, episode_return, episode_length)` at each episode end."""
+        """Call `listener(env, episode_return, episode_length, added)` at each episode end."""
         self._listeners.append(listener)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
@@ -149,12 +152,11 @@ class BsuiteEnv(gymnasium.Env):
         self._needs_reset = True
         terminated = float(timestep.discount) == 0.0
         totals = self.bsuite_info()
-        info = {key if key in MAXIMA else key.removeprefix("total_"):
-                value if key in MAXIMA else value - self._totals.get(key, 0.0) for key, value in totals.items()}
+        added = {key: value if key in MAXIMA else value - self._totals.get(key, 0.0) for key, value in totals.items()}
         self._totals = totals
         for listener in self._listeners:
-            listener(self, self._episode_return, self._episode_length)
-        return obs, reward, terminated, not terminated, info
+            listener(self, self._episode_return, self._episode_length, added)
+        return obs, reward, terminated, not terminated, {key.removeprefix("total_"): v for key, v in added.items()}
 
     def render(self) -> None:
         """bsuite environments do not render."""

@@ -1,0 +1,1 @@
+"""Tests of the puffer-bsuite plugin against bsuite."""
