@@ -6,7 +6,7 @@ Contract:
   (scalars take one slot). `DMControlEnv.obs_slices` maps each entry to its slice and shape.
 - Actions: a Box in [-1, 1] per actuator, clipped to it and scaled linearly to the task's own
   bounds (`action_spec().minimum` .. `maximum`; for the suite's tasks these are -1 and 1, so the
-  scaling is the identity). Non-finite actions are refused (they would make the physics diverge).
+  scaling is the identity). NaN actions are refused (they would make the physics diverge).
 - Action repeat: `action_repeat=k` applies each action for k control steps and returns the sum
   of their rewards; an episode of the suite's 1000 control steps is then ceil(1000 / k) env steps.
 - Ends: the suite's time limit (1000 control steps for every benchmarking task) is a truncation
@@ -134,6 +134,7 @@ class DMControlEnv(gymnasium.Env):
             self.obs_slices[name] = (slice(start, start + size_), shape)
             start += size_
         self._obs_size = start
+        self._where = [(name, where) for name, (where, _) in self.obs_slices.items()]
         self.observation_space = spaces.Box(-np.inf, np.inf, (start,), np.float32)
 
         action_spec = self._env.action_spec()
@@ -145,7 +146,7 @@ class DMControlEnv(gymnasium.Env):
 
     def _flatten(self, observation: Any) -> np.ndarray:
         out = np.empty(self._obs_size, np.float32)
-        for name, (where, _) in self.obs_slices.items():
+        for name, where in self._where:
             out[where] = np.ravel(observation[name])
         return out
 
@@ -166,10 +167,10 @@ class DMControlEnv(gymnasium.Env):
     def scale_action(self, action: Any) -> np.ndarray:
         """An action in [-1, 1] (clipped to it) as the task's control, in its own bounds."""
         a = np.asarray(action, np.float64).reshape(self.action_space.shape)
-        if not np.all(np.isfinite(a)):
-            raise APIUsageError(f"{self.domain}-{self.task} got a non-finite action {a}; actions are finite "
-                                "numbers in [-1, 1].")
-        a = np.clip(a, -1.0, 1.0)
+        a = np.minimum(np.maximum(a, -1.0), 1.0)  # NaN stays NaN (np.clip is slower on small arrays)
+        if math.isnan(a.sum()):  # the clipped values cannot overflow: only a NaN makes the sum NaN
+            raise APIUsageError(f"{self.domain}-{self.task} got the action {np.asarray(action)}; actions are "
+                                "numbers in [-1, 1] (larger ones are clipped), never NaN.")
         return a if self._identity else self._low + (a + 1.0) * 0.5 * (self._high - self._low)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
