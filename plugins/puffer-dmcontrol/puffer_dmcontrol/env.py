@@ -75,7 +75,7 @@ def import_suite(render: bool = False) -> Any:
     logging.getLogger("absl").addFilter(_QUIET)  # once: the same filter is not added twice
     if "dm_control.suite" in sys.modules:
         return sys.modules["dm_control.suite"]
-    choice = contextlib.nullcontext()
+    choice: contextlib.AbstractContextManager[None] = contextlib.nullcontext()
     if "MUJOCO_GL" not in os.environ and _headless():
         if render or ctypes.util.find_library("EGL"):
             os.environ["MUJOCO_GL"] = "egl"  # kept, as pufferlib's Gymnasium maker keeps it
@@ -85,12 +85,14 @@ def import_suite(render: bool = False) -> Any:
         with choice:
             from dm_control import suite
     except ImportError as exc:
-        raise APIUsageError(f"puffer-dmcontrol needs dm_control ({exc}): {INSTALL}") from None
+        raise APIUsageError(f"dm_control did not import ({exc}). Install it: {INSTALL}. If the error is about "
+                            "OpenGL or EGL, choose another backend before the first env is made: MUJOCO_GL=osmesa "
+                            "(software rendering) or MUJOCO_GL=disable (no rendering).") from None
     return suite
 
 
 def check_task(suite: Any, domain: Any, task: Any) -> None:
-    """Refuse a (domain, task) that dm_control's suite does not have, naming close ones."""
+    """Refuse a (domain, task) that dm_control's suite does not have, naming the valid ones."""
     if not isinstance(domain, str) or domain not in suite.TASKS_BY_DOMAIN:
         raise APIUsageError(f"domain={domain!r} is not a dm_control suite domain; domains: "
                             f"{', '.join(sorted(suite.TASKS_BY_DOMAIN))}.")
