@@ -36,7 +36,7 @@ SCENARIOS: dict[str, tuple[str, float]] = {
 #: Env defaults of every id (see puffer_vizdoom.env.VizdoomEnv), listed so that each is a config key.
 DEFAULTS: dict = {
     "frameskip": 4,          # tics per agent step (the action repeats; rewards summed)
-    "screen_size": 84,       # observations are screen_size x screen_size (area-resampled from 160x120)
+    "screen_size": 64,       # observations are screen_size x screen_size (area-resampled from 160x120)
     "grayscale": True,       # False: RGB, 3 channels per stacked screen
     "stack_num": 4,          # screens stacked along the first (channel) axis
     "episode_timeout": None,  # tics before truncation; None: the scenario .cfg's
@@ -49,8 +49,8 @@ BASE_CONFIG: dict = {
     "vec": {"num_envs": 16, "num_workers": 2},
     "policy": {"cnn_width": 16, "hidden_size": 256},
     "train": {"total_timesteps": 1_000_000, "batch_size": 2048, "minibatch_size": 512, "cpu_threads": 0,
-              "update_epochs": 2, "learning_rate": 2.5e-4, "gamma": 0.99, "gae_lambda": 0.95,
-              "clip_coef": 0.1, "vf_coef": 0.5, "ent_coef": 0.01, "max_grad_norm": 0.5, "anneal_lr": True},
+              "update_epochs": 4, "learning_rate": 5e-4, "gamma": 0.99, "gae_lambda": 0.95,
+              "clip_coef": 0.2, "vf_coef": 0.5, "ent_coef": 0.01, "max_grad_norm": 0.5, "anneal_lr": True},
 }
 
 #: Per-scenario overrides of BASE_CONFIG.
