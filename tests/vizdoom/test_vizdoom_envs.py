@@ -51,7 +51,7 @@ def test_the_scenarios_of_the_issue_make_their_buttons_a_discrete_space(scenario
     env = VizdoomEnv(scenario, stack_num=2)
     try:
         obs, _ = env.reset(seed=0)
-        assert obs.shape == (2, 84, 84) and obs.dtype == np.uint8 and obs.any()
+        assert obs.shape == (2, 64, 64) and obs.dtype == np.uint8 and obs.any()
         assert env.action_space.n == len(env.buttons) >= 2
         obs = env.step(env.action_space.n - 1)[0]
         assert env.observation_space.contains(obs)
@@ -61,14 +61,14 @@ def test_the_scenarios_of_the_issue_make_their_buttons_a_discrete_space(scenario
 
 def test_spaces_of_basic_in_grayscale_and_rgb_and_the_rendered_screen():
     gray = VizdoomEnv("basic", render_mode="rgb_array")
-    rgb = VizdoomEnv("basic", grayscale=False, screen_size=64, stack_num=3, render_mode="rgb_array")
+    rgb = VizdoomEnv("basic", grayscale=False, screen_size=84, stack_num=3, render_mode="rgb_array")
     try:
         assert gray.buttons == ("MOVE_LEFT", "MOVE_RIGHT", "ATTACK") and gray.action_space.n == 3
-        assert gray.observation_space.shape == (4, 84, 84)
+        assert gray.observation_space.shape == (4, 64, 64)
         obs, _ = gray.reset(seed=0)
         frame = gray.render()
-        assert frame.shape == (84, 84, 3) and np.array_equal(frame[..., 1], obs[-1])
-        assert rgb.observation_space.shape == (9, 64, 64)
+        assert frame.shape == (64, 64, 3) and np.array_equal(frame[..., 1], obs[-1])
+        assert rgb.observation_space.shape == (9, 84, 84)
         obs = rgb.reset(seed=1)[0][-3:]
         colour = obs.astype(int)
         assert np.abs(colour[0] - colour[2]).max() > 20  # colour, not grey
@@ -229,7 +229,7 @@ def test_worker_processes_step_the_scenario_and_close_cleanly():
         for t in range(150):
             obs, rewards, terms, truncs, infos = env.step(np.full(2, 2 if t % 4 else 0))
             ends += [i for i in infos if "kills" in i]
-        assert obs.shape == (2, 4, 84, 84) and ends and all(i["died"] == 1.0 for i in ends)
+        assert obs.shape == (2, 4, 64, 64) and ends and all(i["died"] == 1.0 for i in ends)
     finally:
         env.close()
     assert {n for n in os.listdir("/dev/shm") if n.startswith("ViZDoom")} <= before

@@ -128,7 +128,7 @@ class VizdoomEnv(gymnasium.Env):
 
     metadata = {"render_modes": ["rgb_array"]}
 
-    def __init__(self, scenario: str = "basic", frameskip: int = 4, screen_size: int = 84, grayscale: bool = True,
+    def __init__(self, scenario: str = "basic", frameskip: int = 4, screen_size: int = 64, grayscale: bool = True,
                  stack_num: int = 4, reward_scale: float = 1.0, episode_timeout: int | None = None,
                  render_mode: str | None = None):
         if not isinstance(scenario, str) or scenario not in SCENARIOS:
@@ -248,7 +248,7 @@ class VizdoomEnv(gymnasium.Env):
             self._finalizer()
 
 
-def make(scenario: str = "basic", frameskip: int = 4, screen_size: int = 84, grayscale: bool = True,
+def make(scenario: str = "basic", frameskip: int = 4, screen_size: int = 64, grayscale: bool = True,
          stack_num: int = 4, reward_scale: float = 1.0, episode_timeout: int | None = None,
          render_mode: str | None = None, **others: Any) -> VizdoomEnv:
     """Creator of the `vizdoom-*` ids (see `VizdoomEnv`); refuses any other keyword argument."""

@@ -2,8 +2,10 @@
 
 The network of the first DQN paper (Mnih et al. 2013) over the stack of downscaled screens
 (channels first, as puffer_vizdoom.env gives them): 16 8x8 filters with stride 4, 32 4x4
-filters with stride 2 and 256 units; about 6 MFLOP for four 84x84 grayscale screens, a third
-of the Nature DQN network (`pufferlib.models:Convolutional`).
+filters with stride 2 and 256 units; about 3 MFLOP for four 64x64 grayscale screens (the
+default), 6 for four 84x84 ones, a third of the Nature DQN network at the same size
+(`pufferlib.models:Convolutional`). Training on a CPU spends most of its time in this
+network's update, so its size sets the steps per second there.
 """
 
 from __future__ import annotations
