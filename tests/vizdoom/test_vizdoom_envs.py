@@ -186,12 +186,15 @@ def test_close_ends_the_engine_and_leaves_no_file_or_shared_memory(tmp_path):
     engine = _reaper.find_engine(env.game.get_instance_id())
     shm, folder = _engine_files(env), env._folder
     assert engine is not None and len(shm) == 3 and os.path.isdir(folder)
+    reaper = _reaper._state["proc"]
+    assert reaper is not None and reaper.poll() is None  # this process's reaper watches the engine
     assert not os.path.exists(tmp_path / "_vizdoom")  # removed right after the engine made it
     env.close()
     env.close()
     assert _reaper.start_time(engine) is None or _zombie(engine)
     assert not any(os.path.exists(f"/dev/shm/{name}") for name in shm) and not os.path.exists(folder)
     assert os.listdir(tmp_path) == []
+    assert reaper.poll() == 0 and _reaper._state["proc"] is None  # with the last env closed, the reaper exited
     with pytest.raises(APIUsageError, match="closed"):
         env.reset()
 
