@@ -23,13 +23,14 @@ def test_one_copy_logs_what_bsuites_own_logging_wrapper_logs(tmp_path):
     env.reset(seed=3)
     recorder.watch(env)
     rng = np.random.default_rng(0)
-    timestep = ref.reset()
+    ref.reset()
     while not recorder.done:
         action = int(rng.integers(2))
-        timestep = ref.step(action)
-        if env.step(action)[2]:
+        ended = env.step(action)[2]
+        assert ref.step(action).last() == ended
+        if ended:
             env.reset()
-            timestep = ref.reset()
+            ref.reset()
     recorder.close()
     ours, theirs = _csv(tmp_path / "ours", "memory_len/2"), _csv(tmp_path / "bsuite", "memory_len/2")
     assert list(ours.columns) == list(theirs.columns)
