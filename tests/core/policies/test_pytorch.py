@@ -150,6 +150,42 @@ def test_multidiscrete_list_and_split_tensor_agree():
         sample_logits(torch.randn(2, 6), nvec=nvec)
 
 
+@pytest.mark.parametrize("rows", [8, 600])
+def test_multidiscrete_heads_scored_by_size_equal_torch_head_by_head(rows):
+    """One logits tensor's sub-actions are scored size by size (one log_softmax per size): the
+    actions, log-probs, entropies and gradients are those of one torch Categorical per sub-action,
+    fully masked sub-actions included, and `greedy_action` takes each sub-action's best allowed choice."""
+    torch.manual_seed(3)
+    nvec = [3, 5, 3, 2, 5, 5, 7]
+    logits = torch.randn(rows, sum(nvec), requires_grad=True)
+    mask = torch.rand(rows, sum(nvec)) < 0.6
+    mask[:, 3:8] = False  # the second sub-action (5 choices) has no allowed choice
+    action, logprob, entropy = sample_logits(logits, nvec=nvec, action_mask=mask)
+    assert action.shape == (rows, len(nvec)) and action.dtype == torch.long
+    # the reference masks with -1e9 (as good as the lowest float here): a Categorical of a row at the lowest
+    # float everywhere rounds its log-probs to 0 instead of -log n
+    dists = [torch.distributions.Categorical(logits=part.double().masked_fill(~allowed, -1e9))
+             for part, allowed in zip(torch.split(logits, nvec, -1), torch.split(mask, nvec, -1))]
+    expected_lp = sum(d.log_prob(action[:, i]) for i, d in enumerate(dists)).float()
+    expected_ent = sum(d.entropy() for d in dists).float()
+    assert torch.allclose(logprob, expected_lp, atol=1e-4) and torch.allclose(entropy, expected_ent, atol=1e-4)
+    (grad,) = torch.autograd.grad((logprob + entropy).sum(), logits)
+    (expected,) = torch.autograd.grad((expected_lp + expected_ent).sum(), logits)
+    assert torch.allclose(grad, expected, atol=1e-4)
+    some_allowed = torch.stack([m.any(-1) for m in torch.split(mask, nvec, -1)], -1)
+    chosen_allowed = torch.stack([m.gather(-1, action[:, i:i + 1]).squeeze(-1)
+                                  for i, m in enumerate(torch.split(mask, nvec, -1))], -1)
+    assert bool(chosen_allowed[some_allowed].all())  # a masked choice is drawn only where none is allowed
+    _, rescored, _ = sample_logits(logits, action.float(), nvec=nvec, action_mask=mask)
+    assert torch.allclose(rescored, logprob)
+    best = torch.stack([d.logits.argmax(-1) for d in dists], -1)
+    assert torch.equal(pufferlib.pytorch.greedy_action(logits, nvec=nvec, action_mask=mask), best)
+    drawn = pufferlib.pytorch.sample_action(logits, nvec=nvec, action_mask=mask)
+    assert drawn.shape == (rows, len(nvec)) and bool(torch.stack(
+        [m.gather(-1, drawn[:, i:i + 1]).squeeze(-1) for i, m in enumerate(torch.split(mask, nvec, -1))],
+        -1)[some_allowed].all())
+
+
 def test_box_head_gaussian():
     dist = torch.distributions.Normal(torch.zeros(8, 2), torch.ones(8, 2))
     action, logprob, entropy = sample_logits(dist)
