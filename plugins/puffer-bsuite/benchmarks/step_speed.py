@@ -32,7 +32,6 @@ import numpy as np
 
 def upstream_creator(bsuite_id: str, results_dir: str):
     """Upstream 3.0's bsuite chain, less its missing GymToGymnasium (shimmy's in its place)."""
-    import functools
 
     def make(buf=None, seed=0):
         import bsuite
@@ -45,7 +44,7 @@ def upstream_creator(bsuite_id: str, results_dir: str):
         env = shimmy.GymV21CompatibilityV0(env=gym_wrapper.GymFromDMEnv(env))
         return pufferlib.emulation.GymnasiumPufferEnv(env=env, buf=buf, seed=seed)
 
-    return functools.partial(make)
+    return make
 
 
 def make(impl: str, bsuite_id: str, num_envs: int, folder: str):

@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from puffer_bsuite import specs
 from puffer_bsuite.env import MAXIMA, BsuiteEnv, check_experiment, check_setting
 from pufferlib.errors import APIUsageError
 
@@ -173,4 +172,4 @@ def play_random(bsuite_id: str, results_dir: str | Path, num_episodes: int | Non
     return recorder
 
 
-__all__ = ["Recorder", "load", "parse_bsuite_id", "play_random", "score", "specs"]
+__all__ = ["Recorder", "load", "parse_bsuite_id", "play_random", "score"]
