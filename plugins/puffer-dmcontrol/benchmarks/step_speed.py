@@ -101,7 +101,8 @@ def compare(args: argparse.Namespace) -> None:
             for task in args.task:
                 for envs, workers in layouts:
                     impls = [("raw", args.ours_python)] if (envs, workers) == (1, 1) else []
-                    impls += [("ours", args.ours_python), ("upstream", args.upstream_python)]
+                    impls += [("ours", args.ours_python)]
+                    impls += [("upstream", args.upstream_python)] if args.upstream_python else []
                     for impl, python in impls:
                         cmd = [python, os.path.abspath(__file__), "once", impl, "--task", task, "--num-envs",
                                str(envs), "--num-workers", str(workers), "--seconds", str(args.seconds)]
@@ -130,7 +131,7 @@ def main() -> None:
     one.add_argument("--seconds", type=float, default=10.0)
     both = sub.add_parser("compare")
     both.add_argument("--ours-python", default=sys.executable)
-    both.add_argument("--upstream-python", required=True)
+    both.add_argument("--upstream-python", default=None, help="upstream 3.0's venv python (left out: no upstream rows)")
     both.add_argument("--task", action="append", default=None)
     both.add_argument("--repeats", type=int, default=3)
     both.add_argument("--seconds", type=float, default=8.0)
