@@ -125,6 +125,9 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                          cpu_threads=2), "policy": {"hidden_size": 128}}),
     "asteroids": ("Asteroids on a wrapping field: turn, thrust and shoot rocks that split 3 -> 2 -> 1 sizes; 3 lives",
                   {}, _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.995)),
+    "drive": ("32 cars drive to their own goals on a procedurally generated road grid; collisions and leaving the "
+              "road end a car's episode: multi-agent driving", {},
+              _config(32, 20_000_000, 32768, 8192, learning_rate=0.003, gamma=0.98, gae_lambda=0.95, ent_coef=0.005)),
 }
 
 
