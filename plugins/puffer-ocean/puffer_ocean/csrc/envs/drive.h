@@ -23,7 +23,8 @@
  * Observation (74 floats in [-1, 1]), in the car's frame (x forward, y left):
  *   0 speed / max_speed; 1-2 goal offset / 100 m; 3 road distance to the goal / 300 m;
  *   4-5, 6-7 the next two route waypoints / 50 m (the shortest road path's turns, in the right
- *   lane; the goal itself when it is next); 8 steps taken / max_steps;
+ *   lane; the goal itself when it is next); 8 steps taken / max_steps (offsets longer than
+ *   their scale are shortened to length 1, keeping their direction);
  *   9-17 road-edge distances along 9 rays (0, +-0.2, +-0.5, +-1, +-pi/2 rad) / 30 m (1: none
  *   within 30 m);
  *   18-73 the 8 nearest cars within 50 m, nearest first, 7 each: offset / 50 m, cos and sin of
@@ -412,6 +413,15 @@ static inline float drive_ray(const Env* env, float x, float y, float ux, float 
 
 static inline float drive_clip(float v) { return clampf(v, -1, 1); }
 
+/* An offset (fx, fy) in the car's frame, times `scale`, into out[0..1]: shortened to length 1
+ * when longer (its direction kept), each value then clamped for rounding. */
+static inline void drive_frame(float fx, float fy, float scale, float* out) {
+    float len2 = (fx * fx + fy * fy) * scale * scale;
+    if (len2 > 1) scale /= sqrtf(len2);
+    out[0] = drive_clip(fx * scale);
+    out[1] = drive_clip(fy * scale);
+}
+
 /* Write car k's observation; returns its road distance to the goal. */
 static float drive_observe(Env* env, int k) {
     float* restrict obs = (float*)env->p.observations + (size_t)k * DRIVE_OBS;  /* aliases no state */
@@ -419,13 +429,11 @@ static float drive_observe(Env* env, int k) {
     float rest = drive_route(env, k, w);
     float gx = env->goal_x[k] - x, gy = env->goal_y[k] - y;
     obs[0] = env->speed[k] / env->max_speed;
-    obs[1] = drive_clip((gx * c + gy * s) * 0.01f);
-    obs[2] = drive_clip((gy * c - gx * s) * 0.01f);
+    drive_frame(gx * c + gy * s, gy * c - gx * s, 0.01f, obs + 1);
     obs[3] = drive_clip(rest * (1.0f / 300));
     for (int p = 0; p < 2; p++) {
         float px = w[2 * p] - x, py = w[2 * p + 1] - y;
-        obs[4 + 2 * p] = drive_clip((px * c + py * s) * 0.02f);
-        obs[5 + 2 * p] = drive_clip((py * c - px * s) * 0.02f);
+        drive_frame(px * c + py * s, py * c - px * s, 0.02f, obs + 4 + 2 * p);
     }
     obs[8] = drive_clip((float)env->steps[k] / (float)env->max_steps);
     for (int r = 0; r < DRIVE_RAYS; r++) {
