@@ -238,9 +238,12 @@ def test_scripted_actions_refuse_other_observations():
         scripted_actions(np.zeros((4, 10), np.float32))
 
 
-def test_block_sizes_must_be_ordered():
-    with pytest.raises(pufferlib.APIUsageError, match="must not exceed"):
-        envs.Drive(block_min=80, block_max=40)
+@pytest.mark.parametrize("kwargs, match", [(dict(block_min=80, block_max=40), "must not exceed"),
+                                           (dict(grid_size=3, num_agents=64), "do not fit"),
+                                           (dict(num_agents=65), "out of range")])
+def test_bad_arguments_say_how_to_fix(kwargs, match):
+    with pytest.raises(pufferlib.APIUsageError, match=match):
+        envs.Drive(**kwargs)
 
 
 def test_renders(env):

@@ -40,8 +40,8 @@
 #define PARAMS(P) P(int, num_agents, 32, 1, DRIVE_MAX_CARS) P(int, grid_size, 5, 2, DRIVE_MAX_GRID) \
     P(float, block_min, 30, 25, 200) P(float, block_max, 60, 25, 200) P(float, road_density, 0.5, 0, 1) \
     P(int, max_steps, 300, 1, 100000) P(int, map_period, 3000, 1, 10000000) P(float, max_speed, 12, 1, 40) \
-    P(float, goal_radius, 4, 0.5, 20) P(float, collision_penalty, 0.5, 0, 10) P(float, offroad_penalty, 0.5, 0, 10) \
-    P(float, progress_reward, 0.5, 0, 10)
+    P(float, goal_radius, 4, 0.5, 20) P(float, collision_penalty, 0.25, 0, 10) P(float, offroad_penalty, 0.25, 0, 10) \
+    P(float, progress_reward, 1, 0, 10)
 #define DRIVE_CAR_F(F, i) F(float, x[i]) F(float, y[i]) F(float, heading[i]) F(float, speed[i]) \
     F(float, goal_x[i]) F(float, goal_y[i]) F(int, steps[i])
 #define FIELDS(F) DRIVE_CAR_F(F, 0) DRIVE_CAR_F(F, 1) DRIVE_CAR_F(F, 2) F(int, tick) \
@@ -113,6 +113,14 @@ static int c_spaces(Env* env, OceanSpaces* s, char* err) {
     if (env->block_min > env->block_max) {
         snprintf(err, OCEAN_ERR_LEN, "block_min=%g must not exceed block_max=%g: raise block_max or lower block_min.",
                  env->block_min, env->block_max);
+        return 1;
+    }
+    /* a spanning tree's grid_size^2 - 1 roads, each with room for (block_min - 15) / 10 + 1 starts */
+    int room = (env->grid_size * env->grid_size - 1) * ((int)((env->block_min - 2 * DRIVE_ROAD - 6) / DRIVE_SPAWN_GAP) + 1);
+    if (env->num_agents > room) {
+        snprintf(err, OCEAN_ERR_LEN, "num_agents=%d cars do not fit: grid_size=%d with block_min=%g has room for %d "
+                 "starts %g m apart; raise grid_size or block_min, or lower num_agents.", env->num_agents,
+                 env->grid_size, env->block_min, room, DRIVE_SPAWN_GAP);
         return 1;
     }
     s->num_agents = env->num_agents;
