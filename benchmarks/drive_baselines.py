@@ -4,10 +4,14 @@ scripted driver (`puffer_ocean.drive.scripted_actions`) and, given one, a traine
 Each player drives every car of `--copies` env copies (default kwargs of the env: 32 cars a
 copy) for `--steps` steps from `--seeds` seeds (1, 2, ...); the rates are over the car episodes
 that ended in that time (`env.log()`: per episode, so a car that crashes early counts as much as
-one that drove far). Rows print the median over the seeds and [min, max].
+one that drove far), and goals reached per 1,000 car-steps (how many goals the traffic delivers
+in a given time: a fast, careless driver can reach more goals per step at a lower rate). Rows print
+the median over the seeds and [min, max].
 
     python benchmarks/drive_baselines.py [--copies 16] [--steps 1500] [--seeds 3]
-    python benchmarks/drive_baselines.py --checkpoint experiments/ocean-drive_.../model_000300.pt [--sampled]
+    python benchmarks/drive_baselines.py --checkpoint RUN_1 --checkpoint RUN_2 [--sampled]
+
+Checkpoint rows are numbered in the order given. The random and scripted rows need no torch.
 """
 
 from __future__ import annotations
@@ -22,12 +26,13 @@ import numpy as np
 from puffer_ocean import envs
 from puffer_ocean.drive import scripted_actions
 
-RATES = ("goal_rate", "collision_rate", "offroad_rate")
+RATES = ("goal_rate", "collision_rate", "offroad_rate", "goals_per_1k")
 
 
 def play(choose: Callable[[np.ndarray, np.random.Generator], np.ndarray], copies: int, steps: int,
          seed: int) -> dict[str, float]:
-    """The env's log (mean per ended car episode) after `steps` steps of `choose(obs, rng)`."""
+    """The env's log (mean per ended car episode) after `steps` steps of `choose(obs, rng)`, with
+    `goals_per_1k`: goals reached per 1,000 car-steps."""
     env = envs.Drive(num_envs=copies, log_interval=10**9)
     try:
         obs, _ = env.reset(seed=seed)
@@ -36,7 +41,7 @@ def play(choose: Callable[[np.ndarray, np.random.Generator], np.ndarray], copies
             obs, *_ = env.step(choose(obs, rng))
         stats = env.log()
         assert stats is not None, "no car episode ended: raise --steps"
-        return stats
+        return {**stats, "goals_per_1k": 1000 * stats["goal_rate"] * stats["n"] / (steps * env.num_agents)}
     finally:
         env.close()
 
@@ -59,13 +64,14 @@ def main() -> None:
     parser.add_argument("--copies", type=int, default=16, help="env copies (32 cars each)")
     parser.add_argument("--steps", type=int, default=1500, help="steps per seed")
     parser.add_argument("--seeds", type=int, default=3, help="seeds 1..N")
-    parser.add_argument("--checkpoint", default=None, help="a trained ocean-drive checkpoint or run folder")
+    parser.add_argument("--checkpoint", action="append", default=[],
+                        help="a trained ocean-drive checkpoint or run folder (repeat for several)")
     parser.add_argument("--sampled", action="store_true", help="sample the checkpoint's actions (default: greedy)")
     args = parser.parse_args()
     players = {"random": random_actions, "scripted": lambda obs, rng: scripted_actions(obs)}
-    if args.checkpoint:
-        players["checkpoint (" + ("sampled" if args.sampled else "greedy") + ")"] = \
-            checkpoint_player(args.checkpoint, args.sampled)
+    for i, path in enumerate(args.checkpoint, 1):
+        players[f"checkpoint {i} (" + ("sampled" if args.sampled else "greedy") + ")"] = \
+            checkpoint_player(path, args.sampled)
     print(f"ocean-drive, default env kwargs, {args.copies} copies x 32 cars, {args.steps} steps per seed, "
           f"seeds 1..{args.seeds}: median [min, max] over the seeds of the per-episode rates")
     print(f"{'player':<22}" + "".join(f"{name:>26}" for name in RATES) + f"{'episodes':>10}{'seconds':>9}")

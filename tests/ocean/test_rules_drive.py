@@ -115,7 +115,7 @@ def test_time_and_map_redraws_truncate():
     try:
         env.reset(seed=0)
         first = env.field("node_x[1]")
-        for t in range(3):
+        for _ in range(3):
             _, _, term, trunc, _ = step(env)
         assert (trunc | term).all() and env.field("tick") == 0 and env.field("node_x[1]") != first
     finally:

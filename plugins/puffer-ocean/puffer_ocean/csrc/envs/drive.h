@@ -380,43 +380,57 @@ static inline float drive_box_exit(float x, float y, float ux, float uy, float x
     return tx < ty ? tx : ty;
 }
 
-/* Distance along a ray from (x, y) to the road's edge, / DRIVE_RAY_RANGE (1: none in range; 0
- * from off the road). Exact: the road is a union of straight runs (a row's or a column's
- * crossings joined by roads, as boxes); the ray leaves the runs holding its point, and goes on
- * from there while that point is on another run. */
-static inline float drive_ray(const Env* env, float x, float y, float ux, float uy) {
-    int g = env->grid_size;
-    float t = 0, out = 0;
-    for (int hops = 0; hops < 4 * DRIVE_MAX_GRID; hops++) {
-        float qx = x + ux * t, qy = y + uy * t;
-        if (!(qx >= 0 && qy >= 0 && qx < env->world_w && qy < env->world_h)) break;
-        int i = env->col_of[(int)qx], j = env->row_of[(int)qy];
-        float dx = qx - env->node_x[i], dy = qy - env->node_y[j], reach = -1;
-        int in_col = fabsf(dx) <= DRIVE_ROAD, in_row = fabsf(dy) <= DRIVE_ROAD;
-        if (in_row) {
-            int a = in_col ? i : dx > 0 ? i : i - 1;
-            if (in_col || (a >= 0 && a + 1 < g && env->road_e[j * g + a])) {
-                int lo = env->run_w[j * g + a], hi = env->run_e[j * g + a];
-                float e = drive_box_exit(qx, qy, ux, uy, env->node_x[lo] - DRIVE_ROAD, env->node_x[hi] + DRIVE_ROAD,
-                                         env->node_y[j] - DRIVE_ROAD, env->node_y[j] + DRIVE_ROAD);
-                reach = e > reach ? e : reach;
-            }
+/* The straight runs of road that hold (x, y), as boxes {x0, x1, y0, y1}: along its row (box[0..3])
+ * and along its column (box[4..7]); returns which it is in (bit 0 the row's, bit 1 the column's;
+ * 0: off the road). A run is a row's or a column's crossings joined by roads. */
+static inline int drive_runs(const Env* env, float x, float y, float* box) {
+    if (!(x >= 0 && y >= 0 && x < env->world_w && y < env->world_h)) return 0;
+    int g = env->grid_size, i = env->col_of[(int)x], j = env->row_of[(int)y], in = 0;
+    float dx = x - env->node_x[i], dy = y - env->node_y[j];
+    int in_col = fabsf(dx) <= DRIVE_ROAD, in_row = fabsf(dy) <= DRIVE_ROAD;
+    if (in_row) {
+        int a = in_col ? i : dx > 0 ? i : i - 1;
+        if (in_col || (a >= 0 && a + 1 < g && env->road_e[j * g + a])) {
+            box[0] = env->node_x[env->run_w[j * g + a]] - DRIVE_ROAD, box[1] = env->node_x[env->run_e[j * g + a]] + DRIVE_ROAD;
+            box[2] = env->node_y[j] - DRIVE_ROAD, box[3] = env->node_y[j] + DRIVE_ROAD;
+            in |= 1;
         }
-        if (in_col) {
-            int b = in_row ? j : dy > 0 ? j : j - 1;
-            if (in_row || (b >= 0 && b + 1 < g && env->road_n[b * g + i])) {
-                int lo = env->run_s[b * g + i], hi = env->run_n[b * g + i];
-                float e = drive_box_exit(qx, qy, ux, uy, env->node_x[i] - DRIVE_ROAD, env->node_x[i] + DRIVE_ROAD,
-                                         env->node_y[lo] - DRIVE_ROAD, env->node_y[hi] + DRIVE_ROAD);
-                reach = e > reach ? e : reach;
-            }
-        }
-        if (reach < 0) break;  /* off the road */
-        out = t + reach;
-        if (out >= DRIVE_RAY_RANGE) return 1;
-        t = out + 1e-3f;
     }
-    return out * (1.0f / DRIVE_RAY_RANGE);
+    if (in_col) {
+        int b = in_row ? j : dy > 0 ? j : j - 1;
+        if (in_row || (b >= 0 && b + 1 < g && env->road_n[b * g + i])) {
+            box[4] = env->node_x[i] - DRIVE_ROAD, box[5] = env->node_x[i] + DRIVE_ROAD;
+            box[6] = env->node_y[env->run_s[b * g + i]] - DRIVE_ROAD, box[7] = env->node_y[env->run_n[b * g + i]] + DRIVE_ROAD;
+            in |= 2;
+        }
+    }
+    return in;
+}
+
+/* How far a ray from (x, y) along (ux, uy) stays in the runs `in` of `box` (drive_runs). */
+static inline float drive_runs_exit(float x, float y, float ux, float uy, int in, const float* box) {
+    float reach = -1;
+    if (in & 1) reach = drive_box_exit(x, y, ux, uy, box[0], box[1], box[2], box[3]);
+    if (in & 2) {
+        float e = drive_box_exit(x, y, ux, uy, box[4], box[5], box[6], box[7]);
+        reach = e > reach ? e : reach;
+    }
+    return reach;
+}
+
+/* Distance along a ray from (x, y) to the road's edge, / DRIVE_RAY_RANGE (1: none in range; 0
+ * from off the road). Exact: the ray leaves the runs holding its point (`in`, `box`: those of
+ * (x, y), by drive_runs), and goes on from there while that point is on another run. */
+static inline float drive_ray(const Env* env, float x, float y, float ux, float uy, int in, const float* box) {
+    if (!in) return 0;
+    float out = drive_runs_exit(x, y, ux, uy, in, box), more[8] = {0};
+    for (int hops = 0; hops < 4 * DRIVE_MAX_GRID && out < DRIVE_RAY_RANGE; hops++) {
+        float t = out + 1e-3f, qx = x + ux * t, qy = y + uy * t;
+        int on = drive_runs(env, qx, qy, more);
+        if (!on) break;  /* off the road */
+        out = t + drive_runs_exit(qx, qy, ux, uy, on, more);
+    }
+    return out < DRIVE_RAY_RANGE ? out * (1.0f / DRIVE_RAY_RANGE) : 1;
 }
 
 static inline float drive_clip(float v) { return clampf(v, -1, 1); }
@@ -430,11 +444,10 @@ static inline void drive_frame(float fx, float fy, float scale, float* out) {
     out[1] = drive_clip(fy * scale);
 }
 
-/* Write car k's observation; returns its road distance to the goal. */
-static float drive_observe(Env* env, int k) {
+/* Write car k's observation, given its route (drive_route: the waypoints w and road distance rest). */
+static void drive_write_obs(Env* env, int k, const float* w, float rest) {
     float* restrict obs = (float*)env->p.observations + (size_t)k * DRIVE_OBS;  /* aliases no state */
-    float c = env->hc[k], s = env->hs[k], x = env->x[k], y = env->y[k], w[4];
-    float rest = drive_route(env, k, w);
+    float c = env->hc[k], s = env->hs[k], x = env->x[k], y = env->y[k];
     float gx = env->goal_x[k] - x, gy = env->goal_y[k] - y;
     obs[0] = env->speed[k] / env->max_speed;
     drive_frame(gx * c + gy * s, gy * c - gx * s, 0.01f, obs + 1);
@@ -444,9 +457,11 @@ static float drive_observe(Env* env, int k) {
         drive_frame(px * c + py * s, py * c - px * s, 0.02f, obs + 4 + 2 * p);
     }
     obs[8] = drive_clip((float)env->steps[k] / (float)env->max_steps);
+    float box[8] = {0};
+    int in = drive_runs(env, x, y, box);
     for (int r = 0; r < DRIVE_RAYS; r++) {
         float rc = DRIVE_RAY_COS[r], rs = DRIVE_RAY_SIN[r];
-        obs[DRIVE_EGO + r] = drive_ray(env, x, y, c * rc - s * rs, s * rc + c * rs);
+        obs[DRIVE_EGO + r] = drive_ray(env, x, y, c * rc - s * rs, s * rc + c * rs, in, box);
     }
     int seen[DRIVE_SEEN], count = 0;
     float near[DRIVE_SEEN], r2 = DRIVE_SEE_RANGE * DRIVE_SEE_RANGE;
@@ -478,6 +493,12 @@ static float drive_observe(Env* env, int k) {
         o[5] = drive_clip((vy * c - vx * s) * iv);
         o[6] = 1;
     }
+}
+
+/* Write car k's observation; returns its road distance to the goal. */
+static float drive_observe(Env* env, int k) {
+    float w[4], rest = drive_route(env, k, w);
+    drive_write_obs(env, k, w, rest);
     return rest;
 }
 
@@ -543,6 +564,7 @@ static void c_reset(Env* env) {
 static void c_step(Env* env) {
     int n = env->num_agents;
     float* restrict rewards = env->p.rewards;  /* aliases no state */
+    float way[DRIVE_MAX_CARS][4];  /* each car's route this step */
     env->tick++;
     for (int k = 0; k < n; k++) {  /* the bicycle model */
         const int32_t* act = env->p.actions + 2 * k;
@@ -571,7 +593,8 @@ static void c_step(Env* env) {
         if (!env->ended[k] && !drive_on_road(env, env->x[k], env->y[k])) env->ended[k] = 3;
         if (!env->ended[k] && (env->steps[k] >= env->max_steps || redraw)) env->ended[k] = 4;
         int end = env->ended[k];
-        float w[4], rest = end ? drive_observe(env, k) : drive_route(env, k, w);
+        float rest = drive_route(env, k, way[k]);
+        if (end) drive_write_obs(env, k, way[k], rest);
         float reward = end == 3 ? 0 : env->progress_reward * (env->last_dist[k] - rest) / env->start_dist[k];
         env->last_dist[k] = rest;
         reward += end == 1 ? 1.0f : end == 2 ? -env->collision_penalty : end == 3 ? -env->offroad_penalty : 0;
@@ -588,9 +611,15 @@ static void c_step(Env* env) {
         c_reset(env);
         return;
     }
-    for (int k = 0; k < n; k++)
-        if (env->ended[k]) drive_spawn(env, k);
-    for (int k = 0; k < n; k++) drive_observe(env, k);
+    uint8_t fresh[DRIVE_MAX_CARS];
+    for (int k = 0; k < n; k++) {
+        fresh[k] = env->ended[k] != 0;
+        if (fresh[k]) drive_spawn(env, k);
+    }
+    for (int k = 0; k < n; k++) {  /* every car sees the new ones; a route depends on its own car only */
+        if (fresh[k]) drive_observe(env, k);
+        else drive_write_obs(env, k, way[k], env->last_dist[k]);
+    }
 }
 
 /* 64 x 32 characters of the map: roads '.', cars by heading '>' '^' '<' 'v', goals '*'. */
