@@ -74,7 +74,7 @@ def main() -> None:
             checkpoint_player(path, args.sampled)
     print(f"ocean-drive, default env kwargs, {args.copies} copies x 32 cars, {args.steps} steps per seed, "
           f"seeds 1..{args.seeds}: median [min, max] over the seeds of the per-episode rates")
-    print(f"{'player':<22}" + "".join(f"{name:>26}" for name in RATES) + f"{'episodes':>10}{'seconds':>9}")
+    print(f"{'player':<22}" + "".join(f"{name:>27}" for name in RATES) + f"{'episodes':>10}{'seconds':>9}")
     for name, choose in players.items():
         start = time.perf_counter()
         runs = [play(choose, args.copies, args.steps, seed) for seed in range(1, args.seeds + 1)]
@@ -83,7 +83,7 @@ def main() -> None:
             values = sorted(run[rate] for run in runs)
             cells.append(f"{statistics.median(values):.4f} [{values[0]:.4f}, {values[-1]:.4f}]")
         episodes = sum(int(run["n"]) for run in runs)
-        print(f"{name:<22}" + "".join(f"{cell:>26}" for cell in cells) +
+        print(f"{name:<22}" + "".join(f"{cell:>27}" for cell in cells) +
               f"{episodes:>10}{time.perf_counter() - start:>9.1f}")
 
 
