@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -76,6 +77,8 @@ CASES = {
     "blastar": (envs.Blastar, {"num_envs": 1024}, None),
     "chess": (envs.Chess, {"num_envs": 1024}, None),
     "asteroids": (envs.Asteroids, {"num_envs": 1024}, None),
+    # Fourth wave.
+    "drive": (envs.Drive, {"num_envs": 32}, None),                           # 32 cars a copy, 1,024 agents
 }
 
 
@@ -104,6 +107,15 @@ REFERENCE = {
     "cpr": ("pufferlib.ocean.cpr.cpr", "PyCPR", {"num_envs": 128}),
     "checkers": ("pufferlib.ocean.checkers.checkers", "Checkers", {"num_envs": 1024}),
     "blastar": ("pufferlib.ocean.blastar.blastar", "Blastar", {"num_envs": 1024}),
+    # A different world: 3.0's gpudrive drives the cars of a Waymo-derived scene (its one shipped
+    # map, copied to the map_000.bin it loads: see REFERENCE_FILES), reloaded every 91 steps.
+    "drive": ("pufferlib.ocean.gpudrive.gpudrive", "GPUDrive", {"num_agents": 1024, "num_maps": 1}),
+}
+
+#: name -> [(file in the reference's installed `pufferlib` package, where its run's working folder
+#: must hold it)]: data a reference env loads from `resources/` that PufferLib 3.0 does not place there.
+REFERENCE_FILES = {
+    "drive": [("resources/gpudrive/map_942.bin", "resources/gpudrive/binaries/map_000.bin")],
 }
 
 STEPPING = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ocean_stepping.py")
@@ -119,10 +131,29 @@ def ours(name: str, seconds: float, **overrides) -> tuple[float, float, int]:
         env.close()
 
 
+def place_reference_files(python: str, name: str, cwd: str) -> None:
+    """Copy REFERENCE_FILES[name] from the reference's package into `cwd` (a real `resources`
+    folder there stops 3.0 from linking its own)."""
+    if name not in REFERENCE_FILES:
+        return
+    found = subprocess.run([python, "-c", "import importlib.util, os; "
+                            "print(os.path.dirname(importlib.util.find_spec('pufferlib').origin))"],
+                           capture_output=True, text=True, cwd=cwd, env={**os.environ, "PYTHONPATH": ""})
+    if found.returncode:
+        raise SystemExit(f"{name}: cannot find the reference's pufferlib under {python}:\n{found.stderr[-2000:]}")
+    package = found.stdout.strip()
+    for source, target in REFERENCE_FILES[name]:
+        if not os.path.exists(os.path.join(package, source)):
+            raise SystemExit(f"{name}: the reference install lacks {source} (under {package}); its env cannot run")
+        os.makedirs(os.path.dirname(os.path.join(cwd, target)), exist_ok=True)
+        shutil.copyfile(os.path.join(package, source), os.path.join(cwd, target))
+
+
 def reference(python: str, name: str, seconds: float) -> tuple[float, int]:
     """(agent-steps per CPU second, agents) of PufferLib 3.0's env `name`, timed under `python`."""
     module, cls, kwargs = REFERENCE[name]
     with tempfile.TemporaryDirectory(prefix="bench_ocean_") as cwd:  # 3.0 links `resources` into its cwd
+        place_reference_files(python, name, cwd)
         done = subprocess.run([python, STEPPING, module, cls, json.dumps(kwargs), str(seconds)], cwd=cwd,
                               capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ""})
     if done.returncode:
