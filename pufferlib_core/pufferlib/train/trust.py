@@ -195,14 +195,13 @@ def drop_undeclared_env_text(config: dict[str, Any], env_id: str | None) -> list
     (module docstring); returns their dotted keys."""
     declared: set[str] | None = None
     dropped = []
-    for parent, section in ((config, "env"), (config.get("eval"), "env")):
-        table = parent.get(section) if isinstance(parent, dict) else None
-        if not isinstance(table, Mapping) or not any(_holds_text(v) for v in table.values()):
+    for name, parent in (("env", config), ("eval.env", config.get("eval"))):
+        table = parent.get("env") if isinstance(parent, dict) else None
+        if not isinstance(parent, dict) or not isinstance(table, Mapping) or not any(map(_holds_text, table.values())):
             continue
         declared = declared_env_keys(env_id) if declared is None else declared
-        name = "env" if parent is config else "eval.env"
         dropped += [f"{name}.{k}" for k, v in table.items() if _holds_text(v) and k not in declared]
-        parent[section] = {k: v for k, v in table.items() if not _holds_text(v) or k in declared}
+        parent["env"] = {k: v for k, v in table.items() if not _holds_text(v) or k in declared}
     return dropped
 
 
