@@ -7,7 +7,10 @@ IMPL:
 - `ours`: `pufferlib.make('bsuite-<experiment>', setting=N)`, serial backend;
 - `ours-csv`: the same, each copy recorded into bsuite's CSV log as benchmarks/sweep.py does
   (`puffer_bsuite.scoring.Recorder`, into a temporary folder removed at the end);
-- `upstream`: run with a venv of upstream PufferLib 3.0 that has bsuite and gym installed.
+- `upstream`: run with upstream PufferLib 3.0 and bsuite 0.3.6 (and its gym). The README's
+  figures: an overlay over the reference venv (`bash /work/briefs/overlay.sh bsuite-ref
+  /work/ref/pufferlib3/venv`, `pip install bsuite==0.3.6 -c <numpy==1.26.4>`) with 3.0's Python
+  sources on PYTHONPATH (`PYTHONPATH=<copy of pufferlib-3.0.0's pufferlib/ folder's parent>`).
   3.0's own wrapper (`pufferlib.environments.bsuite.make`) does not import: it needs
   `pufferlib.wrappers` (GymToGymnasium), which 3.0 does not ship. This builds the rest of its
   chain: `bsuite.load_and_record_to_csv` (bsuite's CSV logging, into a temporary folder),
