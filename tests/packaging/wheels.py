@@ -50,6 +50,7 @@ SMOKE_ENV = {
     "puffer-microrts": "microrts-vs-randombiased",
     "puffer-nmmo": "nmmo-small",
     "puffer-openspiel": "openspiel-kuhn_poker",
+    "puffer-bsuite": "bsuite-memory_len",
     "puffer-loggers": "gym-CartPole-v1",
 }
 #: plugin -> the other plugins of ours it requires (MiniHack runs on NetHack's nle)
