@@ -59,8 +59,10 @@ class OceanEnv(PufferEnv):
     native_module: Any = _ocean
 
     def __init__(self, num_envs: int = 1, buf: Any = None, render_mode: str | None = None,
-                 log_interval: int = 128, num_threads: int = 1, **kwargs: Any):
+                 log_interval: int = 128, num_threads: int = 1, opponent: str | int | None = None, **kwargs: Any):
         name = f"ocean-{self.env_name}"
+        if opponent is not None:  # a named parameter: a file's `opponent` is one of OPPONENTS (pufferlib.train.trust)
+            kwargs["opponent"] = opponent
         for arg, value in (("num_envs", num_envs), ("log_interval", log_interval), ("num_threads", num_threads)):
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
                 raise APIUsageError(f"{name}: {arg} must be an int, got {value!r}.")
