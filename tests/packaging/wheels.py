@@ -51,6 +51,7 @@ SMOKE_ENV = {
     "puffer-nmmo": "nmmo-small",
     "puffer-openspiel": "openspiel-kuhn_poker",
     "puffer-bsuite": "bsuite-memory_len",
+    "puffer-dmcontrol": "dmc-cartpole-swingup",
     "puffer-loggers": "gym-CartPole-v1",
 }
 #: plugin -> the other plugins of ours it requires (MiniHack runs on NetHack's nle)
