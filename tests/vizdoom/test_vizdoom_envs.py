@@ -194,7 +194,7 @@ def test_close_ends_the_engine_and_leaves_no_file_or_shared_memory(tmp_path):
     assert _reaper.start_time(engine) is None or _zombie(engine)
     assert not any(os.path.exists(f"/dev/shm/{name}") for name in shm) and not os.path.exists(folder)
     assert os.listdir(tmp_path) == []
-    assert reaper.poll() == 0 and _reaper._state["proc"] is None  # with the last env closed, the reaper exited
+    assert reaper.wait(timeout=10) == 0 and _reaper._state["proc"] is None  # with the last env closed, it exits
     with pytest.raises(APIUsageError, match="closed"):
         env.reset()
 

@@ -156,11 +156,10 @@ def forget(pid: int | None) -> None:
                 proc.stdin.close()
             except OSError:
                 pass
-            try:
-                proc.wait(timeout=5)
+            try:  # it exits at end of file; not waited on longer (a closing worker has a deadline)
+                proc.wait(timeout=1)
             except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+                pass
 
 
 if __name__ == "__main__":

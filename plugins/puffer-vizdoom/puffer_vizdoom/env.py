@@ -107,12 +107,15 @@ def _check_int(name: str, value: Any, low: int, high: int) -> None:
 
 
 def _cleanup(game: Any, engine_pid: int | None, folder: str) -> None:
-    """Close the game, tell the reaper, remove the private folder (also run at garbage collection)."""
+    """Close the game, remove the private folder, then tell the reaper (also run at garbage collection).
+
+    The reaper hears of it last, so that a process killed in between (a worker terminated while it
+    closes its envs) still leaves the folder to the reaper."""
     try:
         game.close()
     finally:
-        _reaper.forget(engine_pid)
         shutil.rmtree(folder, ignore_errors=True)
+        _reaper.forget(engine_pid)
 
 
 class VizdoomEnv(gymnasium.Env):
