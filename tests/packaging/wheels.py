@@ -52,6 +52,7 @@ SMOKE_ENV = {
     "puffer-openspiel": "openspiel-kuhn_poker",
     "puffer-bsuite": "bsuite-memory_len",
     "puffer-dmcontrol": "dmc-cartpole-swingup",
+    "puffer-vizdoom": "vizdoom-basic",
     "puffer-loggers": "gym-CartPole-v1",
 }
 #: plugin -> the other plugins of ours it requires (MiniHack runs on NetHack's nle)
