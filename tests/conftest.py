@@ -74,11 +74,15 @@ def pytest_ignore_collect(collection_path, config):
 
 
 #: Node-id prefix -> xdist group: Ray tests share one worker (each module starts its own Ray
-#: and checks every Ray process it finds).
+#: and checks every Ray process it finds); so do the ViZDoom tests (they check /dev/shm for the
+#: engines' shared memory, which another worker's ViZDoom test would be making meanwhile).
 GROUPS = {
     "tests/core/vector/test_ray.py": "ray",
     "tests/core/vector/test_ray_cluster.py": "ray",
     "tests/core/sweep/test_sweep_ray.py": "ray",
+    "tests/vizdoom/test_vizdoom_envs.py": "vizdoom",
+    "tests/vizdoom/test_vizdoom_policy.py": "vizdoom",
+    "tests/vizdoom/test_vizdoom_train.py": "vizdoom",
 }
 
 
