@@ -259,7 +259,7 @@ HeadGroup = tuple["torch.Tensor | slice", torch.Tensor, "torch.Tensor | None"]
 def _head_groups(logits: Logits, nvec: Sequence[int] | None, action_mask: torch.Tensor | None) -> list[HeadGroup]:
     """The sub-actions of a MultiDiscrete head, those of one size together. One logits tensor cut
     by `nvec` is gathered size by size, so that one log_softmax scores every sub-action of a size
-    (MicroRTS's 1,792 sub-actions of 16x16 cells: 4 sizes, 10x faster than head by head); a list
+    (MicroRTS's 1,792 sub-actions of 16x16 cells: 4 sizes; benchmarks/bench_multidiscrete.py); a list
     of logits tensors is one group per tensor. Sub-actions of one size that follow one another are a
     view of the logits (no copy), the others a gather."""
     if isinstance(logits, torch.Tensor):
@@ -284,11 +284,17 @@ def _per_group(logits: Logits, nvec: Sequence[int] | None, action_mask: torch.Te
     """The MultiDiscrete action (..., sub-actions) that `choose` picks from each group's masked
     logits (..., count, size) -> indices (..., count)."""
     groups = _head_groups(logits, nvec, action_mask)
-    count = sum(lg.shape[-2] for _, lg, _ in groups)
-    actions = torch.empty(*groups[0][1].shape[:-2], count, dtype=torch.long, device=groups[0][1].device)
+    actions = _empty_action(groups)
     for heads, lg, mask in groups:
         actions[..., heads] = choose(_masked(lg, mask))
     return actions
+
+
+def _empty_action(groups: list[HeadGroup]) -> torch.Tensor:
+    """An uninitialized MultiDiscrete action (..., sub-actions) for the sub-actions of `groups`."""
+    logits = groups[0][1]
+    count = sum(lg.shape[-2] for _, lg, _ in groups)
+    return torch.empty(*logits.shape[:-2], count, dtype=torch.long, device=logits.device)
 
 
 def _masked(logits: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
@@ -317,13 +323,9 @@ def sample_logits(logits: Logits, action: torch.Tensor | None = None, nvec: Sequ
             action = action.squeeze(-1)
         return _categorical(logits, action, action_mask, entropy)
     groups = _head_groups(logits, nvec, action_mask)
-    if action is None:
-        count = sum(lg.shape[-2] for _, lg, _ in groups)
-        action = torch.empty(*groups[0][1].shape[:-2], count, dtype=torch.long, device=groups[0][1].device)
-        sampling = True
-    else:
-        sampling = False
-    logprob = total_entropy = torch.zeros((), device=groups[0][1].device)
+    sampling = action is None
+    action = _empty_action(groups) if action is None else action
+    logprob = total_entropy = groups[0][1].new_zeros(())
     for heads, lg, mask in groups:
         logp = _log_softmax(_masked(lg, mask))
         if sampling:
