@@ -55,9 +55,12 @@ $(STAMP): pyproject.toml $(PLUGINS) $(NODEPS) $(NOBUILDISO)
 install: $(STAMP)
 
 # Two parts: the tests that may share the machine in parallel (pytest-xdist, one worker per
-# core), then the `serial` ones alone (tests/conftest.py says which and why).
+# core), then the `serial` ones alone (tests/conftest.py says which and why). A worker that
+# dies (a crash in native code) ends the run at once, naming its test: pytest-xdist 3.8's
+# replacement worker under --dist loadgroup never got the dead worker's tests, and the run
+# waited until CI's time limit.
 test: $(STAMP) $(BUILT)
-	$(PY) -m pytest tests -q -n auto --dist loadgroup -m "not serial" --durations=15
+	$(PY) -m pytest tests -q -n auto --dist loadgroup --max-worker-restart 0 -m "not serial" --durations=15
 	$(PY) -m pytest tests -q -m serial --durations=5
 
 # ruff over every Python file, mypy over the core ([tool.mypy] in pyproject.toml), and the
