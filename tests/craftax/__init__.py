@@ -1,0 +1,1 @@
+"""Tests of the puffer-craftax plugin (JAX, CPU)."""
