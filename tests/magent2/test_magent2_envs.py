@@ -1,4 +1,5 @@
-"""puffer-magent2: the ids, hundreds of agent rows per copy, the random opponent, the episode tally, seeding, refused kwargs."""
+"""puffer-magent2: the ids, hundreds of agent rows per copy, the random opponent, the episode tally,
+seeding, refused kwargs."""
 
 import subprocess
 import sys

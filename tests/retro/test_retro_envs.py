@@ -1,4 +1,5 @@
-"""puffer-retro: the ids, spaces, seeding, sticky actions, episode ends, refused kwargs, and one emulator per process."""
+"""puffer-retro: the ids, spaces, seeding, sticky actions, episode ends, refused kwargs, and one emulator
+per process."""
 
 import subprocess
 import sys

@@ -15,7 +15,8 @@ Gymnasium's ResizeObservation(84, 84), GrayscaleObservation and FrameStackObserv
 MultiBinary(12), which 3.0's emulation turns into MultiDiscrete([12]) whose step cannot read any
 action (`ValueError: Changing the dtype to a subarray type is only supported if the total itemsize
 is unchanged`, in `pufferlib.emulation.nativize`): so this chain makes the game with retro's
-`Actions.DISCRETE` (Discrete(126), every button combination), and the actions are drawn from it. 3.0's vectorizers cannot host it: both `Serial` and
+`Actions.DISCRETE` (Discrete(126), every button combination), and the actions are drawn from it.
+3.0's vectorizers cannot host it: both `Serial` and
 `Multiprocessing` make a `driver_env` from the first creator and keep it open, then make the envs
 (Serial: the first one again in the same process; Multiprocessing: forked workers that inherit
 the open emulator), and every one of them fails with stable-retro's `RuntimeError: Cannot create
