@@ -3,12 +3,13 @@ per process."""
 
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
 
 import pufferlib
-from puffer_retro.env import RetroGameEnv, make
+from puffer_retro.env import HostedRetroEnv, RetroGameEnv, make
 from puffer_retro.specs import GAMES, env_id
 from pufferlib import APIUsageError
 from pufferlib.registry import spec
@@ -28,8 +29,7 @@ def test_one_id_per_game_whose_rom_ships():
     assert s.kwargs["frameskip"] == 4 and s.kwargs["repeat_action_probability"] == 0.25
     assert s.policy == "puffer_retro.policy:RetroCNN"
     assert spec("retro-airstriker").id == s.id
-    cfg = s.config["vec"]
-    assert cfg["num_envs"] == cfg["num_workers"]  # one emulator per worker process
+    assert s.config["vec"] == {"num_envs": 8, "num_workers": 0}  # 0: the vectorizer picks, by the cores
 
 
 def test_every_game_of_the_specs_has_its_rom_in_the_installed_package():
@@ -88,12 +88,51 @@ def test_a_truncated_episode_reports_its_score_and_needs_a_reset():
         env.close()
 
 
-def test_a_second_emulator_in_one_process_is_refused_with_the_fix(env):
+def test_a_second_emulator_in_one_process_is_refused_by_the_class_and_hosted_by_make(env):
     with pytest.raises(APIUsageError, match="one emulator per process.*num_workers=N"):
-        make()
+        RetroGameEnv()
+    hosted = make(game="Airstriker-Genesis-v0", reward_scale=0.05)
+    try:
+        assert isinstance(hosted, HostedRetroEnv) and hosted.action_space == env.action_space
+        first, _ = env.reset(seed=5)
+        second, _ = hosted.reset(seed=5)
+        assert np.array_equal(first, second)
+        for action in (9, 0, 9, 4, 17):
+            ours, theirs = env.step(action), hosted.step(action)
+            assert np.array_equal(ours[0], theirs[0]) and ours[1:] == theirs[1:]
+        with pytest.raises(APIUsageError, match="outside Discrete"):
+            hosted.step(18)  # the child's error comes back as itself
+    finally:
+        hosted.close()
+    assert hosted._proc.poll() == 0
     env.close()
-    again = make()  # closing frees the emulator
+    again = make()  # closing frees the emulator: the next one runs here again
+    assert isinstance(again, RetroGameEnv)
     again.close()
+
+
+def test_a_hosted_env_ends_with_the_process_that_made_it():
+    code = ("from puffer_retro.env import make; a = make(); b = make(); print(b._proc.pid, flush=True); "
+            "import time; time.sleep(60)")
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        child = int(parent.stdout.readline())
+    finally:
+        parent.kill()
+        parent.wait()
+        parent.stdout.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(child):
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
 
 
 def test_vectorized_over_worker_processes_one_env_each():
@@ -106,11 +145,6 @@ def test_vectorized_over_worker_processes_one_env_each():
         assert obs.shape == (2, 2, 84, 84) and obs.any()
     finally:
         vec.close()
-
-
-def test_two_envs_in_one_serial_process_say_how_to_vectorize():
-    with pytest.raises(APIUsageError, match="num_workers"):
-        pufferlib.make("retro-airstriker-genesis", num_envs=2, backend="serial")
 
 
 @pytest.mark.parametrize("kwargs, match", [

@@ -6,10 +6,14 @@ Contract:
   end conditions and its default save state are stable-retro's own (`stable_retro.RetroEnv`
   sets them up); each agent step then drives the emulator directly.
 - One emulator per process: stable-retro's libretro cores allow one live emulator in a process.
-  A second env made while one is open raises APIUsageError with the fix (close the first, or
-  vectorize with one env per worker process: `num_workers == num_envs`). `close()` frees the
-  emulator, so that a process may make another afterwards (and the vectorizers' probe env,
-  closed before the workers start, does not block them).
+  `RetroGameEnv` itself refuses a second one while one is open (APIUsageError with the fix);
+  `make` (the creator of the ids) then gives a `HostedRetroEnv` instead: the same env run in a
+  child process of its own (`puffer_retro._host`), stepped over a socket pair, which ends with
+  `close()` or with this process. So several envs work in one process (a serial vector,
+  `puffer check`), each extra one at the cost of a process and a pickled observation a step;
+  one env per worker (`num_workers == num_envs`) needs no child. `close()` frees the emulator,
+  so that a process may make another afterwards (and the vectorizers' probe env, closed before
+  the workers start, does not block them).
 - Actions: Discrete(n) over the game's action set (`GAMES`: for Airstriker the 9 pad
   directions, without and with fire: 18). An action holds its buttons for `frameskip`
   emulator frames. Sticky actions as the ALE's (Machado et al. 2018): at every frame, with
@@ -33,7 +37,11 @@ from __future__ import annotations
 
 import gc
 import numbers
+import socket
+import subprocess
+import sys
 import weakref
+from multiprocessing.connection import Connection
 from typing import Any
 
 import cv2
@@ -231,13 +239,96 @@ class RetroGameEnv(gymnasium.Env):
             pass
 
 
+def _stop(conn: Connection, proc: subprocess.Popen) -> None:
+    """End a host child: ask it to close its env, then wait (kill it if it does not exit in 5 s)."""
+    try:
+        conn.send(("close", (), {}))
+        if conn.poll(5):
+            conn.recv()
+    except (OSError, EOFError, BrokenPipeError):
+        pass
+    finally:
+        conn.close()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+class HostedRetroEnv(gymnasium.Env):
+    """A RetroGameEnv run in a child process, for a process that already has an emulator open.
+
+    Same arguments, spaces, `actions` and behaviour as RetroGameEnv (the child makes one with
+    them); each call goes over a socket pair to the child and its result (or exception) comes
+    back. `close()` ends the child; so does the end of this process (the child reads end of file).
+    """
+
+    metadata = {"render_modes": ["rgb_array"]}
+
+    def __init__(self, **kwargs: Any):
+        ours, theirs = socket.socketpair()
+        try:
+            self._proc = subprocess.Popen([sys.executable, "-m", "puffer_retro._host", str(theirs.fileno())],
+                                          pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL)
+        finally:
+            theirs.close()
+        self._conn: Connection | None = Connection(ours.detach())
+        self._finalizer = weakref.finalize(self, _stop, self._conn, self._proc)
+        try:
+            self.observation_space, self.action_space, self.actions = self._call("make", (), kwargs)
+        except BaseException:
+            self.close()
+            raise
+        self.render_mode = kwargs.get("render_mode")
+
+    def _call(self, method: str, args: tuple = (), kwargs: dict | None = None) -> Any:
+        if self._conn is None:
+            raise APIUsageError("This RetroGameEnv is closed; make a new one.")
+        try:
+            self._conn.send((method, args, kwargs or {}))
+            status, result = self._conn.recv()
+        except (EOFError, OSError) as exc:
+            raise RuntimeError(f"the child process hosting this retro env (pid {self._proc.pid}) ended "
+                               f"(exit code {self._proc.poll()}).") from exc
+        if status == "error":
+            raise result
+        return result
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """As RetroGameEnv.reset, in the child."""
+        super().reset(seed=seed)
+        return self._call("reset", (), {"seed": seed})
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        """As RetroGameEnv.step, in the child."""
+        return self._call("step", (int(action),))
+
+    def render(self) -> np.ndarray | None:
+        """As RetroGameEnv.render, in the child."""
+        return self._call("render")
+
+    def close(self) -> None:
+        """End the child process (and its emulator); safe to call twice."""
+        if self._conn is not None:
+            self._conn = None
+            self._finalizer()
+
+
 def make(game: str = "Airstriker-Genesis-v0", frameskip: int = 4, repeat_action_probability: float = 0.25,
          screen_size: int = 84, grayscale: bool = True, stack_num: int = 4, max_episode_frames: int = 108_000,
-         reward_scale: float = 1.0, render_mode: str | None = None, **others: Any) -> RetroGameEnv:
-    """Creator of the `retro-*` ids (see `RetroGameEnv`); refuses any other keyword argument."""
+         reward_scale: float = 1.0, render_mode: str | None = None,
+         **others: Any) -> RetroGameEnv | HostedRetroEnv:
+    """Creator of the `retro-*` ids (see `RetroGameEnv`); refuses any other keyword argument.
+
+    The first env of a process runs here; one made while another is open runs in a child
+    process (`HostedRetroEnv`), as stable-retro allows one emulator per process."""
     if others:
         raise APIUsageError(f"retro envs do not take {', '.join(sorted(others))}; they take only: "
                             f"{', '.join(KWARGS)}. (A game is chosen by name, never by a ROM path.)")
-    return RetroGameEnv(game=game, frameskip=frameskip, repeat_action_probability=repeat_action_probability,
-                        screen_size=screen_size, grayscale=grayscale, stack_num=stack_num,
-                        max_episode_frames=max_episode_frames, reward_scale=reward_scale, render_mode=render_mode)
+    kwargs = dict(game=game, frameskip=frameskip, repeat_action_probability=repeat_action_probability,
+                  screen_size=screen_size, grayscale=grayscale, stack_num=stack_num,
+                  max_episode_frames=max_episode_frames, reward_scale=reward_scale, render_mode=render_mode)
+    if _open is not None and _open() is not None:
+        return HostedRetroEnv(**kwargs)
+    return RetroGameEnv(**kwargs)

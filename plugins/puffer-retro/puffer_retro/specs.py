@@ -50,10 +50,12 @@ DEFAULTS: dict = {
 #: Training settings of every id: PPO's Atari settings (CleanRL's ppo_atari: 8 envs x 128 steps,
 #: minibatches of 256, GAE 0.95, entropy 0.01) with 2 epochs instead of 4 and a learning rate of
 #: 5e-4 instead of 2.5e-4 (fewer, larger updates: on a CPU the update cost as much as the emulators),
-#: clip 0.2, over 8 emulators, one per worker process (stable-retro runs one emulator per process),
-#: with the small CNN of puffer_retro.policy. See the README for what they reached.
+#: clip 0.2, over 8 emulators with the small CNN of puffer_retro.policy. `num_workers` 0 lets the
+#: vectorizer choose (as many as the cores, dividing num_envs): with one env per worker no env
+#: needs a child process of its own (stable-retro runs one emulator per process; see
+#: puffer_retro.env). The README's runs used 8 workers. See the README for what they reached.
 BASE_CONFIG: dict = {
-    "vec": {"num_envs": 8, "num_workers": 8},
+    "vec": {"num_envs": 8, "num_workers": 0},
     "policy": {"cnn_width": 16, "hidden_size": 256},
     "train": {"total_timesteps": 1_000_000, "batch_size": 1024, "minibatch_size": 256, "cpu_threads": 0,
               "update_epochs": 2, "learning_rate": 5e-4, "gamma": 0.99, "gae_lambda": 0.95,
