@@ -50,6 +50,28 @@ def test_neither_the_entry_module_nor_making_an_env_starts_java():
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
 
 
+def test_the_jvm_leaves_the_process_signals_to_python():
+    """Ctrl-C after the JVM started is Python's KeyboardInterrupt (the trainer saves, the vectorizer
+    closes), and SIGTERM/SIGHUP keep their handlers: a JVM started with its defaults takes all three
+    for its own shutdown and ends the process at once (exit 130 on SIGINT, no traceback)."""
+    code = ("import ctypes, os, signal, pufferlib\n"
+            "libc = ctypes.CDLL(None)\n"
+            "def handler(sig):\n"
+            "    buf = ctypes.create_string_buffer(256)\n"  # struct sigaction: its handler comes first
+            "    libc.sigaction(sig, None, buf)\n"
+            "    return buf.raw[:8]\n"
+            "before = [handler(s) for s in (signal.SIGTERM, signal.SIGHUP)]\n"
+            "env = pufferlib.make('microrts-vs-randombiased', num_envs=1, backend='serial', num_games=1)\n"
+            "env.reset(seed=0)\n"
+            "assert [handler(s) for s in (signal.SIGTERM, signal.SIGHUP)] == before\n"
+            "try:\n"
+            "    os.kill(os.getpid(), signal.SIGINT)\n"
+            "except KeyboardInterrupt:\n"
+            "    print('KeyboardInterrupt', flush=True)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout == "KeyboardInterrupt\n", (proc.returncode, proc.stderr[-2000:])
+
+
 def test_reset_gives_feature_planes_and_masks_of_the_agents_units_only():
     env = MicroRTSEnv(num_games=2, max_steps=50)
     try:

@@ -125,7 +125,10 @@ def _start_jvm() -> Any:
     base = microrts_dir()
     for jar in _JARS:
         jpype.addClassPath(str(base / jar))
-    jpype.startJVM("-Djava.awt.headless=true", convertStrings=False)
+    # The process's signals stay Python's: without -Xrs and interrupt=False the JVM takes SIGINT,
+    # SIGTERM, SIGHUP and SIGQUIT for its own shutdown (Ctrl-C or a scheduler's SIGTERM would end
+    # the process at once, skipping the trainer's save and the vectorizer's cleanup).
+    jpype.startJVM("-Djava.awt.headless=true", "-Xrs", convertStrings=False, interrupt=False)
     _JVM_PID = os.getpid()
     return jpype
 
