@@ -53,6 +53,8 @@ SMOKE_ENV = {
     "puffer-bsuite": "bsuite-memory_len",
     "puffer-dmcontrol": "dmc-cartpole-swingup",
     "puffer-vizdoom": "vizdoom-basic",
+    "puffer-retro": "retro-airstriker-genesis",
+    "puffer-magent2": "magent2-battle",
     "puffer-loggers": "gym-CartPole-v1",
 }
 #: plugin -> the other plugins of ours it requires (MiniHack runs on NetHack's nle)
