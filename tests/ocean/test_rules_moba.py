@@ -5,6 +5,8 @@ result by structures, creep waves, the built-in teams and determinism per seed."
 import numpy as np
 import pytest
 
+import pufferlib
+
 from puffer_ocean import envs
 
 N = 48
@@ -217,3 +219,12 @@ def test_the_renders_show_the_units():
         assert frame.shape == (384, 384, 3) and frame.any()
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"creeps_per_wave": 7}, "out of range"), ({"opponent": "bots"}, "not one of"),
+    ({"map_file": "lanes.npy"}, "unknown argument"), ({"max_steps": 2.5}, "must be an int"),
+])
+def test_bad_arguments_name_the_problem(kwargs, match):
+    with pytest.raises(pufferlib.APIUsageError, match=match):
+        envs.Moba(**kwargs)

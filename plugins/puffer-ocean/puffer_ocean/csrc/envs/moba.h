@@ -68,7 +68,7 @@
 #define OCEAN_BUILTIN_PLAYERS 2
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(kills) X(deaths) X(last_hits) X(towers) \
     X(towers_lost)
-#define PARAMS(P) P(int, opponent, 1, 0, 2) P(int, max_steps, 3000, 10, 1000000) \
+#define PARAMS(P) P(int, opponent, 1, 0, 2) P(int, max_steps, 1500, 10, 1000000) \
     P(int, wave_interval, 30, 5, 1000) P(int, creeps_per_wave, 3, 0, 6) P(int, respawn_time, 15, 1, 1000) \
     P(float, reward_last_hit, 0.05, 0, 10) P(float, reward_kill, 0.3, 0, 10) P(float, reward_death, -0.3, -10, 0) \
     P(float, reward_tower, 1.0, 0, 10) P(float, reward_win, 1.0, 0, 100)
