@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import pufferlib
-
 from puffer_ocean import envs
 
 N = 48
@@ -145,8 +144,8 @@ def test_the_time_limit_gives_the_game_to_the_team_that_destroyed_more():
         actions = np.zeros((10, 3), np.int32)
         env.step(actions)
         actions[1] = (0, 1, 0)
-        for step in range(9):
-            _, rew, term, trunc, _ = env.step(actions)
+        for _ in range(9):
+            _, _, term, trunc, _ = env.step(actions)
             actions[1] = 0
         assert trunc.all() and not term.any()
         assert env.outcomes.tolist() == [1.0] * 5 + [0.0] * 5
@@ -181,7 +180,6 @@ def test_the_scripted_team_beats_the_random_one():
         env.players[:] = 1
         env.players.reshape(4, 10)[:, 5:] = 2
         actions = np.zeros((40, 3), np.int32)
-        wins = 0
         for _ in range(600):
             env.step(actions)
         wins = env.outcomes.reshape(4, 10)[:, 0]

@@ -133,7 +133,7 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                          ent_coef=0.005), "policy": {"hidden_size": 128}}),
     "moba": ("two teams of 5 heroes, creep waves, towers and ancients on a 3-lane map, against a scripted team: "
              "a MOBA", {},
-             # 64 copies of 5 heroes: 320 agent rows, 64 steps of each per batch; 2 epochs (learning was 70% of the time)
+             # 64 copies of 5 heroes: 320 agent rows, 64 steps each per batch; 2 epochs (4: learning took 70%)
              {**_config(64, 1_500_000, 20480, 5120, learning_rate=0.003, gamma=0.99, gae_lambda=0.95, ent_coef=0.01,
                         update_epochs=2),
               "policy": {"hidden_size": 128}}),

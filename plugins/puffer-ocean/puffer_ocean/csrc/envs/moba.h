@@ -19,8 +19,8 @@
  * Creeps: every `wave_interval` steps (the first at step 1) each team sends `creeps_per_wave`
  * creeps down each lane from its base (100 hp, 6 damage, range 1). A creep walks its lane
  * toward the enemy ancient; an enemy within 3 of it (while it is within 3 of its lane) it walks
- * to and hits. Structures per team: an outer and an inner tower per lane (1,200 hp, 30 damage,
- * range 4) and the ancient (2,000 hp, 40 damage, range 4) at the lane's end. A tower shoots the
+ * to and hits. Structures per team: an outer and an inner tower per lane (800 hp, 25 damage,
+ * range 4) and the ancient (1,500 hp, 30 damage, range 4) at the lane's end. A tower shoots the
  * nearest enemy creep in range, else the nearest enemy hero. An inner tower can be hurt once
  * the outer tower of its lane has fallen, the ancient once an inner tower of its team has.
  * Each unit acts once a step: heroes (one team's first, drawn per step), then creeps, then
