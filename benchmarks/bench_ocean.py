@@ -79,6 +79,7 @@ CASES = {
     "asteroids": (envs.Asteroids, {"num_envs": 1024}, None),
     # Fourth wave.
     "drive": (envs.Drive, {"num_envs": 32}, None),                           # 32 cars a copy, 1,024 agents
+    "moba": (envs.Moba, {"num_envs": 256}, None),                            # 5 heroes a copy against the scripted team
 }
 
 
@@ -110,6 +111,8 @@ REFERENCE = {
     # A different world: 3.0's gpudrive drives the cars of a Waymo-derived scene (its one shipped
     # map, copied to the map_000.bin it loads: see REFERENCE_FILES), reloaded every 91 steps.
     "drive": ("pufferlib.ocean.gpudrive.gpudrive", "GPUDrive", {"num_agents": 1024, "num_maps": 1}),
+    # 5 agent heroes a copy against its scripted team (script_opponents, its default), as ours
+    "moba": ("pufferlib.ocean.moba.moba", "Moba", {"num_envs": 256}),
 }
 
 #: name -> [(file in the reference's installed `pufferlib` package, where its run's working folder
