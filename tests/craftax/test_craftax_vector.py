@@ -82,6 +82,16 @@ def test_copies_ending_together_share_the_pool_round_robin():
     assert worlds == [worlds[0], worlds[1]] * 2 and worlds[0] != worlds[1]
 
 
+def test_the_step_program_compiles_once_per_shape():
+    # a reset state with weakly typed leaves (the toy's timestep, Craftax's player_direction) would
+    # make the second step compile again: minutes for Craftax on a CPU
+    env = toy()
+    env.reset(seed=5)
+    for _ in range(3):
+        env.step(np.full(N, MOVE))
+    assert PROGRAM.step._cache_size() == 1
+
+
 def test_same_seed_same_episodes_other_seed_other_worlds():
     def run(seed: int) -> list[np.ndarray]:
         env = toy()

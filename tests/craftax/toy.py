@@ -82,7 +82,7 @@ class ToyCraftax:
 
     def reset_env(self, key, params):
         state = ToyState(position=jax.random.randint(key, (), 0, 1000), health=jnp.int32(1),
-                         timestep=jnp.int32(0), achievements=jnp.zeros(3, bool))
+                         timestep=0, achievements=jnp.zeros(3, bool))  # a Python int, as Craftax has some
         return self.get_obs(state), state
 
     def is_terminal(self, state, params):
@@ -92,7 +92,7 @@ class ToyCraftax:
         unlock = (action == 3) & (jnp.arange(3) == state.position % 3) & ~state.achievements
         achievements = state.achievements | unlock
         state = state.replace(position=state.position + (action == 1), health=jnp.where(action == 2, 0, state.health),
-                              timestep=state.timestep + 1, achievements=achievements)
+                              timestep=state.timestep + jnp.int32(1), achievements=achievements)
         reward = unlock.sum().astype(jnp.float32) + 0.001 * jax.random.uniform(key)
         done = self.is_terminal(state, params)
         return self.get_obs(state), state, reward, done, {}

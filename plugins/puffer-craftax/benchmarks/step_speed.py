@@ -44,7 +44,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--variant", choices=("classic", "full"), default="classic")
     parser.add_argument("--batch", type=int, nargs="+", default=[1, 64, 1024])
-    parser.add_argument("--env-steps", type=int, default=20_000, help="env-steps per repeat (batched steps = this / N)")
+    parser.add_argument("--env-steps", type=int, default=2048,
+                        help="env-steps per repeat: batched steps = max(--min-steps, this / N)")
+    parser.add_argument("--min-steps", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--xla-threads", type=int, default=1, help="1: one XLA thread; 0: JAX's default pool")
     parser.add_argument("--cache-dir", default=None, help="JAX persistent compilation cache folder (off by default)")
@@ -79,7 +81,7 @@ def main() -> None:
         step_w, step_c = time.time() - w, cpu_seconds() - c
         print(f"N={n:5d} pool={env.reset_pool:3d}  first reset {reset_w:6.1f} s wall {reset_c:6.1f} s CPU;  "
               f"first step (compile) {step_w:6.1f} s wall {step_c:6.1f} s CPU", flush=True)
-        steps = max(1, args.env_steps // n)
+        steps = max(args.min_steps, args.env_steps // n)
         program, pool = env._program, env.reset_pool
         batches = [np.ascontiguousarray(rng.integers(0, env.single_action_space.n, (n,)), np.int32)
                    for _ in range(16)]

@@ -104,10 +104,15 @@ class Program:
         self.step = jax.jit(self._step, static_argnums=3, donate_argnums=1)
 
     def _reset(self, key: Any, n: int) -> tuple[Any, Any]:
-        """`n` new worlds from `key`: (observations (n, obs_size), states)."""
+        """`n` new worlds from `key`: (observations (n, obs_size), states).
+
+        Leaves come out strongly typed: Craftax builds some from Python ints (weakly typed in JAX,
+        e.g. `player_direction`), which its step turns into int32; a weakly typed first state
+        would make the second step compile the step program a second time."""
         import jax
 
-        return jax.vmap(self.env.reset_env, in_axes=(0, None))(jax.random.split(key, n), self.params)
+        obs, state = jax.vmap(self.env.reset_env, in_axes=(0, None))(jax.random.split(key, n), self.params)
+        return obs, jax.tree.map(lambda x: jax.lax.convert_element_type(x, x.dtype), state)
 
     def _step(self, key: Any, state: Any, actions: Any, pool: int) -> tuple[Any, ...]:
         """One step of every copy, then the auto-reset of the copies that ended (module doc).
