@@ -131,6 +131,9 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
               # and 64 wide, a 3M-step run learned to stand still (see the README)
               {**_config(32, 10_000_000, 32768, 8192, learning_rate=0.003, gamma=0.99, gae_lambda=0.95,
                          ent_coef=0.005), "policy": {"hidden_size": 128}}),
+    "tcg": ("a trading-card game of creatures against a greedy scripted player: mana curve, trades and when to "
+            "go face", {},
+            _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
 }
 
 
