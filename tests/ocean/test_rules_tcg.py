@@ -61,7 +61,8 @@ def hand(env, p):
 def test_the_opening_hands_decks_and_first_turn(game):
     assert game.num_agents == 2 and game.game_seats == 2
     assert game.masks.tolist() == [True, False]
-    assert [game.field(n) for n in ("hand_n[0]", "deck_n[0]", "crystals[0]", "mana[0]", "lives[0]")] == [4, 16, 1, 1, 20]
+    # player 0 draws no card in its first turn
+    assert [game.field(n) for n in ("hand_n[0]", "deck_n[0]", "crystals[0]", "mana[0]", "lives[0]")] == [3, 17, 1, 1, 20]
     assert [game.field(n) for n in ("hand_n[1]", "deck_n[1]", "crystals[1]", "mana[1]", "lives[1]")] == [4, 16, 0, 0, 20]
     assert game.field("turn") == 1 and game.field("to_move") == 0
     assert all(0 <= card < len(POOL) for p in (0, 1) for card in hand(game, p))
@@ -71,12 +72,16 @@ def test_the_opening_hands_decks_and_first_turn(game):
 
 def test_each_turn_adds_a_crystal_up_to_ten_and_refills_the_mana(game):
     set_side(game, 1, crystals=8, mana=0)
-    act(game, END)
-    assert game.field("to_move") == 1 and (game.field("crystals[1]"), game.field("mana[1]")) == (9, 9)
-    assert game.masks.tolist() == [False, True]
+    act(game, END)  # player 1's first turn: one mana more than its crystals, and it draws
+    assert game.field("to_move") == 1 and (game.field("crystals[1]"), game.field("mana[1]")) == (9, 10)
+    assert game.masks.tolist() == [False, True] and game.field("hand_n[1]") == 5
     act(game, END)
     assert (game.field("crystals[0]"), game.field("mana[0]")) == (2, 2) and game.field("turn") == 3
+    assert game.field("hand_n[0]") == 4
+    act(game, END)
+    assert (game.field("crystals[1]"), game.field("mana[1]")) == (10, 10)
     set_side(game, 1, crystals=10)
+    act(game, END)
     act(game, END)
     assert (game.field("crystals[1]"), game.field("mana[1]")) == (10, 10)
 
@@ -180,7 +185,7 @@ def test_the_observation_from_each_side(game):
     act(game, PLAY + 1)  # the 2/1 for 1: mana 2 left
     obs = [game.obs_layout.unflatten(game.observations[k]) for k in (0, 1)]
     mine, theirs = obs[0]["observation"], obs[1]["observation"]
-    np.testing.assert_allclose(mine[:12], [0.75, 0.5, 0.2, 0.3, 0, 1 / 7, 4 / 7, 0.8, 0.8, 0, 0, 1], atol=1e-6)
+    np.testing.assert_allclose(mine[:12], [0.75, 0.5, 0.2, 0.3, 0, 1 / 7, 4 / 7, 0.85, 0.8, 0, 0, 1], atol=1e-6)
     np.testing.assert_allclose(mine[12:17], [1, 0.5, 0.5, 0.6, 0])  # the 5-cost card, not affordable
     assert not mine[17:47].any()  # one card left in hand
     np.testing.assert_allclose(mine[47:55], [1, 0.4, 0.5, 1, 1, 0.2, 0.1, 0])  # its board: the new 2/1 not ready
@@ -192,6 +197,8 @@ def test_the_observation_from_each_side(game):
 
 
 def test_the_scripted_player_plays_the_dearest_card_then_trades_well_then_goes_face(game):
+    act(game, END)
+    act(game, END)  # past player 1's first turn (its extra mana)
     game.players[:] = [0, 1]  # seat 1 is the scripted player
     set_side(game, 1, hand=[2, 8, 5, 0], crystals=5, deck=0, board=[(3, 3, 0), (2, 1, 0), (5, 2, 0)])
     set_side(game, 0, board=[(3, 3, 1), (2, 2, 1), (4, 2, 1)], life=20)
