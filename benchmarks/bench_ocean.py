@@ -79,6 +79,7 @@ CASES = {
     "asteroids": (envs.Asteroids, {"num_envs": 1024}, None),
     # Fourth wave.
     "drive": (envs.Drive, {"num_envs": 32}, None),                           # 32 cars a copy, 1,024 agents
+    "tcg": (envs.Tcg, {"num_envs": 1024}, None),                            # PufferLib 3.0's tcg has no binding
 }
 
 

@@ -5,6 +5,7 @@ illegal action, the observation and its action mask, the built-in players, and t
 import numpy as np
 import pytest
 
+import pufferlib
 from puffer_ocean import envs
 
 END, PLAY, ATTACK = 0, 1, 8
@@ -274,3 +275,12 @@ def test_the_renders_show_the_mover_hand_and_legal_actions(game):
         assert (env.render() != first).any()
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"life": 0}, "out of range"), ({"opponent": "greedy"}, "not one of"), ({"max_steps": 0}, "out of range"),
+    ({"lives": 5}, "unknown argument"), ({"life": 2.5}, "must be an int"),
+])
+def test_bad_constructor_arguments_name_the_problem(kwargs, match):
+    with pytest.raises(pufferlib.APIUsageError, match=match):
+        envs.Tcg(**kwargs)
