@@ -133,7 +133,8 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                          ent_coef=0.005), "policy": {"hidden_size": 128}}),
     "tcg": ("a trading-card game of creatures against a greedy scripted player: mana curve, trades and when to "
             "go face", {},
-            _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
+            {**_config(256, 2_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.01),
+             "policy": {"hidden_size": 128}}),
 }
 
 

@@ -383,6 +383,7 @@ static int c_render_ansi(Env* env, char* buf, int cap) {
     ANSI_APPEND(buf, cap, len, "player %d: life %d, crystals %d, hand %d, deck %d\n", other, env->lives[other],
                 env->crystals[other], env->hand_n[other], env->deck_n[other]);
     len = tcg_render_board(env, other, buf, cap, len);
+    ANSI_APPEND(buf, cap, len, "  ---\n");
     len = tcg_render_board(env, me, buf, cap, len);
     ANSI_APPEND(buf, cap, len, "player %d (to move): life %d, mana %d/%d, deck %d\n", me, env->lives[me],
                 env->mana[me], env->crystals[me], env->deck_n[me]);
