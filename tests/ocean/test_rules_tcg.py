@@ -284,3 +284,11 @@ def test_the_renders_show_the_mover_hand_and_legal_actions(game):
 def test_bad_constructor_arguments_name_the_problem(kwargs, match):
     with pytest.raises(pufferlib.APIUsageError, match=match):
         envs.Tcg(**kwargs)
+
+
+@pytest.mark.slow
+def test_self_play_with_both_anchors_trains(tmp_path):
+    from tests.train_smoke import assert_puffer_train_runs
+
+    assert_puffer_train_runs("ocean-tcg", tmp_path, "--env.opponent", "none", "--selfplay.enabled", "true",
+                             "--selfplay.anchors", "scripted,random")
