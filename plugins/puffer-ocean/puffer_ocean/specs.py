@@ -137,6 +137,10 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
              {**_config(64, 1_500_000, 20480, 5120, learning_rate=0.003, gamma=0.99, gae_lambda=0.95, ent_coef=0.01,
                         update_epochs=2),
               "policy": {"hidden_size": 128}}),
+    "tcg": ("a trading-card game of creatures against a greedy scripted player: mana curve, trades and when to "
+            "go face", {},
+            {**_config(256, 2_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.01),
+             "policy": {"hidden_size": 128}}),
 }
 
 
