@@ -131,6 +131,10 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
               # and 64 wide, a 3M-step run learned to stand still (see the README)
               {**_config(32, 10_000_000, 32768, 8192, learning_rate=0.003, gamma=0.99, gae_lambda=0.95,
                          ent_coef=0.005), "policy": {"hidden_size": 128}}),
+    "terraform": ("8 bulldozers dig and dump soil to reshape a generated 64 x 64 terrain toward a target height map: "
+                  "multi-agent earthmoving", {},
+                  _config(32, 2_000_000, 32768, 8192, learning_rate=0.003, gamma=0.95, gae_lambda=0.9,
+                          update_epochs=2)),
 }
 
 
