@@ -79,6 +79,8 @@ CASES = {
     "asteroids": (envs.Asteroids, {"num_envs": 1024}, None),
     # Fourth wave.
     "drive": (envs.Drive, {"num_envs": 32}, None),                           # 32 cars a copy, 1,024 agents
+    "terraform": (envs.Terraform, {"num_envs": 1024, "num_agents": 1}, None),  # 3.0's shipped config: 1 dozer, 64 x 64
+    "school": (envs.School, {"num_envs": 2}, None),                          # 2 battles of 512 units (2 armies)
 }
 
 
@@ -110,6 +112,13 @@ REFERENCE = {
     # A different world: 3.0's gpudrive drives the cars of a Waymo-derived scene (its one shipped
     # map, copied to the map_000.bin it loads: see REFERENCE_FILES), reloaded every 91 steps.
     "drive": ("pufferlib.ocean.gpudrive.gpudrive", "GPUDrive", {"num_agents": 1024, "num_maps": 1}),
+    # 3.0's shipped configs (config/ocean/*.ini): terraform 1,024 maps of 64 x 64 with one dozer, reset every
+    # 1,024 steps; school 2 copies of 512 units in 2 armies on a 4 x 4 x 4 arena (its default 1 x 1 x 1 arena
+    # with 4 armies never places its bases: they must lie 2 apart inside a square of side 1)
+    "terraform": ("pufferlib.ocean.terraform.terraform", "Terraform",
+                  {"num_envs": 1024, "num_agents": 1, "reset_frequency": 1024}),
+    "school": ("pufferlib.ocean.school.school", "School",
+               {"num_envs": 2, "num_agents": 512, "num_armies": 2, "size_x": 2, "size_y": 2, "size_z": 2}),
 }
 
 #: name -> [(file in the reference's installed `pufferlib` package, where its run's working folder

@@ -137,7 +137,7 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                           update_epochs=2)),
     "school": ("two armies of 256 air and ground units (7 types) fight over a generated terrain: each unit an agent, "
                "paid for hits, penalized for crashing", {},
-               _config(4, 3_000_000, 32768, 8192, learning_rate=0.003, gamma=0.99, gae_lambda=0.95, update_epochs=2)),
+               _config(4, 2_000_000, 32768, 8192, learning_rate=0.003, gamma=0.99, gae_lambda=0.95, update_epochs=2)),
 }
 
 
