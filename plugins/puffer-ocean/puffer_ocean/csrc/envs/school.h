@@ -84,7 +84,7 @@ typedef struct {
     float vx[SC_MAX], vy[SC_MAX], vz[SC_MAX], last_reward[SC_MAX], ret[SC_MAX], hits[SC_MAX];
     int unit[SC_MAX], army[SC_MAX], life[SC_MAX], target[SC_MAX];
     uint8_t ended[SC_MAX];                /* 1 crashed, 2 left the arena, 3 died (this step) */
-    int cell_start[SC_GRID * SC_GRID + 1], cell_items[SC_MAX], cell_of[SC_MAX];
+    int cell_start[SC_MAX_ARMIES * SC_GRID * SC_GRID + 1], cell_items[SC_MAX], cell_of[SC_MAX];  /* per army */
     float terrain[SC_TERRAIN * SC_TERRAIN];
 } Env;
 
@@ -157,37 +157,40 @@ static void sc_spawn(Env* env, int i) {
     sc_velocity(env, i);
 }
 
-/* Counting sort of the units by grid cell (x, z). */
+/* Counting sort of the units by army, then grid cell (x, z): army a's cells are a * SC_GRID^2 on. */
 static void sc_bin(Env* env) {
-    int n = env->num_agents;
+    int n = env->num_agents, cells = env->num_armies * SC_GRID * SC_GRID;
     float inv = 1.0f / SC_CELL;
-    memset(env->cell_start, 0, sizeof(env->cell_start));
+    memset(env->cell_start, 0, sizeof(int) * (size_t)(cells + 1));
     for (int i = 0; i < n; i++) {
         int cx = (int)((env->x[i] + env->size) * inv), cz = (int)((env->z[i] + env->size) * inv);
         cx = cx < 0 ? 0 : cx >= SC_GRID ? SC_GRID - 1 : cx;
         cz = cz < 0 ? 0 : cz >= SC_GRID ? SC_GRID - 1 : cz;
         env->cell_of[i] = cz * SC_GRID + cx;
-        env->cell_start[env->cell_of[i] + 1]++;
+        env->cell_start[env->army[i] * SC_GRID * SC_GRID + env->cell_of[i] + 1]++;
     }
-    for (int c = 0; c < SC_GRID * SC_GRID; c++) env->cell_start[c + 1] += env->cell_start[c];
-    int fill[SC_GRID * SC_GRID];
-    memcpy(fill, env->cell_start, sizeof(fill));
-    for (int i = 0; i < n; i++) env->cell_items[fill[env->cell_of[i]]++] = i;
+    for (int c = 0; c < cells; c++) env->cell_start[c + 1] += env->cell_start[c];
+    int fill[SC_MAX_ARMIES * SC_GRID * SC_GRID];
+    memcpy(fill, env->cell_start, sizeof(int) * (size_t)cells);
+    for (int i = 0; i < n; i++) env->cell_items[fill[env->army[i] * SC_GRID * SC_GRID + env->cell_of[i]]++] = i;
 }
 
-/* Runs the block after `reach` (a statement using `j`) for every unit in the cells within `reach` of unit i. */
+/* Runs the block after `reach` (a statement using `j`) for every enemy of unit i in the cells within `reach`. */
 #define SC_NEAR(env, i, reach, ...)                                                           \
     do {                                                                                      \
         int r_ = (int)ceilf((reach) / SC_CELL), c_ = (env)->cell_of[i];                       \
         int cx_ = c_ % SC_GRID, cz_ = c_ / SC_GRID;                                           \
         int x0_ = cx_ - r_ < 0 ? 0 : cx_ - r_, x1_ = cx_ + r_ >= SC_GRID ? SC_GRID - 1 : cx_ + r_; \
         int z0_ = cz_ - r_ < 0 ? 0 : cz_ - r_, z1_ = cz_ + r_ >= SC_GRID ? SC_GRID - 1 : cz_ + r_; \
-        for (int zz_ = z0_; zz_ <= z1_; zz_++)                                                \
-            for (int k_ = (env)->cell_start[zz_ * SC_GRID + x0_];                             \
-                 k_ < (env)->cell_start[zz_ * SC_GRID + x1_ + 1]; k_++) {                     \
-                int j = (env)->cell_items[k_];                                                \
-                __VA_ARGS__;                                                                  \
-            }                                                                                 \
+        for (int b_ = 0; b_ < (env)->num_armies; b_++) {                                      \
+            if (b_ == (env)->army[i]) continue;                                               \
+            const int* start_ = (env)->cell_start + b_ * SC_GRID * SC_GRID;                   \
+            for (int zz_ = z0_; zz_ <= z1_; zz_++)                                            \
+                for (int k_ = start_[zz_ * SC_GRID + x0_]; k_ < start_[zz_ * SC_GRID + x1_ + 1]; k_++) { \
+                    int j = (env)->cell_items[k_];                                            \
+                    __VA_ARGS__;                                                              \
+                }                                                                             \
+        }                                                                                     \
     } while (0)
 
 /* Can unit i hit unit j (an enemy) now? */
