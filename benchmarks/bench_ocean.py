@@ -80,7 +80,7 @@ CASES = {
     # Fourth wave.
     "drive": (envs.Drive, {"num_envs": 32}, None),                           # 32 cars a copy, 1,024 agents
     "terraform": (envs.Terraform, {"num_envs": 1024, "num_agents": 1}, None),  # 3.0's shipped config: 1 dozer, 64 x 64
-    "school": (envs.School, {"num_envs": 2}, None),                          # 2 battles of 512 units (2 armies)
+    "school": (envs.School, {"num_envs": 2, "num_agents": 512}, None),       # 2 battles of 512 units (2 armies)
 }
 
 

@@ -144,7 +144,7 @@ def test_the_error_is_tracked_and_the_episode_truncates_with_its_score(env):
     step(env, (STAY, DIG))
     step(env, (STAY, DIG))
     assert env.field("error") == pytest.approx(98.0)
-    for t in range(3, 50):
+    for _ in range(3, 50):
         _, _, term, trunc, _ = step(env)
         assert not trunc.any()
     _, _, term, trunc, _ = step(env)

@@ -136,7 +136,7 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                   _config(32, 2_000_000, 32768, 8192, learning_rate=0.003, gamma=0.95, gae_lambda=0.9,
                           update_epochs=2)),
     "school": ("two armies of 256 air and ground units (7 types) fight over a generated terrain: each unit an agent, "
-               "paid for hits, penalized for crashing", {},
+               "paid for hits, penalized for crashing", {"num_agents": 512},
                _config(4, 2_000_000, 32768, 8192, learning_rate=0.003, gamma=0.99, gae_lambda=0.95, update_epochs=2)),
 }
 

@@ -3,7 +3,8 @@
  * The world: an arena x, z in [-size, size], height y in [-size_y, size_y], over a terrain whose
  * height at (x, z) is -size_y + relief * size_y * n(x, z) (relief 0: flat), n fractal value noise in [0, 1] (csrc/noise.h, a
  * 64 x 64 grid over the arena, lattice 16, three octaves; drawn per battle). `num_armies` armies
- * of num_agents / num_armies units each, every unit an agent; each army has a base, placed at
+ * of num_agents / num_armies units each (num_agents 128 by default; the shipped config, as 3.0's,
+ * 512), every unit an agent; each army has a base, placed at
  * random at least `size` from the others (after 64 tries, wherever the last try fell). Within an
  * army, unit i is by i mod 64: 0 a mothership, 1-4 tanks, 5-6 artillery, 7-10 bombers,
  * 11-14 fighters, 15-32 infantry, 33-63 drones; each type has its health, damage, range, turn
@@ -41,7 +42,7 @@
     X(death_rate)
 #define SC_MAX 1024        /* units per copy */
 #define SC_MAX_ARMIES 8
-#define PARAMS(P) P(int, num_agents, 512, 2, SC_MAX) P(int, num_armies, 2, 1, SC_MAX_ARMIES) \
+#define PARAMS(P) P(int, num_agents, 128, 2, SC_MAX) P(int, num_armies, 2, 1, SC_MAX_ARMIES) \
     P(float, size, 2, 0.5, 4) P(float, size_y, 2, 0.25, 8) P(int, max_steps, 1024, 1, 10000000) \
     P(float, hit_reward, 0.25, 0, 100) P(float, crash_penalty, 1, 0, 100) P(float, relief, 1, 0, 1)
 #define SC_UNIT_F(F, i) F(float, x[i]) F(float, y[i]) F(float, z[i]) F(float, yaw[i]) F(float, pitch[i]) \
