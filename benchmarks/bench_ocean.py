@@ -81,6 +81,8 @@ CASES = {
     "drive": (envs.Drive, {"num_envs": 32}, None),                           # 32 cars a copy, 1,024 agents
     "moba": (envs.Moba, {"num_envs": 256}, None),                            # 5 heroes a copy against the scripted team
     "tcg": (envs.Tcg, {"num_envs": 1024}, None),                            # PufferLib 3.0's tcg has no binding
+    "terraform": (envs.Terraform, {"num_envs": 1024, "num_agents": 1}, None),  # 3.0's shipped config: 1 dozer, 64 x 64
+    "school": (envs.School, {"num_envs": 2, "num_agents": 512}, None),       # 2 battles of 512 units (2 armies)
 }
 
 
@@ -114,6 +116,13 @@ REFERENCE = {
     "drive": ("pufferlib.ocean.gpudrive.gpudrive", "GPUDrive", {"num_agents": 1024, "num_maps": 1}),
     # 5 agent heroes a copy against its scripted team (script_opponents, its default), as ours
     "moba": ("pufferlib.ocean.moba.moba", "Moba", {"num_envs": 256}),
+    # 3.0's shipped configs (config/ocean/*.ini): terraform 1,024 maps of 64 x 64 with one dozer, reset every
+    # 1,024 steps; school 2 copies of 512 units in 2 armies on a 4 x 4 x 4 arena (its default 1 x 1 x 1 arena
+    # with 4 armies never places its bases: they must lie 2 apart inside a square of side 1)
+    "terraform": ("pufferlib.ocean.terraform.terraform", "Terraform",
+                  {"num_envs": 1024, "num_agents": 1, "reset_frequency": 1024}),
+    "school": ("pufferlib.ocean.school.school", "School",
+               {"num_envs": 2, "num_agents": 512, "num_armies": 2, "size_x": 2, "size_y": 2, "size_z": 2}),
 }
 
 #: name -> [(file in the reference's installed `pufferlib` package, where its run's working folder

@@ -141,6 +141,13 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
             "go face", {},
             {**_config(256, 2_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.01),
              "policy": {"hidden_size": 128}}),
+    "terraform": ("8 bulldozers dig and dump soil to reshape a generated 64 x 64 terrain toward a target height map: "
+                  "multi-agent earthmoving", {},
+                  _config(32, 2_000_000, 32768, 8192, learning_rate=0.003, gamma=0.95, gae_lambda=0.9,
+                          update_epochs=2)),
+    "school": ("two armies of 256 air and ground units (7 types) fight over a generated terrain: each unit an agent, "
+               "paid for hits, penalized for crashing", {"num_agents": 512},
+               _config(4, 2_000_000, 32768, 8192, learning_rate=0.003, gamma=0.99, gae_lambda=0.95, update_epochs=2)),
 }
 
 
