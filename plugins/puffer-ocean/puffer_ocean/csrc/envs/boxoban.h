@@ -10,7 +10,7 @@
  * back onto a goal: the level is solvable, and the generator keeps that solution (the `sol`
  * test fields). Of 8 backward plays in a room (each from a random player cell), the one kept
  * leaves the most boxes off the goals, and among those the largest sum of each box's Manhattan
- * distance to its nearest goal; a room where no play moved a box is redrawn (4 rooms at most).
+ * distance to its nearest goal; a room where no play moved a box is redrawn (16 rooms at most).
  * Actions: 0 up, 1 down, 2 left, 3 right. The player moves to the next cell when it is floor;
  * a box there is pushed one cell on when the cell beyond is floor without a box (one box at a
  * time; boxes are never pulled). Rewards: -`step_cost` every step, +1 for a box pushed onto a
@@ -40,7 +40,7 @@
 
 #define BX_PLANES 6
 #define BX_TRIES 8
-#define BX_ROOMS 4
+#define BX_ROOMS 16
 static const int BX_DX[4] = {0, 0, -1, 1}, BX_DY[4] = {-1, 1, 0, 0};  /* up, down, left, right */
 static const int BX_BACK[4] = {1, 0, 3, 2};
 
