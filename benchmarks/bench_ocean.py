@@ -79,6 +79,8 @@ CASES = {
     "asteroids": (envs.Asteroids, {"num_envs": 1024}, None),
     # Fourth wave.
     "drive": (envs.Drive, {"num_envs": 32}, None),                           # 32 cars a copy, 1,024 agents
+    "maze": (envs.Maze, {"num_envs": 1024}, None),                           # not in PufferLib 3.0
+    "boxoban": (envs.Boxoban, {"num_envs": 1024, "size": 7, "boxes": 2, "pull_moves": 12}, None),  # the shipped setting
 }
 
 
