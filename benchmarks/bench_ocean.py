@@ -83,6 +83,8 @@ CASES = {
     "tcg": (envs.Tcg, {"num_envs": 1024}, None),                            # PufferLib 3.0's tcg has no binding
     "terraform": (envs.Terraform, {"num_envs": 1024, "num_agents": 1}, None),  # 3.0's shipped config: 1 dozer, 64 x 64
     "school": (envs.School, {"num_envs": 2, "num_agents": 512}, None),       # 2 battles of 512 units (2 armies)
+    "maze": (envs.Maze, {"num_envs": 1024}, None),                           # not in PufferLib 3.0
+    "boxoban": (envs.Boxoban, {"num_envs": 1024, "size": 7, "boxes": 2, "pull_moves": 12}, None),  # the shipped setting
 }
 
 
