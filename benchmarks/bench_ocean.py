@@ -79,6 +79,8 @@ CASES = {
     "asteroids": (envs.Asteroids, {"num_envs": 1024}, None),
     # Fourth wave.
     "drive": (envs.Drive, {"num_envs": 32}, None),                           # 32 cars a copy, 1,024 agents
+    # one 512 x 512 map of 1,024 agents and 2,048 NPCs, as 3.0's nmmo3 default copy
+    "mmo": (envs.Mmo, {"num_envs": 1, "num_agents": 1024, "map_size": 512, "num_npcs": 2048}, None),
 }
 
 
@@ -110,6 +112,9 @@ REFERENCE = {
     # A different world: 3.0's gpudrive drives the cars of a Waymo-derived scene (its one shipped
     # map, copied to the map_000.bin it loads: see REFERENCE_FILES), reloaded every 91 steps.
     "drive": ("pufferlib.ocean.gpudrive.gpudrive", "GPUDrive", {"num_agents": 1024, "num_maps": 1}),
+    # A larger world: 3.0's nmmo3 adds items, equipment, a market and professions (26 actions).
+    "mmo": ("pufferlib.ocean.nmmo3.nmmo3", "NMMO3", {"num_envs": 1, "width": [512], "height": [512],
+                                                      "num_players": 1024, "num_enemies": 2048}),
 }
 
 #: name -> [(file in the reference's installed `pufferlib` package, where its run's working folder

@@ -224,14 +224,19 @@ def test_killing_an_npc_gives_xp_and_it_comes_back_later():
         env.close()
 
 
-def test_killing_an_agent_ends_its_life_and_pays_its_killer_xp(env):
-    place(env, {0: (8, 8), 1: (9, 8)})
-    set_stats(env, **{"hp[1]": 10, "level[1]": 2, "xp[1]": 25})
-    _, rew, term, _, _ = step(env, MELEE, MELEE)  # agent 1 dies before its own turn
-    assert term.tolist() == [False, True, False] and rew[1] == -1
-    assert env.field("kills[0]") == 1 and env.field("xp[0]") == 10 and env.field("hp[0]") == 100
-    stats = env.log()
-    assert stats["killed"] == 1 and stats["level"] == 2 and stats["n"] == 1
+@pytest.mark.parametrize("kill_xp", [0, 5])
+def test_killing_an_agent_ends_its_life_and_pays_its_killer_kill_xp_per_level(kill_xp):
+    env = make(kill_xp=kill_xp)
+    try:
+        place(env, {0: (8, 8), 1: (9, 8), 2: (14, 8)})
+        set_stats(env, **{"hp[1]": 10, "level[1]": 2, "xp[1]": 25})
+        _, rew, term, _, _ = step(env, MELEE, MELEE)  # agent 1 dies before its own turn
+        assert term.tolist() == [False, True, False] and rew[1] == -1
+        assert env.field("kills[0]") == 1 and env.field("xp[0]") == 2 * kill_xp and env.field("hp[0]") == 100
+        stats = env.log()
+        assert stats["killed"] == 1 and stats["level"] == 2 and stats["n"] == 1
+    finally:
+        env.close()
 
 
 def test_xp_raises_the_level_health_and_pays_the_level_reward():
@@ -286,7 +291,7 @@ def test_the_observation_layout(env):
 
 
 def test_the_generated_map_has_water_stone_forest_and_grass_and_follows_the_seed():
-    a, b = (envs.Mmo(num_envs=2, num_agents=8, num_npcs=4, render_mode="ansi") for _ in range(2))
+    a, b = (envs.Mmo(num_envs=2, num_agents=8, num_npcs=4, map_size=64, render_mode="ansi") for _ in range(2))
     try:
         a.reset(seed=3)
         b.reset(seed=3)

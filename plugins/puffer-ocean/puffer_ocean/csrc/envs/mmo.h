@@ -10,7 +10,8 @@
  * forest, column 4 stone, grass elsewhere. Outside the map counts as stone.
  *
  * `num_agents` agents (each an agent row) and `num_npcs` NPCs stand on passable cells, one
- * entity per cell. An agent has health (100 + 10 per level above 1), food and water (0-100,
+ * entity per cell (the class's defaults, 16 agents and 4 NPCs on 32 x 32, keep tests small; the
+ * spec's, which `pufferlib.make` and `puffer train` use, are 128 and 32 on 64 x 64). An agent has health (100 + 10 per level above 1), food and water (0-100,
  * starting full). Actions, Discrete(8): 0 stay; 1-4 move up, down, left, right (into a passable
  * empty cell, else nothing); 5 use: eat the food of the forest cell it stands on, and drink from
  * the first stocked water cell among its 4 neighbours (up, down, left, right), each only while
@@ -24,7 +25,8 @@
  * else with probability 1/2 steps in a random direction; a killed NPC comes back `npc_respawn`
  * steps later (at the start of that step, before the agents act) on a random free cell. Then each agent's food and water fall by 1 (not
  * below 0); each at 0 costs 5 health, and with both at 50 or more it heals 2.
- * XP: 1 per use that ate or drank, 10 per NPC killed, 5 x the victim's level per agent killed;
+ * XP: 1 per use that ate or drank, 10 per NPC killed, `kill_xp` x the victim's level per agent killed
+ * (0 by default: with 5, agents learned to hunt each other and lived barely longer than random play);
  * level = 1 + XP / 20, at most 10; a level gained adds 10 health.
  *
  * Reward: reward_forage x (food + water restored) / 100, reward_level per level gained, and
@@ -48,9 +50,9 @@
     X(npc_kills) X(level) X(starved) X(killed) X(pop_level) X(pop_age) X(npcs_alive)
 #define MMO_MAX_AGENTS 1024
 #define MMO_MAX_NPCS 2048
-#define PARAMS(P) P(int, num_agents, 128, 1, MMO_MAX_AGENTS) P(int, map_size, 64, 16, 512) \
-    P(int, num_npcs, 32, 0, MMO_MAX_NPCS) P(int, max_steps, 1000, 1, 1000000) P(int, terrain, 0, 0, 1) \
-    P(int, food_regrow, 50, 1, 1000000) P(int, water_regrow, 10, 1, 1000000) P(int, npc_respawn, 50, 1, 1000000) \
+#define PARAMS(P) P(int, num_agents, 16, 1, MMO_MAX_AGENTS) P(int, map_size, 32, 16, 512) \
+    P(int, num_npcs, 4, 0, MMO_MAX_NPCS) P(int, max_steps, 1000, 1, 1000000) P(int, terrain, 0, 0, 1) \
+    P(int, food_regrow, 50, 1, 1000000) P(int, water_regrow, 10, 1, 1000000) P(int, npc_respawn, 50, 1, 1000000) P(int, kill_xp, 0, 0, 100) \
     P(float, reward_forage, 1, 0, 10) P(float, reward_level, 0.5, 0, 10) P(float, reward_death, -1, -10, 0)
 #define MMO_AGENT_F(F, i) F(int, r[i]) F(int, c[i]) F(int, hp[i]) F(int, food[i]) F(int, water[i]) F(int, xp[i]) \
     F(int, level[i]) F(int, age[i]) F(int, kills[i]) F(int, npc_kills[i])
@@ -440,7 +442,7 @@ static void mmo_attack(Env* env, int k, int reach, int damage) {
     env->end[id] = END_KILLED;
     mmo_occupy(env, mmo_at(env, env->r[id], env->c[id]), -1, 0);
     env->kills[k]++;
-    mmo_gain_xp(env, k, 5 * env->level[id]);
+    if (env->kill_xp) mmo_gain_xp(env, k, env->kill_xp * env->level[id]);
 }
 
 static void mmo_act(Env* env, int k, int action) {
