@@ -2,11 +2,12 @@
 scripted forager (`puffer_ocean.mmo.forager_actions`) and, given one, a trained checkpoint.
 
 Each player acts for every agent of `--copies` env copies (the spec's kwargs, as `puffer train`
-uses: 128 agents and 32 NPCs on a 64 x 64 map a copy) for `--steps` steps from `--seeds` seeds (1, 2, ...). The figures are the
-env's log over the lives that ended in that time (`env.log()`, a mean per life: `score` is the
-life's length; with `--steps` at least 3 x max_steps every life begun in the first two thirds has
-ended, so long lives are counted too) and deaths per 1,000 agent-steps (lives ended by starving or
-killing, over every agent-step played: the unbiased rate). Rows print the median over the seeds
+uses: 128 agents and 32 NPCs on a 64 x 64 map a copy) for `--steps` steps from `--seeds` seeds
+(1, 2, ...), starting from a reset. The figures are the env's log over the lives that ended in that
+time (`env.log()`, a mean per life: `score` is the life's length; with `--steps` at least 3 x
+max_steps every life begun in the first two thirds has ended, but lives begun later count only if
+they were short, so the means sit below a steady state's) and deaths per 1,000 agent-steps (lives
+ended by starving or killing, over every agent-step played). Rows print the median over the seeds
 and [min, max].
 
     python benchmarks/mmo_baselines.py [--copies 2] [--steps 3000] [--seeds 3]
