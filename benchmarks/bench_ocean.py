@@ -85,6 +85,8 @@ CASES = {
     "school": (envs.School, {"num_envs": 2, "num_agents": 512}, None),       # 2 battles of 512 units (2 armies)
     "maze": (envs.Maze, {"num_envs": 1024}, None),                           # not in PufferLib 3.0
     "boxoban": (envs.Boxoban, {"num_envs": 1024, "size": 7, "boxes": 2, "pull_moves": 12}, None),  # the shipped setting
+    # one 512 x 512 map of 1,024 agents and 2,048 NPCs, as 3.0's nmmo3 default copy
+    "mmo": (envs.Mmo, {"num_envs": 1, "num_agents": 1024, "map_size": 512, "num_npcs": 2048}, None),
 }
 
 
@@ -125,6 +127,9 @@ REFERENCE = {
                   {"num_envs": 1024, "num_agents": 1, "reset_frequency": 1024}),
     "school": ("pufferlib.ocean.school.school", "School",
                {"num_envs": 2, "num_agents": 512, "num_armies": 2, "size_x": 2, "size_y": 2, "size_z": 2}),
+    # A larger world: 3.0's nmmo3 adds items, equipment, a market and professions (26 actions).
+    "mmo": ("pufferlib.ocean.nmmo3.nmmo3", "NMMO3", {"num_envs": 1, "width": [512], "height": [512],
+                                                      "num_players": 1024, "num_enemies": 2048}),
 }
 
 #: name -> [(file in the reference's installed `pufferlib` package, where its run's working folder

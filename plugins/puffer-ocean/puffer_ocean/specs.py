@@ -157,6 +157,10 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                 "shipped setting is easy, 7 x 7 with 2 boxes: planning pushes without deadlocks",
                 {"size": 7, "boxes": 2, "pull_moves": 12},
                 _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.01)),
+    "mmo": ("128 agents forage food and water, fight NPCs and each other and level up on a procedurally "
+            "generated 64 x 64 map: a many-agent survival world", {"num_agents": 128, "map_size": 64, "num_npcs": 32},
+            _config(4, 5_000_000, 32768, 8192, learning_rate=0.003, gamma=0.99, gae_lambda=0.95, ent_coef=0.01,
+                    update_epochs=1)),  # 512 agent rows: a batch is ample data; one pass keeps the update cheap
 }
 
 
