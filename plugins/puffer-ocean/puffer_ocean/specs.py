@@ -131,6 +131,13 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
               # and 64 wide, a 3M-step run learned to stand still (see the README)
               {**_config(32, 10_000_000, 32768, 8192, learning_rate=0.003, gamma=0.99, gae_lambda=0.95,
                          ent_coef=0.005), "policy": {"hidden_size": 128}}),
+    "tactical": ("a turn-based battle of two squads of warriors and archers on a walled 8 x 8 map against a "
+                 "scripted squad: positioning and focus fire", {},
+                 {**_config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99),
+                  "policy": {"hidden_size": 128}}),
+    "rocket_lander": ("land a rocket upright on a pad with a main engine and side thrusters: 2D rigid-body control "
+                      "with LunarLander's shaping", {},
+                      _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, gae_lambda=0.95)),
 }
 
 
