@@ -79,6 +79,13 @@ CASES = {
     "asteroids": (envs.Asteroids, {"num_envs": 1024}, None),
     # Fourth wave.
     "drive": (envs.Drive, {"num_envs": 32}, None),                           # 32 cars a copy, 1,024 agents
+    # No REFERENCE rows for these three: PufferLib 3.0.0's tactical binding does not import (its .so
+    # lacks c_close: "undefined symbol: c_close"), its rocket_lander's Cython module is not built by
+    # its install (ModuleNotFoundError: pufferlib.ocean.rocket_lander.cy_rocket_lander; the header
+    # needs Box2D and raylib), and its robocode has no binding at all.
+    "tactical": (envs.Tactical, {"num_envs": 1024}, None),                   # one agent per copy (vs scripted)
+    "robocode": (envs.Robocode, {"num_envs": 1024}, None),                   # one agent per copy (vs scripted)
+    "rocket_lander": (envs.RocketLander, {"num_envs": 1024}, None),
 }
 
 

@@ -6,6 +6,7 @@ observation, determinism, and the renders."""
 import numpy as np
 import pytest
 
+import pufferlib
 from puffer_ocean import envs
 
 IDLE = [1, 1, 2, 0]  # brake, no turn, gun still, no fire
@@ -227,3 +228,10 @@ def test_the_renders_show_both_robots(duel):
         assert frame.shape == (300, 400, 3) and len(np.unique(frame.reshape(-1, 3), axis=0)) >= 3
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("kwargs, match", [({"cone": 0.0}, "out of range"), ({"opponent": 3}, "out of range"),
+                                           ({"arena": 1000}, "unknown argument")])
+def test_bad_arguments_are_refused(kwargs, match):
+    with pytest.raises(pufferlib.APIUsageError, match=match):
+        envs.Robocode(**kwargs)

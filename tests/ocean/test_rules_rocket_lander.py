@@ -5,6 +5,7 @@ step limit, the observation, continuous actions, determinism, and a scripted lan
 import numpy as np
 import pytest
 
+import pufferlib
 from puffer_ocean import envs
 
 from .rules_helpers import make
@@ -157,8 +158,8 @@ def test_continuous_actions_throttle_as_lunarlander_continuous():
     env = make(envs.RocketLander, continuous=1)
     try:
         assert env.single_action_space.shape == (2,)
-        for action, vy in (([1.0, 0.0], (MAIN_ACCEL - G) * DT), ([0.2, 0.0], (0.6 * MAIN_ACCEL - G) * DT), ([0.0, 0.0], -G * DT),
-                           ([-0.5, 0.3], -G * DT)):
+        for action, vy in (([1.0, 0.0], (MAIN_ACCEL - G) * DT), ([0.2, 0.0], (0.6 * MAIN_ACCEL - G) * DT),
+                           ([0.0, 0.0], -G * DT), ([-0.5, 0.3], -G * DT)):
             place(env, fuel=5.0)
             env.step(np.array([action], np.float32))
             assert env.field("vy") == pytest.approx(vy, abs=1e-5) and env.field("omega") == 0
@@ -211,3 +212,10 @@ def test_a_scripted_lander_lands_on_the_pad_where_random_play_crashes():
             env.close()
     assert scores["scripted"]["score"] > 0.6 and scores["scripted"]["crashed"] < 0.05
     assert scores["random"]["score"] == 0 and scores["random"]["crashed"] > 0.9
+
+
+@pytest.mark.parametrize("kwargs, match", [({"wind": 11.0}, "out of range"), ({"continuous": 2}, "out of range"),
+                                           ({"gravity": 3.0}, "unknown argument")])
+def test_bad_arguments_are_refused(kwargs, match):
+    with pytest.raises(pufferlib.APIUsageError, match=match):
+        envs.RocketLander(**kwargs)

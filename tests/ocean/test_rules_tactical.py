@@ -6,6 +6,7 @@ observation, determinism, and the renders."""
 import numpy as np
 import pytest
 
+import pufferlib
 from puffer_ocean import envs
 
 W = 7
@@ -304,3 +305,10 @@ def test_the_renders_show_the_squads():
         assert frame.shape == (192, 192, 3) and len(np.unique(frame.reshape(-1, 3), axis=0)) >= 4
     finally:
         env.close()
+
+
+@pytest.mark.parametrize("kwargs, match", [({"units": 5}, "out of range"), ({"size": 13}, "out of range"),
+                                           ({"opponent": "greedy"}, "not one of"), ({"map": "x"}, "unknown argument")])
+def test_bad_arguments_are_refused(kwargs, match):
+    with pytest.raises(pufferlib.APIUsageError, match=match):
+        envs.Tactical(**kwargs)
