@@ -87,6 +87,13 @@ CASES = {
     "boxoban": (envs.Boxoban, {"num_envs": 1024, "size": 7, "boxes": 2, "pull_moves": 12}, None),  # the shipped setting
     # one 512 x 512 map of 1,024 agents and 2,048 NPCs, as 3.0's nmmo3 default copy
     "mmo": (envs.Mmo, {"num_envs": 1, "num_agents": 1024, "map_size": 512, "num_npcs": 2048}, None),
+    # No REFERENCE rows for these three: PufferLib 3.0.0's tactical binding does not import (its .so
+    # lacks c_close: "undefined symbol: c_close"), its rocket_lander's Cython module is not built by
+    # its install (ModuleNotFoundError: pufferlib.ocean.rocket_lander.cy_rocket_lander; the header
+    # needs Box2D and raylib), and its robocode has no binding at all.
+    "tactical": (envs.Tactical, {"num_envs": 1024}, None),                   # one agent per copy (vs scripted)
+    "robocode": (envs.Robocode, {"num_envs": 1024}, None),                   # one agent per copy (vs scripted)
+    "rocket_lander": (envs.RocketLander, {"num_envs": 1024}, None),
 }
 
 

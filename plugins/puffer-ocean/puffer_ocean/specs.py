@@ -161,6 +161,16 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
             "generated 64 x 64 map: a many-agent survival world", {"num_agents": 128, "map_size": 64, "num_npcs": 32},
             _config(4, 5_000_000, 32768, 8192, learning_rate=0.003, gamma=0.99, gae_lambda=0.95, ent_coef=0.01,
                     update_epochs=1)),  # 512 agent rows: a batch is ample data; one pass keeps the update cheap
+    "tactical": ("a turn-based battle of two squads of warriors and archers on a walled 8 x 8 map against a "
+                 "scripted squad: positioning and focus fire", {},
+                 {**_config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99),
+                  "policy": {"hidden_size": 128}}),
+    "robocode": ("two tank robots in an arena, Robocode's physics (gun heat, bullet travel, energy) and a sensor cone "
+                 "on the gun, against a scripted robot that spins its gun and fires at what it sees", {},
+                 _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
+    "rocket_lander": ("land a rocket upright on a pad with a main engine and side thrusters: 2D rigid-body control "
+                      "with LunarLander's shaping", {},
+                      _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, gae_lambda=0.95)),
 }
 
 

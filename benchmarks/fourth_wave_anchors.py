@@ -1,0 +1,114 @@
+"""Anchors of ocean-tactical, ocean-robocode and ocean-rocket_lander: what random play and the
+scripted players score, the figures their README rows stand beside.
+
+For each env and seed, `--copies` copies step `--steps` times from `reset(seed=SEED)`; the row
+gives the env's logged stats over the episodes finished, median [min, max] over the seeds:
+- rocket_lander: uniformly random actions, and a scripted lander (`scripted_lander`: lean against
+  the drift, hold a sink rate that shrinks near the ground; the observation only);
+- tactical and robocode: the agent's seat played by random play (tactical: a random legal
+  destination) against each built-in opponent ("scripted", "random"), and the scripted player
+  against random play (both seats built-in players, `opponent` "none": the share of games the
+  scripted seat wins, read from the outcomes).
+
+    python benchmarks/fourth_wave_anchors.py [--seeds 3] [--copies 256] [--steps 3000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+
+import numpy as np
+
+from puffer_ocean import envs
+
+MAIN, CCW, CW, NOTHING = 1, 2, 3, 0
+
+
+def scripted_lander(obs: np.ndarray) -> np.ndarray:
+    """Discrete actions of a hand-written lander for rocket_lander observations (rows of 9)."""
+    x, h, vx, vy, angle, omega, left, right = obs[:, :8].T
+    lean = np.clip(0.5 * (1.25 * x + vx), -0.2, 0.2)
+    turn = lean - angle * np.pi - 2.0 * omega
+    fire = -np.clip(15 * h, 0.5, 6) - 10 * vy > 0.5
+    action = np.where(fire, MAIN, np.where(np.abs(turn) > 0.05, np.where(turn > 0, CCW, CW), NOTHING))
+    return np.where((left > 0) & (right > 0), NOTHING, action).astype(np.int32)
+
+
+def random_actions(env, obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Uniformly random actions; a random legal one where the observation leads with them."""
+    space = env.single_action_space
+    if getattr(env, "legal_actions", False):
+        legal = obs[:, :space.n] > 0
+        return (rng.random(legal.shape) * legal).argmax(1).astype(np.int32)
+    if hasattr(space, "nvec"):
+        return np.stack([rng.integers(0, n, env.num_agents) for n in space.nvec], 1).astype(np.int32)
+    return rng.integers(0, space.n, env.num_agents).astype(np.int32)
+
+
+def play(cls, seed: int, copies: int, steps: int, player: str, **kwargs) -> dict:
+    """The logged stats of `player` ("random" or "scripted_lander") over `steps` steps."""
+    env = cls(num_envs=copies, log_interval=10**9, **kwargs)
+    try:
+        obs, _ = env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(steps):
+            actions = scripted_lander(obs) if player == "scripted_lander" else random_actions(env, obs, rng)
+            obs, *_ = env.step(actions)
+        return env.log() or {}
+    finally:
+        env.close()
+
+
+def seat_share(cls, seed: int, copies: int, steps: int) -> dict:
+    """The share of games won (draws half) by the scripted player seated against random play."""
+    env = cls(num_envs=copies, opponent="none")
+    try:
+        env.players[:] = np.tile([1, 2], copies)  # seat 0 scripted, seat 1 random
+        env.reset(seed=seed)
+        outcomes: list[float] = []
+        actions = np.zeros((env.num_agents, *env.single_action_space.shape), np.int32)
+        for _ in range(steps):
+            _, _, term, _, _ = env.step(actions)
+            outcomes += env.outcomes[0::2][term[0::2]].tolist()
+        return {"score": float(np.mean(outcomes)), "n": len(outcomes)}
+    finally:
+        env.close()
+
+
+def spread(values: list[float]) -> str:
+    """median [min, max]."""
+    return f"{statistics.median(values):.3g} [{min(values):.3g}, {max(values):.3g}]"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--copies", type=int, default=256)
+    parser.add_argument("--steps", type=int, default=3000)
+    args = parser.parse_args()
+    seeds = range(1, args.seeds + 1)
+    cases = [
+        ("rocket_lander", "random play", lambda s: play(envs.RocketLander, s, args.copies, args.steps, "random")),
+        ("rocket_lander", "scripted lander",
+         lambda s: play(envs.RocketLander, s, args.copies, args.steps, "scripted_lander")),
+    ]
+    for name, cls in (("tactical", envs.Tactical), ("robocode", envs.Robocode)):
+        for opponent in ("scripted", "random"):
+            cases.append((name, f"random play against the {opponent} opponent",
+                          lambda s, cls=cls, o=opponent: play(cls, s, args.copies, args.steps, "random", opponent=o)))
+        cases.append((name, "the scripted player against random play (seats)",
+                      lambda s, cls=cls: seat_share(cls, s, args.copies, args.steps)))
+    print(f"{args.copies} copies x {args.steps} steps per seed, seeds 1-{args.seeds}; median [min, max] over seeds")
+    print("| env | player | score | other stats | episodes per seed |")
+    print("|---|---|---|---|---|")
+    for name, player, run in cases:
+        logs = [run(seed) for seed in seeds]
+        keys = [k for k in logs[0] if k not in ("score", "n", "episode_return", "episode_length")]
+        others = ", ".join(f"{k} {spread([log[k] for log in logs])}" for k in keys)
+        print(f"| {name} | {player} | {spread([log['score'] for log in logs])} | {others or '-'} | "
+              f"{spread([log['n'] for log in logs])} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
