@@ -63,8 +63,9 @@ def test_the_opening_hands_decks_and_first_turn(game):
     assert game.num_agents == 2 and game.game_seats == 2
     assert game.masks.tolist() == [True, False]
     # player 0 draws no card in its first turn
-    assert [game.field(n) for n in ("hand_n[0]", "deck_n[0]", "crystals[0]", "mana[0]", "lives[0]")] == [3, 17, 1, 1, 20]
-    assert [game.field(n) for n in ("hand_n[1]", "deck_n[1]", "crystals[1]", "mana[1]", "lives[1]")] == [4, 16, 0, 0, 20]
+    fields = ("hand_n[{}]", "deck_n[{}]", "crystals[{}]", "mana[{}]", "lives[{}]")
+    assert [game.field(n.format(0)) for n in fields] == [3, 17, 1, 1, 20]
+    assert [game.field(n.format(1)) for n in fields] == [4, 16, 0, 0, 20]
     assert game.field("turn") == 1 and game.field("to_move") == 0
     assert all(0 <= card < len(POOL) for p in (0, 1) for card in hand(game, p))
     assert not game.observations[1][:N_ACTIONS].any() and game.observations[0][END] == 1  # the waiting seat: no moves
@@ -173,7 +174,7 @@ def test_games_are_truncated_after_max_steps_without_an_outcome():
     env = envs.Tcg(num_envs=1, opponent="none", max_steps=3)
     try:
         env.reset(seed=0)
-        for i in range(3):
+        for _ in range(3):
             _, rew, term, trunc, _ = act(env, END)
         assert trunc.all() and not term.any() and rew.tolist() == [0, 0] and np.isnan(env.outcomes).all()
     finally:
