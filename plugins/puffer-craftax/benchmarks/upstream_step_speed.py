@@ -8,7 +8,9 @@ from a scratch folder: importing upstream 3.0 makes a `resources` link in the wo
 Upstream's `pufferlib.environments.craftax.make` builds `pufferlib.emulation.GymnaxPufferEnv` over
 Craftax's own auto-reset env: `jax.jit(jax.vmap(env.step))`, which generates a fresh world for
 every copy at every step and keeps the one it needs. Same XLA thread setting and the same step
-counts as step_speed.py, so the two print comparable rows.
+counts as step_speed.py, so the two print comparable rows. Upstream's wrapper does not run as
+released: this script replaces its space conversion (`_spaces_shim`) and gives jax 0.10 back the
+`jax.dlpack.to_dlpack` it calls (removed from jax; an identity, as torch takes the array itself).
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ import argparse
 import os
 import resource
 import statistics
+import sys
 import time
+import types
 
 NAMES = {"classic": "Craftax-Classic-Symbolic-v1", "full": "Craftax-Symbolic-v1"}
 
@@ -29,6 +33,24 @@ def cpu_seconds() -> float:
 
 def summary(values: list[float]) -> str:
     return f"{min(values):8.1f} {statistics.median(values):8.1f} {max(values):8.1f}"
+
+
+def _spaces_shim() -> types.ModuleType:
+    """Stands in for `gymnax.spaces`: upstream's `GymnaxPufferEnv` converts the env's spaces with
+    `gymnax.spaces.gymnax_space_to_gym_space`, which no released gymnax has (1.0.1 has it in
+    `gymnax.environments.spaces`, and it refuses craftax's own Box: `NotImplementedError:
+    Conversion of Box not supported`). Only that conversion is replaced; the stepping is upstream's."""
+    import gymnasium
+    import numpy as np
+
+    def convert(space):
+        if hasattr(space, "n"):
+            return gymnasium.spaces.Discrete(int(space.n))
+        return gymnasium.spaces.Box(float(space.low), float(space.high), tuple(space.shape), np.dtype(space.dtype))
+
+    module = types.ModuleType("gymnax.spaces")
+    module.gymnax_space_to_gym_space = convert
+    return module
 
 
 def main() -> None:
@@ -51,6 +73,10 @@ def main() -> None:
         jax.config.update("jax_persistent_cache_min_compile_time_secs", 0)
     import pufferlib
     from pufferlib.environments.craftax.environment import make
+
+    sys.modules["gymnax.spaces"] = _spaces_shim()
+    if not hasattr(jax.dlpack, "to_dlpack"):  # removed from jax; torch.from_dlpack takes the array itself
+        jax.dlpack.to_dlpack = lambda array: array
 
     print(f"# {time.strftime('%Y-%m-%d %H:%M:%S %Z')}  load {os.getloadavg()}  upstream pufferlib {pufferlib.__version__} "
           f"jax {jax.__version__} XLA_FLAGS={os.environ['XLA_FLAGS']!r}", flush=True)
