@@ -108,7 +108,8 @@ def main() -> None:
             env.observations[:] = obs
         copy_us = 1e6 * (time.time() - w) / (100 * n)
         for name, (wall, cpu) in rows.items():
-            print(f"N={n:5d}  {name:20s} wall {summary(wall)}   CPU {summary(cpu)}   ({steps} steps/repeat)", flush=True)
+            print(f"N={n:5d}  {name:20s} wall {summary(wall)}   CPU {summary(cpu)}   ({steps} steps/repeat)",
+                  flush=True)
         print(f"N={n:5d}  observation copy out of JAX: {copy_us:.2f} us per env-step "
               f"({obs.nbytes / n:.0f} bytes); episodes ended in the last repeat: {ends}", flush=True)
         env.close()

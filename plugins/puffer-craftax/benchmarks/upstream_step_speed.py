@@ -78,8 +78,9 @@ def main() -> None:
     if not hasattr(jax.dlpack, "to_dlpack"):  # removed from jax; torch.from_dlpack takes the array itself
         jax.dlpack.to_dlpack = lambda array: array
 
-    print(f"# {time.strftime('%Y-%m-%d %H:%M:%S %Z')}  load {os.getloadavg()}  upstream pufferlib {pufferlib.__version__} "
-          f"jax {jax.__version__} XLA_FLAGS={os.environ['XLA_FLAGS']!r}", flush=True)
+    print(f"# {time.strftime('%Y-%m-%d %H:%M:%S %Z')}  load {os.getloadavg()}  "
+          f"upstream pufferlib {pufferlib.__version__} jax {jax.__version__} "
+          f"XLA_FLAGS={os.environ['XLA_FLAGS']!r}", flush=True)
     rng = np.random.default_rng(0)
     for n in args.batch:
         env = make(NAMES[args.variant], num_envs=n)

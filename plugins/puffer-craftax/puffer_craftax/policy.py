@@ -36,7 +36,8 @@ class CraftaxMLP(nn.Module):
             raise APIUsageError(f"num_layers must be an int >= 1, got {num_layers!r}.")
         self.hidden_size = hidden_size
         sizes = [int(np.prod(shape))] + [hidden_size] * num_layers
-        self.encoder = nn.Sequential(*(m for a, b in zip(sizes, sizes[1:]) for m in (layer_init(nn.Linear(a, b)), nn.ReLU())))
+        layers = [(layer_init(nn.Linear(a, b)), nn.ReLU()) for a, b in zip(sizes, sizes[1:])]
+        self.encoder = nn.Sequential(*(m for pair in layers for m in pair))
         self.head = ActionHead(env.single_action_space, hidden_size)
 
     def encode_observations(self, obs: torch.Tensor) -> torch.Tensor:
