@@ -55,6 +55,7 @@ SMOKE_ENV = {
     "puffer-vizdoom": "vizdoom-basic",
     "puffer-retro": "retro-airstriker-genesis",
     "puffer-magent2": "magent2-battle",
+    "puffer-craftax": "craftax-classic",
     "puffer-loggers": "gym-CartPole-v1",
 }
 #: plugin -> the other plugins of ours it requires (MiniHack runs on NetHack's nle)
