@@ -81,6 +81,7 @@ CASES = {
     "drive": (envs.Drive, {"num_envs": 32}, None),                           # 32 cars a copy, 1,024 agents
     "moba": (envs.Moba, {"num_envs": 256}, None),                            # 5 heroes a copy against the scripted team
     "tcg": (envs.Tcg, {"num_envs": 1024}, None),                            # PufferLib 3.0's tcg has no binding
+    "impulse_wars": (envs.ImpulseWars, {"num_envs": 1024}, None),           # 3.0's binding is not built (box2d)
 }
 
 
