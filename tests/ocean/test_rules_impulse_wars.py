@@ -1,6 +1,6 @@
 """Rules of ocean-impulse_wars: thrust and damping, the burst's kick and cooldown, drone-drone and
 wall contacts, death in a pit, the end of a game (win, loss, draw, truncation) with outcomes and
-knockouts, masks of dead drones, the observation layout, the built-in drones, determinism and the
+knockouts, the step cost, masks of dead drones, the observation layout, the built-in drones, determinism and the
 renders."""
 
 import math
@@ -119,6 +119,27 @@ def test_dying_together_is_a_draw_and_max_steps_truncates():
         for _ in range(3):
             _, rew, term, trunc, _ = env.step(act((NONE, 0), (NONE, 0)))
         assert trunc.all() and not term.any() and rew.tolist() == [0, 0] and np.isnan(env.outcomes).all()
+    finally:
+        env.close()
+
+
+def test_the_step_cost_is_paid_every_step_and_counts_in_the_return():
+    env = make(opponent="none", max_steps=3, pits=0, step_cost=0.1)
+    try:
+        for _ in range(3):
+            _, rew, _, trunc, _ = env.step(act((NONE, 0), (NONE, 0)))
+            np.testing.assert_allclose(rew, [-0.1, -0.1], rtol=1e-6)
+        assert trunc.all() and env.log()["episode_return"] == pytest.approx(-0.3)
+        env.set_field("num_pits", 1)
+        env.set_field("pit_x[0]", 10.0)
+        env.set_field("pit_y[0]", 6.5)
+        place(env, 0, 7.0, 8.0)
+        place(env, 1, 8.5, 8.0)
+        env.step(act((NONE, 1), (NONE, 0)))
+        _, rew, term, _, _ = env.step(act((NONE, 0), (NONE, 0)))  # drone 1 falls in: the win after the cost
+        assert term.all()
+        np.testing.assert_allclose(rew, [0.9, -1.1], rtol=1e-6)
+        assert env.log()["episode_return"] == pytest.approx(0.5 * (0.8 - 1.2))
     finally:
         env.close()
 

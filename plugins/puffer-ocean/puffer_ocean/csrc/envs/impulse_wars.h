@@ -15,7 +15,9 @@
  * reversed with restitution 0.5; (4) a drone whose circle overlaps a pit dies (it leaves the
  * arena); (5) cooldowns count down. The game ends when at most one drone lives: the survivor wins
  * (+1, outcome 1), the others lose (-1, outcome 0); drones that die in the same step as the last
- * rival draw (0, outcome 0.5). It is truncated after `max_steps` steps (reward 0, no outcome).
+ * rival draw (0, outcome 0.5). It is truncated after `max_steps` steps (reward 0, no outcome). Each
+ * step also costs every drone alive at its start `step_cost` (default 0; the shipped training
+ * config sets 1 / max_steps, so that running out the clock is worth as little as a loss).
  *
  * Actions MultiDiscrete([9, 2]): a move (0 none, 1-8 the compass directions counterclockwise from
  * east: 1 east, 3 north, 5 west, 7 south) and fire (1). Observation (35 floats, the row's own
@@ -43,7 +45,8 @@
 #define IW_MAXD 4
 #define IW_MAXP 4
 #define PARAMS(P) P(int, num_drones, 2, 2, IW_MAXD) P(int, opponent, 1, 0, 2) P(int, size, 16, 8, 40) \
-    P(int, pits, 2, 0, IW_MAXP) P(int, cooldown, 15, 1, 1000) P(int, max_steps, 500, 1, 10000000)
+    P(int, pits, 2, 0, IW_MAXP) P(int, cooldown, 15, 1, 1000) P(int, max_steps, 500, 1, 10000000) \
+    P(float, step_cost, 0, 0, 1)
 #define IW_DRONE_FIELDS(F, i) F(float, x[i]) F(float, y[i]) F(float, vx[i]) F(float, vy[i]) \
     F(int, cooldown_left[i]) F(int, alive[i])
 #define IW_PIT_FIELDS(F, i) F(float, pit_x[i]) F(float, pit_y[i])
@@ -76,6 +79,7 @@ typedef struct {
     float x[IW_MAXD], y[IW_MAXD], vx[IW_MAXD], vy[IW_MAXD];
     int cooldown_left[IW_MAXD], alive[IW_MAXD];
     int hit_by[IW_MAXD], hit_tick[IW_MAXD], knockouts[IW_MAXD];
+    float ret[IW_MAXD];  /* each drone's return this game */
     float pit_x[IW_MAXP], pit_y[IW_MAXP];  /* lower-left corners */
     int num_pits, agent_player, tick;
 } Env;
@@ -150,7 +154,7 @@ static void c_reset(Env* env) {
         env->vx[d] = env->vy[d] = 0;
         env->cooldown_left[d] = 0;
         env->alive[d] = on;
-        env->hit_by[d] = -1; env->hit_tick[d] = 0; env->knockouts[d] = 0;
+        env->hit_by[d] = -1; env->hit_tick[d] = 0; env->knockouts[d] = 0; env->ret[d] = 0;
     }
     env->num_pits = 0;
     for (int i = 0; i < IW_MAXP; i++) env->pit_x[i] = env->pit_y[i] = 0;
@@ -249,13 +253,14 @@ static void iw_end(Env* env, int winner, const int* died_now, int truncated) {
     for (int k = 0; k < iw_rows(env); k++) {
         int me = iw_drone_of(env, k);
         float result = winner == me ? OCEAN_WIN : winner < 0 && died_now[me] ? OCEAN_DRAW : OCEAN_LOSS;
-        env->p.rewards[k] = truncated ? 0.0f : 2 * result - 1;
+        env->p.rewards[k] += truncated ? 0.0f : 2 * result - 1;  /* after this step's step_cost */
+        env->ret[me] += env->p.rewards[k];
         env->p.terminals[k] = !truncated;
         env->p.truncations[k] = (uint8_t)truncated;
         env->p.masks[k] = 1;
         ocean_outcome(&env->p, k, truncated ? NAN : result);
         ocean_keep_final(&env->p, k);
-        LOG_EPISODE(&env->log, .score = !truncated && winner == me, .episode_return = env->p.rewards[k],
+        LOG_EPISODE(&env->log, .score = !truncated && winner == me, .episode_return = env->ret[me],
                     .episode_length = env->tick, .knockouts = env->knockouts[me]);
     }
     c_reset(env);
@@ -320,14 +325,24 @@ static void c_step(Env* env) {
         living++;
         survivor = d;
     }
+    for (int k = 0; k < rows; k++) {  /* the cost of a step to every drone that began it alive */
+        int me = iw_drone_of(env, k);
+        if (env->alive[me] || died_now[me]) env->p.rewards[k] = -env->step_cost;
+    }
     iw_observe(env);
     int agent_dead = env->opponent != IW_NONE && !env->alive[env->agent_player];
     if (living <= 1 || agent_dead) {
         iw_end(env, living >= 1 ? survivor : -1, died_now, 0);  /* a dead agent with rivals left loses */
         return;
     }
-    for (int k = 0; k < rows; k++) env->p.masks[k] = (uint8_t)env->alive[iw_drone_of(env, k)];
-    if (env->tick >= env->max_steps) iw_end(env, -1, died_now, 1);
+    if (env->tick >= env->max_steps) {
+        iw_end(env, -1, died_now, 1);
+        return;
+    }
+    for (int k = 0; k < rows; k++) {
+        env->p.masks[k] = (uint8_t)env->alive[iw_drone_of(env, k)];
+        env->ret[iw_drone_of(env, k)] += env->p.rewards[k];
+    }
 }
 
 /* One character per unit cell: '#' the walls, 'X' pits, 'A'-'D' the drones ('a'-'d' cooling). */
