@@ -143,7 +143,7 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
              "policy": {"hidden_size": 128}}),
     "impulse_wars": ("two drones in a walled arena with death pits: push the scripted drone into a pit with an "
                      "impulse burst before it pushes you (2D circle physics)",
-                     {"step_cost": 0.002},  # 1 / max_steps: running out the clock is worth a loss (README)
+                     {},  # step_cost 0.002 (running out the clock worth a loss) did not win more (README)
                      _config(256, 8_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.002)),
 }
 

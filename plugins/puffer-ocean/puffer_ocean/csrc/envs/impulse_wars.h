@@ -16,8 +16,8 @@
  * arena); (5) cooldowns count down. The game ends when at most one drone lives: the survivor wins
  * (+1, outcome 1), the others lose (-1, outcome 0); drones that die in the same step as the last
  * rival draw (0, outcome 0.5). It is truncated after `max_steps` steps (reward 0, no outcome). Each
- * step also costs every drone alive at its start `step_cost` (default 0; the shipped training
- * config sets 1 / max_steps, so that running out the clock is worth as little as a loss).
+ * step also costs every drone alive at its start `step_cost` (default 0; at 1 / max_steps running
+ * out the clock is worth as little as a loss).
  *
  * Actions MultiDiscrete([9, 2]): a move (0 none, 1-8 the compass directions counterclockwise from
  * east: 1 east, 3 north, 5 west, 7 south) and fire (1). Observation (35 floats, the row's own
