@@ -26,7 +26,7 @@ def play(first: str, second: str, games: int, seed: int, copies: int = 256) -> d
     try:
         seats = np.zeros((copies, 2), np.int8)
         seats[: copies // 2] = NAMES[first], NAMES[second]
-        seats[copies // 2:] = NAMES[second], NAMES[first]
+        seats[copies // 2 :] = NAMES[second], NAMES[first]
         env.players[:] = seats.reshape(-1)
         env.reset(seed=seed)
         first_row = np.r_[np.zeros(copies // 2, int), np.ones(copies - copies // 2, int)] + 2 * np.arange(copies)
@@ -47,14 +47,20 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    for first, second in (("random", "scripted"), ("random", "random"), ("scripted", "scripted"),
-                          ("scripted", "random")):
+    for first, second in (
+        ("random", "scripted"),
+        ("random", "random"),
+        ("scripted", "scripted"),
+        ("scripted", "random"),
+    ):
         c = play(first, second, args.games, args.seed)
         decided = c["won"] + c["lost"]
         total = sum(c.values())
-        print(f"{first:>8} vs {second:<8} won {c['won']:5d} drawn {c['drawn']:4d} lost {c['lost']:5d} "
-              f"truncated {c['truncated']:5d}  win rate of decided {c['won'] / max(decided, 1):.3f}  "
-              f"of all {c['won'] / total:.3f}")
+        print(
+            f"{first:>8} vs {second:<8} won {c['won']:5d} drawn {c['drawn']:4d} lost {c['lost']:5d} "
+            f"truncated {c['truncated']:5d}  win rate of decided {c['won'] / max(decided, 1):.3f}  "
+            f"of all {c['won'] / total:.3f}"
+        )
 
 
 if __name__ == "__main__":

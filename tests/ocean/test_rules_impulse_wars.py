@@ -91,11 +91,13 @@ def test_pushed_into_a_pit_the_drone_dies_and_the_pusher_wins(duel):
     duel.set_field("pit_y[0]", 6.5)  # the pit spans x 10-13, y 6.5-9.5
     place(duel, 0, 7.0, 8.0)
     place(duel, 1, 8.5, 8.0)  # 1 unit from the pit's edge
-    for steps in range(1, 6):
+    ends = []
+    for _ in range(5):
         _, rew, term, trunc, _ = duel.step(act((NONE, 1), (NONE, 0)))
+        ends.append(bool(term.any()))
         if term.any():
             break
-    assert steps == 2 and term.all() and not trunc.any()
+    assert ends == [False, True] and term.all() and not trunc.any()
     assert rew.tolist() == [1, -1] and duel.outcomes.tolist() == [1.0, 0.0]
     log = duel.log()
     assert log["score"] == 0.5 and log["knockouts"] == 0.5  # the pusher's row: one knockout, a win
