@@ -94,6 +94,7 @@ CASES = {
     "tactical": (envs.Tactical, {"num_envs": 1024}, None),                   # one agent per copy (vs scripted)
     "robocode": (envs.Robocode, {"num_envs": 1024}, None),                   # one agent per copy (vs scripted)
     "rocket_lander": (envs.RocketLander, {"num_envs": 1024}, None),
+    "impulse_wars": (envs.ImpulseWars, {"num_envs": 1024}, None),           # 3.0's binding is not built (box2d)
 }
 
 
