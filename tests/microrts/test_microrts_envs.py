@@ -72,6 +72,23 @@ def test_the_jvm_leaves_the_process_signals_to_python():
     assert proc.returncode == 0 and proc.stdout == "KeyboardInterrupt\n", (proc.returncode, proc.stderr[-2000:])
 
 
+def test_the_main_thread_keeps_its_stack_once_the_jvm_runs(tmp_path):
+    """A JVM created on the main thread guards that thread's stack at -Xss (1 MB by default): native
+    code that needs more there afterwards died of SIGSEGV without a word (Procgen's reset did, which
+    ended a pytest worker that had run these tests). 4 MB of C stack must still be usable."""
+    source = tmp_path / "stack.c"
+    source.write_text("int use_stack(int kib) { volatile char buf[kib * 1024]; for (int i = 0; i < kib * 1024; "
+                      "i += 512) buf[i] = (char)i; return buf[0] + kib; }\n")
+    library = tmp_path / "libstack.so"
+    subprocess.run(["gcc", "-O0", "-shared", "-fPIC", "-o", str(library), str(source)], check=True, timeout=60)
+    code = ("import ctypes, pufferlib\n"
+            "env = pufferlib.make('microrts-vs-randombiased', num_envs=1, backend='serial', num_games=1)\n"
+            "env.reset(seed=0)\n"
+            f"print(ctypes.CDLL({str(library)!r}).use_stack(4096), flush=True)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout == "4096\n", (proc.returncode, proc.stderr[-2000:])
+
+
 def test_reset_gives_feature_planes_and_masks_of_the_agents_units_only():
     env = MicroRTSEnv(num_games=2, max_steps=50)
     try:

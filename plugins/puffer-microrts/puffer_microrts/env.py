@@ -103,6 +103,14 @@ def _map_file(name: str) -> Path:
     return path
 
 
+def _main_stack_kb() -> int:
+    """The main thread's stack limit in KiB (`ulimit -s`; 8 MiB when unlimited or unknown)."""
+    import resource
+
+    soft, _ = resource.getrlimit(resource.RLIMIT_STACK)
+    return 8192 if soft in (resource.RLIM_INFINITY, -1) or soft <= 0 else max(soft // 1024, 1024)
+
+
 def _start_jvm() -> Any:
     """Start the JVM with microrts.jar on its class path, once per process; return jpype."""
     global _JVM_PID
@@ -128,7 +136,11 @@ def _start_jvm() -> Any:
     # The process's signals stay Python's: without -Xrs and interrupt=False the JVM takes SIGINT,
     # SIGTERM, SIGHUP and SIGQUIT for its own shutdown (Ctrl-C or a scheduler's SIGTERM would end
     # the process at once, skipping the trainer's save and the vectorizer's cleanup).
-    jpype.startJVM("-Djava.awt.headless=true", "-Xrs", convertStrings=False, interrupt=False)
+    # -Xss: a JVM created on the main thread guards that thread's stack at -Xss (1 MB by default)
+    # from the top, so native code that needs more on the main thread afterwards (Procgen's reset
+    # does) dies of SIGSEGV, silently: the process keeps the whole stack its limit gives it.
+    jpype.startJVM("-Djava.awt.headless=true", "-Xrs", f"-Xss{_main_stack_kb()}k", convertStrings=False,
+                   interrupt=False)
     _JVM_PID = os.getpid()
     return jpype
 
