@@ -54,13 +54,16 @@ $(STAMP): pyproject.toml $(PLUGINS) $(NODEPS) $(NOBUILDISO)
 
 install: $(STAMP)
 
-# Two parts: the tests that may share the machine in parallel (pytest-xdist, one worker per
-# core), then the `serial` ones alone (tests/conftest.py says which and why). A worker that
-# dies (a crash in native code) ends the run at once, naming its test: pytest-xdist 3.8's
-# replacement worker under --dist loadgroup never got the dead worker's tests, and the run
-# waited until CI's time limit.
+# Three parts: the tests that may share the machine in parallel (pytest-xdist, one worker per
+# core), microRTS's in a process of their own, then the `serial` ones alone (tests/conftest.py
+# says which and why). microRTS's JVM stays in the process that started it and breaks other
+# native code there (NLE's reset segfaulted in a worker that had run them and JAX's tests), so
+# no other test shares its process. A worker that dies ends the run at once, naming its test:
+# pytest-xdist 3.8's replacement worker under --dist loadgroup never got the dead worker's
+# tests, and the run waited until CI's time limit.
 test: $(STAMP) $(BUILT)
-	$(PY) -m pytest tests -q -n auto --dist loadgroup --max-worker-restart 0 -m "not serial" --durations=15
+	$(PY) -m pytest tests -q -n auto --dist loadgroup --max-worker-restart 0 -m "not serial" --ignore=tests/microrts --durations=15
+	$(PY) -m pytest tests/microrts -q --durations=5
 	$(PY) -m pytest tests -q -m serial --durations=5
 
 # ruff over every Python file, mypy over the core ([tool.mypy] in pyproject.toml), and the
