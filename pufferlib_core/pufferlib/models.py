@@ -213,6 +213,25 @@ class Convolutional(ImagePolicy):
         self.network = nn.Sequential(convs, layer_init(nn.Linear(flat, hidden_size)), nn.ReLU())
 
 
+class SmallConvolutional(ImagePolicy):
+    """The network of the first DQN paper (Mnih et al. 2013), sized for training on CPUs:
+    `cnn_width` 8x8 filters with stride 4, twice as many 4x4 filters with stride 2, and
+    `hidden_size` units; about 6 MFLOP for four 84x84 grayscale frames, a third of
+    `Convolutional`. `channels_last`: frames are (H, W, C) rather than (C, H, W)."""
+
+    def __init__(self, env: EnvSpaces, cnn_width: int = 16, hidden_size: int = 256, channels_last: bool = False):
+        super().__init__()
+        c, h, w = self._setup(env, channels_last, hidden_size)
+        if min(h, w) < 20:
+            raise APIUsageError(f"{type(self).__name__} takes frames of at least 20x20 (its two strided "
+                                f"convolutions); this env's are {h}x{w}. Use models.Default for small grids.")
+        convs = nn.Sequential(
+            layer_init(nn.Conv2d(c, cnn_width, 8, stride=4)), nn.ReLU(),
+            layer_init(nn.Conv2d(cnn_width, 2 * cnn_width, 4, stride=2)), nn.ReLU(), nn.Flatten())
+        flat = convs(torch.zeros(1, c, h, w)).shape[1]
+        self.network = nn.Sequential(convs, layer_init(nn.Linear(flat, hidden_size)), nn.ReLU())
+
+
 class _ResidualBlock(nn.Module):
     def __init__(self, channels: int):
         super().__init__()

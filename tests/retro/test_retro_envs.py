@@ -27,7 +27,7 @@ def test_one_id_per_game_whose_rom_ships():
     s = spec("retro-airstriker-genesis")
     assert s.kwargs["game"] == "Airstriker-Genesis-v0" and s.package == "puffer-retro"
     assert s.kwargs["frameskip"] == 4 and s.kwargs["repeat_action_probability"] == 0.25
-    assert s.policy == "puffer_retro.policy:RetroCNN"
+    assert s.policy == "pufferlib.models:SmallConvolutional"
     assert spec("retro-airstriker").id == s.id
     assert s.config["vec"] == {"num_envs": 8, "num_workers": 0}  # 0: the vectorizer picks, by the cores
 

@@ -14,7 +14,7 @@ from pufferlib import EnvSpec
 PACKAGE = "puffer-retro"
 PREFIX = "retro-"
 CREATOR = "puffer_retro.env:make"
-POLICY = "puffer_retro.policy:RetroCNN"
+POLICY = "pufferlib.models:SmallConvolutional"
 
 #: The eight directions of a pad and no direction, in action order.
 _DIRECTIONS: tuple[tuple[str, ...], ...] = (
@@ -50,7 +50,7 @@ DEFAULTS: dict = {
 #: Training settings of every id: PPO's Atari settings (CleanRL's ppo_atari: 8 envs x 128 steps,
 #: minibatches of 256, GAE 0.95, entropy 0.01) with 2 epochs instead of 4 and a learning rate of
 #: 5e-4 instead of 2.5e-4 (fewer, larger updates: on a CPU the update cost as much as the emulators),
-#: clip 0.2, over 8 emulators with the small CNN of puffer_retro.policy. `num_workers` 0 lets the
+#: clip 0.2, over 8 emulators with pufferlib.models.SmallConvolutional. `num_workers` 0 lets the
 #: vectorizer choose (as many as the cores, dividing num_envs): with one env per worker no env
 #: needs a child process of its own (stable-retro runs one emulator per process; see
 #: puffer_retro.env). The README's runs used 8 workers. See the README for what they reached.

@@ -55,6 +55,8 @@ def test_default_encodes_dict_observations_per_leaf():
     (models.Convolutional, (84, 84, 4), {"channels_last": True}),
     (models.Convolutional, (4, 84, 84), {}),
     (models.ImpalaResNet, (64, 64, 3), {}),
+    (models.SmallConvolutional, (4, 84, 84), {}),
+    (models.SmallConvolutional, (64, 64, 3), {"channels_last": True}),
 ])
 def test_image_policies(cls, shape, kwargs):
     env = fake_env(spaces.Box(0, 255, shape, np.uint8), spaces.Discrete(6))
@@ -109,3 +111,11 @@ def test_actor_critic_runs_under_the_lstm_at_twice_its_width():
     assert logits.shape == (5, 3) and value.shape == (5, 1)
     with pytest.raises(APIUsageError, match="rnn.hidden_size=8"):
         wrap_recurrent(env, models.ActorCritic(env, hidden_size=8), hidden_size=8)
+
+
+def test_small_convolutional_refuses_frames_its_strides_cannot_cover():
+    from pufferlib.errors import APIUsageError
+
+    env = fake_env(spaces.Box(0, 255, (4, 16, 16), np.uint8), spaces.Discrete(6))
+    with pytest.raises(APIUsageError, match="at least 20x20.*16x16"):
+        models.SmallConvolutional(env)
