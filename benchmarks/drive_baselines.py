@@ -17,11 +17,11 @@ Checkpoint rows are numbered in the order given. The random and scripted rows ne
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from collections.abc import Callable
 
 import numpy as np
+from anchors import checkpoint_name, checkpoint_player, spread
 
 from puffer_ocean import envs
 from puffer_ocean.drive import scripted_actions
@@ -51,12 +51,6 @@ def random_actions(obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return rng.integers(0, [5, 9], (len(obs), 2)).astype(np.int32)
 
 
-def checkpoint_player(path: str, sampled: bool) -> Callable[[np.ndarray, np.random.Generator], np.ndarray]:
-    """The policy of a checkpoint (or run folder), greedy unless `sampled`."""
-    import pufferlib
-
-    agent = pufferlib.load(path, env="ocean-drive")
-    return lambda obs, rng: np.asarray(agent.act(obs, deterministic=not sampled)[0], np.int32).reshape(len(obs), 2)
 
 
 def main() -> None:
@@ -70,18 +64,14 @@ def main() -> None:
     args = parser.parse_args()
     players = {"random": random_actions, "scripted": lambda obs, rng: scripted_actions(obs)}
     for i, path in enumerate(args.checkpoint, 1):
-        players[f"checkpoint {i} (" + ("sampled" if args.sampled else "greedy") + ")"] = \
-            checkpoint_player(path, args.sampled)
+        players[checkpoint_name(i, args.sampled)] = checkpoint_player(path, "ocean-drive", args.sampled)
     print(f"ocean-drive, default env kwargs, {args.copies} copies x 32 cars, {args.steps} steps per seed, "
           f"seeds 1..{args.seeds}: median [min, max] over the seeds of the per-episode rates")
     print(f"{'player':<22}" + "".join(f"{name:>27}" for name in RATES) + f"{'episodes':>10}{'seconds':>9}")
     for name, choose in players.items():
         start = time.perf_counter()
         runs = [play(choose, args.copies, args.steps, seed) for seed in range(1, args.seeds + 1)]
-        cells = []
-        for rate in RATES:
-            values = sorted(run[rate] for run in runs)
-            cells.append(f"{statistics.median(values):.4f} [{values[0]:.4f}, {values[-1]:.4f}]")
+        cells = [spread([run[rate] for run in runs], ".4f") for rate in RATES]
         episodes = sum(int(run["n"]) for run in runs)
         print(f"{name:<22}" + "".join(f"{cell:>27}" for cell in cells) +
               f"{episodes:>10}{time.perf_counter() - start:>9.1f}")

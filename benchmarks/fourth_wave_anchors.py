@@ -16,9 +16,9 @@ gives the env's logged stats over the episodes finished, median [min, max] over 
 from __future__ import annotations
 
 import argparse
-import statistics
 
 import numpy as np
+from anchors import spread
 
 from puffer_ocean import envs
 
@@ -74,11 +74,6 @@ def seat_share(cls, seed: int, copies: int, steps: int) -> dict:
         return {"score": float(np.mean(outcomes)), "n": len(outcomes)}
     finally:
         env.close()
-
-
-def spread(values: list[float]) -> str:
-    """median [min, max]."""
-    return f"{statistics.median(values):.3g} [{min(values):.3g}, {max(values):.3g}]"
 
 
 def main() -> None:

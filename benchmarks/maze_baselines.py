@@ -17,11 +17,11 @@ Checkpoint rows are numbered in the order given. The random and wall-follower ro
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from collections.abc import Callable
 
 import numpy as np
+from anchors import checkpoint_name, checkpoint_player, spread
 
 from puffer_ocean import envs
 from puffer_ocean.maze import wall_follower_actions
@@ -50,12 +50,6 @@ def random_actions(obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return rng.integers(0, 4, len(obs)).astype(np.int32)
 
 
-def checkpoint_player(path: str, sampled: bool) -> Callable[[np.ndarray, np.random.Generator], np.ndarray]:
-    """The policy of a checkpoint (or run folder), greedy unless `sampled`."""
-    import pufferlib
-
-    agent = pufferlib.load(path, env="ocean-maze")
-    return lambda obs, rng: np.asarray(agent.act(obs, deterministic=not sampled)[0], np.int32).reshape(len(obs))
 
 
 def main() -> None:
@@ -76,18 +70,14 @@ def main() -> None:
         maze["max_steps"] = args.max_steps
     players = {"random": random_actions, "wall follower": lambda obs, rng: wall_follower_actions(obs)}
     for i, path in enumerate(args.checkpoint, 1):
-        players[f"checkpoint {i} (" + ("sampled" if args.sampled else "greedy") + ")"] = \
-            checkpoint_player(path, args.sampled)
+        players[checkpoint_name(i, args.sampled)] = checkpoint_player(path, "ocean-maze", args.sampled)
     print(f"ocean-maze {maze}, {args.copies} copies, {args.steps} steps per seed, seeds 1..{args.seeds}: "
           "median [min, max] over the seeds, per ended episode")
     print(f"{'player':<22}" + "".join(f"{name:>28}" for name in STATS) + f"{'episodes':>10}{'seconds':>9}")
     for name, choose in players.items():
         start = time.perf_counter()
         runs = [play(choose, args.copies, args.steps, seed, maze) for seed in range(1, args.seeds + 1)]
-        cells = []
-        for stat in STATS:
-            values = sorted(run[stat] for run in runs)
-            cells.append(f"{statistics.median(values):.4f} [{values[0]:.4f}, {values[-1]:.4f}]")
+        cells = [spread([run[stat] for run in runs], ".4f") for stat in STATS]
         episodes = sum(int(run["n"]) for run in runs)
         print(f"{name:<22}" + "".join(f"{cell:>28}" for cell in cells) +
               f"{episodes:>10}{time.perf_counter() - start:>9.1f}")

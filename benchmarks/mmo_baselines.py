@@ -19,11 +19,11 @@ Checkpoint rows are numbered in the order given. The random and forager rows nee
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 from collections.abc import Callable
 
 import numpy as np
+from anchors import checkpoint_name, checkpoint_player, spread
 
 from puffer_ocean import envs, specs
 from puffer_ocean.mmo import forager_actions
@@ -56,12 +56,6 @@ def random_actions(obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return rng.integers(0, 8, len(obs)).astype(np.int32)
 
 
-def checkpoint_player(path: str, sampled: bool) -> Callable[[np.ndarray, np.random.Generator], np.ndarray]:
-    """The policy of a checkpoint (or run folder), greedy unless `sampled`."""
-    import pufferlib
-
-    agent = pufferlib.load(path, env="ocean-mmo")
-    return lambda obs, rng: np.asarray(agent.act(obs, deterministic=not sampled)[0], np.int32).reshape(len(obs))
 
 
 def main() -> None:
@@ -77,8 +71,7 @@ def main() -> None:
     anchors = {"random": random_actions, "forager": forager_actions}
     players = {name: anchors[name] for name in args.players.split(",") if name in anchors}
     for i, path in enumerate(args.checkpoint, 1):
-        players[f"checkpoint {i} (" + ("sampled" if args.sampled else "greedy") + ")"] = \
-            checkpoint_player(path, args.sampled)
+        players[checkpoint_name(i, args.sampled)] = checkpoint_player(path, "ocean-mmo", args.sampled)
     print(f"ocean-mmo, the spec's env kwargs, {args.copies} copies x 128 agents, {args.steps} steps per seed, "
           f"seeds 1..{args.seeds}: median [min, max] over the seeds of the per-life means")
     for name, choose in players.items():
@@ -86,8 +79,7 @@ def main() -> None:
         runs = [play(choose, args.copies, args.steps, seed) for seed in range(1, args.seeds + 1)]
         print(f"{name} ({sum(int(run['n']) for run in runs)} lives, {time.perf_counter() - start:.0f} s)")
         for figure in FIGURES:
-            values = sorted(run[figure] for run in runs)
-            print(f"  {figure:<14}{statistics.median(values):>10.3f} [{values[0]:.3f}, {values[-1]:.3f}]")
+            print(f"  {figure:<14}{spread([run[figure] for run in runs], '.3f'):>24}")
 
 
 if __name__ == "__main__":

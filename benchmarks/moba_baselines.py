@@ -15,16 +15,14 @@ seeds and [min, max]. The random and scripted rows need no torch.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
-from collections.abc import Callable
 
 import numpy as np
+from anchors import Chooser, checkpoint_name, checkpoint_player, spread
 
 from puffer_ocean import envs
 
 STATS = ("score", "wins", "draws", "losses", "kills", "deaths", "last_hits", "towers", "towers_lost")
-Chooser = Callable[[np.ndarray, np.random.Generator], np.ndarray]
 
 
 def play(builtin: int, choose: Chooser | None, copies: int, seed: int) -> dict[str, float]:
@@ -51,12 +49,6 @@ def play(builtin: int, choose: Chooser | None, copies: int, seed: int) -> dict[s
         env.close()
 
 
-def checkpoint_player(path: str, sampled: bool) -> Chooser:
-    """The policy of a checkpoint (or run folder), greedy unless `sampled`."""
-    import pufferlib
-
-    agent = pufferlib.load(path, env="ocean-moba")
-    return lambda obs, rng: np.asarray(agent.act(obs, deterministic=not sampled)[0], np.int32).reshape(len(obs), 3)
 
 
 def main() -> None:
@@ -72,18 +64,14 @@ def main() -> None:
     if not args.no_anchors:
         players = {"random": (2, None), "scripted": (1, None)}
     for i, path in enumerate(args.checkpoint, 1):
-        players[f"checkpoint {i} (" + ("sampled" if args.sampled else "greedy") + ")"] = \
-            (0, checkpoint_player(path, args.sampled))
+        players[checkpoint_name(i, args.sampled)] = (0, checkpoint_player(path, "ocean-moba", args.sampled))
     print(f"ocean-moba against the scripted team, {args.copies} games per seed, seeds 1..{args.seeds}: "
           "median [min, max] over the seeds (kills .. towers_lost: per hero and game)")
     print(f"{'player':<22}" + "".join(f"{name:>22}" for name in STATS) + f"{'seconds':>9}")
     for name, (builtin, choose) in players.items():
         start = time.perf_counter()
         runs = [play(builtin, choose, args.copies, seed) for seed in range(1, args.seeds + 1)]
-        cells = []
-        for stat in STATS:
-            values = sorted(run[stat] for run in runs)
-            cells.append(f"{statistics.median(values):.3g} [{values[0]:.3g}, {values[-1]:.3g}]")
+        cells = [spread([run[stat] for run in runs]) for stat in STATS]
         print(f"{name:<22}" + "".join(f"{cell:>22}" for cell in cells) + f"{time.perf_counter() - start:>9.1f}")
 
 

@@ -11,9 +11,9 @@ start, one value per copy); printed as median [min, max] over the seeds of each 
 from __future__ import annotations
 
 import argparse
-import statistics
 
 import numpy as np
+from anchors import checkpoint_player, spread
 
 from puffer_ocean import envs
 from puffer_ocean.terraform import scripted_actions
@@ -38,16 +38,6 @@ def random_player(obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.stack([rng.integers(0, 5, len(obs)), rng.integers(0, 3, len(obs))], 1).astype(np.int32)
 
 
-def checkpoint_player(path: str):
-    """The most likely actions of a trained checkpoint (a run folder or a model file)."""
-    import pufferlib
-
-    agent = pufferlib.load(path, env="ocean-terraform")
-
-    def play(obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        actions, _ = agent.act(obs, deterministic=True)
-        return np.asarray(actions, np.int32).reshape(len(obs), -1)
-    return play
 
 
 def main() -> None:
@@ -57,12 +47,12 @@ def main() -> None:
     parser.add_argument("--checkpoint", action="append", default=[], help="a trained run folder or model file")
     args = parser.parse_args()
     players = [("random play", random_player), ("scripted digger", scripted_actions)]
-    players += [(f"{path}, greedy", checkpoint_player(path)) for path in args.checkpoint]
+    players += [(f"{path}, greedy", checkpoint_player(path, "ocean-terraform")) for path in args.checkpoint]
     print("| player | share of the start's error removed: median [min, max] over seeds |")
     print("|---|---|")
     for name, player in players:
-        scores = sorted(episode_score(player, args.copies, seed) for seed in range(1, args.seeds + 1))
-        print(f"| {name} | {statistics.median(scores):.3f} [{scores[0]:.3f}, {scores[-1]:.3f}] |", flush=True)
+        scores = [episode_score(player, args.copies, seed) for seed in range(1, args.seeds + 1)]
+        print(f"| {name} | {spread(scores, '.3f')} |", flush=True)
 
 
 if __name__ == "__main__":
