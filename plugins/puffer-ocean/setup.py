@@ -65,7 +65,7 @@ if os.environ.get("PUFFER_OCEAN_NATIVE"):
 if os.environ.get("PUFFER_OCEAN_UNOPTIMIZED"):
     compile_args += ["-O0", "-g0"]  # after Python's own CFLAGS (-O3 -g) and ours: the last -O and -g win
 if os.environ.get("PUFFER_OCEAN_SANITIZE"):
-    sanitize = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O1", "-g"]
+    sanitize = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-O0", "-g1"]
     compile_args += sanitize
     link_args += sanitize
 
