@@ -202,6 +202,21 @@ def test_the_observation_layout(duel):
     assert obs[0, 22] == pytest.approx(duel.field("tick") / 2000)
 
 
+def test_the_aiming_features_give_the_gun_error_to_it_and_to_each_powers_intercept(duel):
+    put(duel, 0, 100, 300)
+    put(duel, 1, 300, 320, heading=np.pi / 2, v=4.0)  # seen, driving up (counter-clockwise around robot 0)
+    obs, _, _ = step(duel, IDLE, [2, 1, 2, 0])  # at 5 after this tick
+    assert obs[0, 9] == 1
+    bearing = np.arctan2(325 - 300, 300 - 100)  # where it is after this tick's move
+    lateral, radial = 5 * np.cos(bearing), 5 * np.sin(bearing)
+    leads = [np.arcsin(lateral / (20 - 3 * p)) for p in (1, 2, 3)]
+    assert obs[0, 23:29].tolist() == pytest.approx(
+        [bearing / 0.35, lateral / 8, radial / 8] + [(bearing + lead) / 0.35 for lead in leads], abs=1e-4)
+    put(duel, 0, 100, 300, gun=-1.0)  # errors past 2 cones are clipped
+    obs, _, _ = step(duel)
+    assert obs[0, 23] == 2 and obs[0, 26:29].tolist() == [2, 2, 2] and obs[0, 9] == 0
+
+
 def test_the_same_seed_replays_the_same_games():
     runs = []
     for _ in range(2):
