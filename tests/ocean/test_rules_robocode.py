@@ -98,6 +98,20 @@ def test_a_bullet_flies_20_less_3p_a_tick_and_hits_for_4p_plus_2_over_1(duel, po
     assert rewards[-1] == pytest.approx([0.01 * damage, -0.01 * damage])
 
 
+def test_energy_reward_also_pays_the_firing_cost_and_the_energy_back():
+    env = envs.Robocode(num_envs=1, opponent="none", energy_reward=1)
+    try:
+        env.reset(seed=0)
+        put(env, 0, 100, 300, heat=0.0)
+        put(env, 1, 200, 300, heading=np.pi / 2)
+        rewards = [step(env, [1, 1, 2, 3 if tick == 0 else 0])[1].tolist() for tick in range(8)]
+        assert rewards[0] == pytest.approx([-0.03, 0])  # the shot's 3 energy
+        assert rewards[-1] == pytest.approx([0.01 * 16 + 0.09, -0.16])  # the hit: 16 dealt, 9 back
+        assert env.field("energy[0]") == pytest.approx(106)
+    finally:
+        env.close()
+
+
 def test_a_wall_stops_a_robot_and_damages_it_by_half_its_speed_less_1(duel):
     put(duel, 0, 22, 300, heading=np.pi, v=8.0)
     put(duel, 1, 600, 300)

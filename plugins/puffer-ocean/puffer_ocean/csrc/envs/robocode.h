@@ -37,7 +37,8 @@
  */
 #define OCEAN_BUILTIN_PLAYERS 2  /* with opponent "none", either robot may be played by 1 or 2 */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(draws) X(shots) X(hits)
-#define PARAMS(P) P(int, opponent, 1, 0, 2) P(int, max_steps, 2000, 1, 10000000) P(float, cone, 0.35, 0.01, 3.15)
+#define PARAMS(P) P(int, opponent, 1, 0, 2) P(int, max_steps, 2000, 1, 10000000) P(float, cone, 0.35, 0.01, 3.15) \
+    P(int, energy_reward, 0, 0, 1)
 #define FIELDS(F) F(float, x[0]) F(float, y[0]) F(float, v[0]) F(float, heading[0]) F(float, gun[0]) \
     F(float, energy[0]) F(float, heat[0]) F(float, x[1]) F(float, y[1]) F(float, v[1]) F(float, heading[1]) \
     F(float, gun[1]) F(float, energy[1]) F(float, heat[1]) F(int, agent_robot) F(int, tick)
@@ -225,6 +226,7 @@ static void rc_move(Env* env, int r, const int* act) {
             fast_sincosf(env->gun[r], &s, &c);
             *bl = (RcBullet){env->x[r], env->y[r], speed * c, speed * s, power, 1};
             env->energy[r] -= power;
+            if (env->energy_reward) env->pending[r] -= 0.01f * power;
             env->heat[r] = 1.0f + power / 5.0f;
             env->shots[r]++;
             break;
@@ -251,6 +253,7 @@ static void rc_bullets(Env* env) {
                 float p = bl->power;
                 rc_damage(env, o, 4 * p + 2 * fmaxf(p - 1, 0), r);
                 env->energy[r] += 3 * p;
+                if (env->energy_reward) env->pending[r] += 0.03f * p;
                 env->hits[r]++;
                 bl->live = 0;
                 continue;
