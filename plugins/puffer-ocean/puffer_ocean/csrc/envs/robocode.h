@@ -27,7 +27,8 @@
  * its course (bearing + asin(speed across / bullet speed) - gun heading). The other robot's
  * entries are zeros where never seen.
  * Rewards: 0.01 per energy point of damage dealt (bullets, rams), minus 0.01 per point taken; +1
- * win, -1 loss, 0 draw; outcomes 1 / 0 / 0.5. `opponent` (pufferlib's names: 0 "none", 1
+ * win, -1 loss, 0 draw; outcomes 1 / 0 / 0.5. With `energy_reward` 1 (the shipped config's) also
+ * -0.01 per energy point spent firing and +0.01 per point a hit gives back. `opponent` (pufferlib's names: 0 "none", 1
  * "scripted", the default, 2 "random"): with "none" both robots are agents (a simultaneous game
  * of two rows; either may be a built-in player: self-play's anchors); otherwise the agent's robot
  * fights a built-in one: "scripted" drives forward turning left (circling, away from walls),
