@@ -98,6 +98,20 @@ def test_a_bullet_flies_20_less_3p_a_tick_and_hits_for_4p_plus_2_over_1(duel, po
     assert rewards[-1] == pytest.approx([0.01 * damage, -0.01 * damage])
 
 
+def test_energy_reward_also_pays_the_firing_cost_and_the_energy_back():
+    env = envs.Robocode(num_envs=1, opponent="none", energy_reward=1)
+    try:
+        env.reset(seed=0)
+        put(env, 0, 100, 300, heat=0.0)
+        put(env, 1, 200, 300, heading=np.pi / 2)
+        rewards = [step(env, [1, 1, 2, 3 if tick == 0 else 0])[1].tolist() for tick in range(8)]
+        assert rewards[0] == pytest.approx([-0.03, 0])  # the shot's 3 energy
+        assert rewards[-1] == pytest.approx([0.01 * 16 + 0.09, -0.16])  # the hit: 16 dealt, 9 back
+        assert env.field("energy[0]") == pytest.approx(106)
+    finally:
+        env.close()
+
+
 def test_a_wall_stops_a_robot_and_damages_it_by_half_its_speed_less_1(duel):
     put(duel, 0, 22, 300, heading=np.pi, v=8.0)
     put(duel, 1, 600, 300)
@@ -200,6 +214,21 @@ def test_the_observation_layout(duel):
         [200 / 800 * 2 - 1, 150 / 600 * 2 - 1, 0, np.cos(0.5), np.sin(0.5), np.cos(1.0), np.sin(1.0), 0.8,
          0.4 / 1.6], abs=1e-5)
     assert obs[0, 22] == pytest.approx(duel.field("tick") / 2000)
+
+
+def test_the_aiming_features_give_the_gun_error_to_it_and_to_each_powers_intercept(duel):
+    put(duel, 0, 100, 300)
+    put(duel, 1, 300, 320, heading=np.pi / 2, v=4.0)  # seen, driving up (counter-clockwise around robot 0)
+    obs, _, _ = step(duel, IDLE, [2, 1, 2, 0])  # at 5 after this tick
+    assert obs[0, 9] == 1
+    bearing = np.arctan2(325 - 300, 300 - 100)  # where it is after this tick's move
+    lateral, radial = 5 * np.cos(bearing), 5 * np.sin(bearing)
+    leads = [np.arcsin(lateral / (20 - 3 * p)) for p in (1, 2, 3)]
+    assert obs[0, 23:29].tolist() == pytest.approx(
+        [bearing / 0.35, lateral / 8, radial / 8] + [(bearing + lead) / 0.35 for lead in leads], abs=1e-4)
+    put(duel, 0, 100, 300, gun=-1.0)  # errors past 2 cones are clipped
+    obs, _, _ = step(duel)
+    assert obs[0, 23] == 2 and obs[0, 26:29].tolist() == [2, 2, 2] and obs[0, 9] == 0
 
 
 def test_the_same_seed_replays_the_same_games():

@@ -166,8 +166,9 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                  {**_config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99),
                   "policy": {"hidden_size": 128}}),
     "robocode": ("two tank robots in an arena, Robocode's physics (gun heat, bullet travel, energy) and a sensor cone "
-                 "on the gun, against a scripted robot that spins its gun and fires at what it sees", {},
-                 _config(256, 3_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99)),
+                 "on the gun, against a scripted robot that spins its gun and fires at what it sees",
+                 {"energy_reward": 1},  # firing costs and energy back count too: the energy lead decides (README)
+                 _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.999, gae_lambda=0.95)),
     "rocket_lander": ("land a rocket upright on a pad with a main engine and side thrusters: 2D rigid-body control "
                       "with LunarLander's shaping", {},
                       _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, gae_lambda=0.95)),

@@ -15,14 +15,20 @@
  *
  * Action: MultiDiscrete([3, 3, 5, 4]): drive (0 backward, 1 brake, 2 forward), turn the body (0
  * left, 1 none, 2 right: left is counter-clockwise), turn the gun relative to the body (-20, -5,
- * 0, 5, 20 degrees), fire (0 none, else the power). Observation (23 floats in [-2, 2]): own x and
+ * 0, 5, 20 degrees), fire (0 none, else the power). Observation (29 floats in [-2, 2]): own x and
  * y (scaled to [-1, 1]), speed / 8, body heading and gun heading (cos, sin each), energy / 100,
  * gun heat / 1.6; then the other robot as last seen: seen this tick, ticks since / 100 (1 if
  * never, clipped), its offset / (800, 600), distance / 1000, its bearing relative to the gun
  * (cos, sin), its energy / 100, heading (cos, sin), speed / 8, its bearing relative to the body
- * (cos, sin) (zeros where never seen); last, ticks / max_steps.
+ * (cos, sin); ticks / max_steps; then for aiming (a human aimer's reading of the last sighting):
+ * the gun's error to its bearing in cones (bearing - gun heading, / `cone`, clipped to [-2, 2]),
+ * its speed across the line of sight / 8 (counter-clockwise around the robot +) and along it / 8
+ * (away +), and the gun's error in cones to where a bullet of power 1, 2, 3 meets it if it keeps
+ * its course (bearing + asin(speed across / bullet speed) - gun heading). The other robot's
+ * entries are zeros where never seen.
  * Rewards: 0.01 per energy point of damage dealt (bullets, rams), minus 0.01 per point taken; +1
- * win, -1 loss, 0 draw; outcomes 1 / 0 / 0.5. `opponent` (pufferlib's names: 0 "none", 1
+ * win, -1 loss, 0 draw; outcomes 1 / 0 / 0.5. With `energy_reward` 1 (the shipped config's) also
+ * -0.01 per energy point spent firing and +0.01 per point a hit gives back. `opponent` (pufferlib's names: 0 "none", 1
  * "scripted", the default, 2 "random"): with "none" both robots are agents (a simultaneous game
  * of two rows; either may be a built-in player: self-play's anchors); otherwise the agent's robot
  * fights a built-in one: "scripted" drives forward turning left (circling, away from walls),
@@ -32,7 +38,8 @@
  */
 #define OCEAN_BUILTIN_PLAYERS 2  /* with opponent "none", either robot may be played by 1 or 2 */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(draws) X(shots) X(hits)
-#define PARAMS(P) P(int, opponent, 1, 0, 2) P(int, max_steps, 2000, 1, 10000000) P(float, cone, 0.35, 0.01, 3.15)
+#define PARAMS(P) P(int, opponent, 1, 0, 2) P(int, max_steps, 2000, 1, 10000000) P(float, cone, 0.35, 0.01, 3.15) \
+    P(int, energy_reward, 0, 0, 1)
 #define FIELDS(F) F(float, x[0]) F(float, y[0]) F(float, v[0]) F(float, heading[0]) F(float, gun[0]) \
     F(float, energy[0]) F(float, heat[0]) F(float, x[1]) F(float, y[1]) F(float, v[1]) F(float, heading[1]) \
     F(float, gun[1]) F(float, energy[1]) F(float, heat[1]) F(int, agent_robot) F(int, tick)
@@ -44,7 +51,7 @@
 #define RC_H 600.0f
 #define RC_R 18.0f
 #define RC_BULLETS 8   /* live bullets per robot at most */
-#define RC_OBS 23
+#define RC_OBS 29
 #define RC_PI 3.14159265f
 #define RC_DEG (RC_PI / 180.0f)
 
@@ -133,6 +140,19 @@ static void rc_observe(Env* env) {
             fast_sincosf(rc_wrap(bearing - env->heading[r]), &o[21], &o[20]);
         }
         o[22] = (float)env->tick / env->max_steps;
+        if (env->ever[r]) {  /* for aiming: the gun's error to it and to where each power's bullet meets it */
+            float dx = env->seen_x[r] - env->x[r], dy = env->seen_y[r] - env->y[r];
+            float bearing = atan2f(dy, dx), s, c;
+            fast_sincosf(env->seen_heading[r] - bearing, &s, &c);
+            float lateral = env->seen_v[r] * s;  /* its speed across the line of sight (counter-clockwise +) */
+            o[23] = clampf(rc_wrap(bearing - env->gun[r]) / env->cone, -2, 2);
+            o[24] = lateral * 0.125f;
+            o[25] = env->seen_v[r] * c * 0.125f;  /* along it (away +) */
+            for (int p = 1; p <= 3; p++) {
+                float lead = asinf(clampf(lateral / (20.0f - 3.0f * p), -1, 1));
+                o[25 + p] = clampf(rc_wrap(bearing + lead - env->gun[r]) / env->cone, -2, 2);
+            }
+        }
     }
 }
 
@@ -207,6 +227,7 @@ static void rc_move(Env* env, int r, const int* act) {
             fast_sincosf(env->gun[r], &s, &c);
             *bl = (RcBullet){env->x[r], env->y[r], speed * c, speed * s, power, 1};
             env->energy[r] -= power;
+            if (env->energy_reward) env->pending[r] -= 0.01f * power;
             env->heat[r] = 1.0f + power / 5.0f;
             env->shots[r]++;
             break;
@@ -233,6 +254,7 @@ static void rc_bullets(Env* env) {
                 float p = bl->power;
                 rc_damage(env, o, 4 * p + 2 * fmaxf(p - 1, 0), r);
                 env->energy[r] += 3 * p;
+                if (env->energy_reward) env->pending[r] += 0.03f * p;
                 env->hits[r]++;
                 bl->live = 0;
                 continue;
