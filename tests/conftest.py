@@ -96,8 +96,10 @@ def pytest_collection_modifyitems(config, items):
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
             grouped.add(item.nodeid)
-    # A group is the longest chain one worker runs: handed out first, it runs beside the rest.
-    items.sort(key=lambda item: item.nodeid not in grouped)
+    # A group is the longest chain one worker runs: handed out first, it runs beside the rest. The
+    # `slow` tests (tens of seconds each) come next, so that the run ends on short tests and no
+    # worker waits idle at the end for another's minute-long test.
+    items.sort(key=lambda item: (item.nodeid not in grouped, item.get_closest_marker("slow") is None))
     _check_prefixes_still_name_tests(items)
 
 
