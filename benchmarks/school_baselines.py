@@ -33,8 +33,10 @@ KEYS = ("score", "hits", "crash_rate", "oob_rate", "death_rate", "episode_length
 def play(choose, battles: int) -> dict[str, float]:
     """The env's log means over every life ended in `battles` whole battles, `choose(obs, rng)`
     giving each unit's (3,) action."""
+    import torch
     from puffer_ocean import envs, specs
 
+    torch.manual_seed(0)    # a checkpoint's sampled actions: the same on every run
     env = envs.School(num_envs=1, log_interval=10**9, **specs.ENVS["school"][1])
     rng = np.random.default_rng(0)
     logs = []

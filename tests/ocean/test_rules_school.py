@@ -159,7 +159,7 @@ def test_the_observation_layout(env):
     put(env, ENEMY + BOMBER, dx=0.0, dz=0.4, y=GROUND + 0.1)
     obs, *_ = step(env)
     o = obs[FIGHTER]
-    assert o.shape == (56,) and -1 <= o.min() and o.max() <= 1
+    assert o.shape == (57,) and -1 <= o.min() and o.max() <= 1
     x, z = env.field("x[11]"), env.field("z[11]")
 
     def own(dx, dz):                                   # (forward, side) of an offset for this heading
@@ -187,9 +187,10 @@ def test_the_observation_layout(env):
     assert o[50] == pytest.approx(min(1.0, 1.9 - z), abs=1e-5)
     assert o[51] == pytest.approx(min(1.0, near), abs=1e-5) and list(o[52:54]) == pytest.approx(own(nx, nz), abs=1e-5)
     assert list(o[54:56]) == pytest.approx([c / 4 for c in own(-x, -z)], abs=1e-5)
+    assert o[56] == 1.0                                 # 1.9 - (-1.9) = 3.8 below the ceiling: at most 1
 
 
-def test_a_unit_heading_for_the_edge_sees_it_ahead_and_on_its_side(env):
+def test_a_unit_sees_the_walls_and_the_ceiling_ahead_and_the_wall_on_its_side(env):
     sx, sz = (1 if c > 0 else -1 for c in env.spot)
     put(env, DRONE, dx=sx * 1.75 - env.spot[0], y=0.0, yaw=0.0 if sx > 0 else math.pi)   # 0.15 from the x wall
     obs, *_ = step(env)                                 # 0.005 on (a drone at throttle -1)
@@ -202,6 +203,12 @@ def test_a_unit_heading_for_the_edge_sees_it_ahead_and_on_its_side(env):
     assert o[50] == pytest.approx(min(1.0, 1.9 - env.field("z[33]")), abs=1e-4)
     assert o[52] == pytest.approx(0, abs=1e-5) and o[53] == pytest.approx(-sx, abs=1e-5)
     assert o[51] == pytest.approx(0.145, abs=1e-4)
+    # Climbing toward the middle: the ceiling (0.95 x size_y = 1.9) comes before any wall.
+    put(env, DRONE, y=1.5, pitch=0.5, yaw=math.pi if sx > 0 else 0.0)
+    obs, *_ = step(env)
+    y, pitch = env.field("y[33]"), env.field("pitch[33]")
+    assert obs[DRONE][56] == pytest.approx(1.9 - y, abs=1e-5)
+    assert obs[DRONE][50] == pytest.approx((1.9 - y) / math.sin(pitch), abs=1e-3)
 
 
 def run(seed, steps=30):

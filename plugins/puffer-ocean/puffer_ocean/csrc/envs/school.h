@@ -29,7 +29,7 @@
  * score: a life's return (hits x hit_reward - crash_penalty if it crashed or left); hits: hits
  * per life; crash_rate, oob_rate, death_rate: how lives ended (the rest were cut by the battle's end).
  *
- * Observation (56 floats in [-1, 1]): 0-2 x / size, y / size_y, z / size; 3 height above the
+ * Observation (57 floats in [-1, 1]): 0-2 x / size, y / size_y, z / size; 3 height above the
  * ground / size_y; 4-6 the unit's direction of travel; 7 throttle (speed / the unit's top
  * speed); 8 health / the type's full health; 9-15 the type, one-hot (SC_UNITS order); 16 the
  * last step's reward. Offsets from here on are in the unit's own frame: (forward along its
@@ -37,9 +37,11 @@
  * 20-22 the nearest enemy base, 23-25 its army's centre, 26-28 the nearest enemy army's centre
  * (offsets / (2 size)); 29-48 the 4 nearest enemies within 1.0 (nearest first): offset / 1.0,
  * 1 if airborne, health / full health (zeros where fewer); 49 the battle's tick / max_steps;
- * the arena's edge (0.95 size, where a life ends): 50 how far ahead along the heading, 51 the
- * nearest wall's distance (both / 1.0, at most 1), 52-53 the way to that wall (forward, side),
- * 54-55 the arena's centre (forward, side) / (2 size).
+ * the arena's bounds (walls at 0.95 size, the ceiling at 0.95 size_y: beyond, a life ends): 50 how
+ * far the unit travels (along o[4-6]) before it leaves or, diving, reaches the height of the ground
+ * under it now, 51 the nearest wall's distance (both / 1.0,
+ * at most 1), 52-53 the way to that wall (forward, side), 54-55 the arena's centre (forward, side)
+ * / (2 size), 56 the room above, to the ceiling / 1.0 (at most 1).
  */
 #define OCEAN_WRITES_FINAL 1  /* every ended life's last observation is kept */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(hits) X(crash_rate) X(oob_rate) \
@@ -60,7 +62,7 @@
 #include "../puffer.h"
 #include "../noise.h"
 
-#define SC_OBS 56
+#define SC_OBS 57
 #define SC_EDGE 1.0f            /* the edge features see this far */
 #define SC_TERRAIN 64
 #define SC_CELL 0.25f            /* the spatial grid's cell (x, z) */
@@ -308,11 +310,14 @@ static void sc_observe(Env* env, int i) {
     o[49] = (float)env->tick / (float)env->max_steps;
     /* The arena's edge (0.95 size) in the unit's frame: how far ahead along its heading, the nearest
      * wall's distance and the way to it (forward, side), the arena's centre (forward, side). */
-    float lim = 0.95f * env->size, ahead = 1e30f;
-    if (cy > 1e-6f) ahead = (lim - x) / cy;
-    else if (cy < -1e-6f) ahead = (-lim - x) / cy;
-    if (sy > 1e-6f) ahead = fminf(ahead, (lim - z) / sy);
-    else if (sy < -1e-6f) ahead = fminf(ahead, (-lim - z) / sy);
+    float lim = 0.95f * env->size, top = 0.95f * env->size_y, ahead = 1e30f;
+    float fx = cp * cy, fz = cp * sy;                     /* the direction of travel (o[4-6]) */
+    if (fx > 1e-6f) ahead = (lim - x) / fx;
+    else if (fx < -1e-6f) ahead = (-lim - x) / fx;
+    if (fz > 1e-6f) ahead = fminf(ahead, (lim - z) / fz);
+    else if (fz < -1e-6f) ahead = fminf(ahead, (-lim - z) / fz);
+    if (sp > 1e-6f) ahead = fminf(ahead, (top - y) / sp);
+    else if (sp < -1e-6f) ahead = fminf(ahead, fmaxf(y - sc_ground(env, x, z), 0) / -sp);  /* the ground here */
     o[50] = clampf(ahead * (1.0f / SC_EDGE), 0, 1);
     float wall = lim - x, nx = 1, nz = 0;
     if (lim + x < wall) { wall = lim + x; nx = -1; nz = 0; }
@@ -323,6 +328,7 @@ static void sc_observe(Env* env, int i) {
     o[53] = nz * cy - nx * sy;
     o[54] = clampf((-x * cy - z * sy) * inv_span, -1, 1);
     o[55] = clampf((x * sy - z * cy) * inv_span, -1, 1);
+    o[56] = clampf((top - y) * (1.0f / SC_EDGE), 0, 1);
 }
 
 static void sc_observe_all(Env* env) {
