@@ -25,15 +25,16 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from anchors import spread  # noqa: E402
+from anchors import Chooser, spread  # noqa: E402
 
 KEYS = ("score", "hits", "crash_rate", "oob_rate", "death_rate", "episode_length")
 
 
-def play(choose, battles: int) -> dict[str, float]:
+def play(choose: Chooser, battles: int) -> dict[str, float]:
     """The env's log means over every life ended in `battles` whole battles, `choose(obs, rng)`
     giving each unit's (3,) action."""
     import torch
+
     from puffer_ocean import envs, specs
 
     torch.manual_seed(0)    # a checkpoint's sampled actions: the same on every run
@@ -52,7 +53,7 @@ def play(choose, battles: int) -> dict[str, float]:
     return {k: statistics.mean(float(log[k]) for log in logs) for k in KEYS}
 
 
-def checkpoint(path: str, sampled: bool):
+def checkpoint(path: str, sampled: bool) -> Chooser:
     """A checkpoint's policy as a player: sampled actions, or its most likely ones."""
     import pufferlib
 
@@ -64,11 +65,13 @@ def checkpoint(path: str, sampled: bool):
 
 
 def row(name: str, results: list[dict[str, float]]) -> str:
+    """One Markdown row: each key's figure, or its median [min, max] over several runs."""
     cells = [spread([r[k] for r in results], ".3f") if len(results) > 1 else f"{results[0][k]:.3f}" for k in KEYS]
     return f"| {name} | " + " | ".join(cells) + " |"
 
 
 def main() -> None:
+    """Print the table: random play, then the checkpoints' sampled and greedy rows."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkpoints", nargs="*", help="checkpoint files or run folders of ocean-school")
     parser.add_argument("--battles", type=int, default=2)
