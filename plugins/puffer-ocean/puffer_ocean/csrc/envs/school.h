@@ -38,10 +38,11 @@
  * (offsets / (2 size)); 29-48 the 4 nearest enemies within 1.0 (nearest first): offset / 1.0,
  * 1 if airborne, health / full health (zeros where fewer); 49 the battle's tick / max_steps;
  * the arena's bounds (walls at 0.95 size, the ceiling at 0.95 size_y: beyond, a life ends): 50 how
- * far the unit travels (along o[4-6]) before it leaves or, diving, reaches the height of the ground
- * under it now, 51 the nearest wall's distance (both / 1.0,
- * at most 1), 52-53 the way to that wall (forward, side), 54-55 the arena's centre (forward, side)
- * / (2 size), 56 the room above, to the ceiling / 1.0 (at most 1).
+ * far the unit travels (along o[4-6]) before it leaves or, diving, reaches the height of the
+ * ground under it now, 51 the nearest wall's distance (both / 1.0, at most 1), 52-53 the way to
+ * that wall (forward, side), 54-55 the arena's centre (forward, side) / (2 size), 56 the room
+ * above, to the ceiling / 1.0 (at most 1). (3.0 observes world coordinates only; its units, and
+ * ours before these, learned not to crash and then flew out of the arena.)
  */
 #define OCEAN_WRITES_FINAL 1  /* every ended life's last observation is kept */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(hits) X(crash_rate) X(oob_rate) \
@@ -282,6 +283,7 @@ static void sc_observe(Env* env, int i) {
         SC_OWN(26, env->centre[near_army][0] - x, env->centre[near_army][1] - y, env->centre[near_army][2] - z);
     }
     SC_OWN(23, env->centre[a][0] - x, env->centre[a][1] - y, env->centre[a][2] - z);
+#undef SC_OWN
     /* The SC_SEEN nearest enemies within SC_SENSE, by insertion into a short sorted list. */
     int seen[SC_SEEN], count = 0;
     float dist[SC_SEEN];
@@ -308,8 +310,9 @@ static void sc_observe(Env* env, int i) {
         e[4] = clampf(env->health[j] / SC_UNITS[env->unit[j]].health, 0, 1);
     }
     o[49] = (float)env->tick / (float)env->max_steps;
-    /* The arena's edge (0.95 size) in the unit's frame: how far ahead along its heading, the nearest
-     * wall's distance and the way to it (forward, side), the arena's centre (forward, side). */
+    /* The arena's bounds in the unit's frame: how far along its path to a wall, the ceiling or (diving)
+     * the ground's height here; the nearest wall's distance and the way to it (forward, side); the
+     * arena's centre (forward, side); the room above. */
     float lim = 0.95f * env->size, top = 0.95f * env->size_y, ahead = 1e30f;
     float fx = cp * cy, fz = cp * sy;                     /* the direction of travel (o[4-6]) */
     if (fx > 1e-6f) ahead = (lim - x) / fx;
