@@ -154,23 +154,61 @@ def test_the_battle_is_truncated_and_redrawn():
 
 
 def test_the_observation_layout(env):
-    put(env, FIGHTER, y=GROUND + 0.1)
+    put(env, FIGHTER, y=GROUND + 0.1, yaw=math.pi / 2)   # heading +z: forward is +z, side (a1 > 0's way) is -x
     put(env, ENEMY + TANK, dx=0.6, dz=0.0, y=GROUND)
     put(env, ENEMY + BOMBER, dx=0.0, dz=0.4, y=GROUND + 0.1)
     obs, *_ = step(env)
     o = obs[FIGHTER]
-    assert o.shape == (50,) and -1 <= o.min() and o.max() <= 1
+    assert o.shape == (57,) and -1 <= o.min() and o.max() <= 1
     x, z = env.field("x[11]"), env.field("z[11]")
+
+    def own(dx, dz):                                   # (forward, side) of an offset for this heading
+        return dz, -dx
+
     assert o[0] == pytest.approx(x / 2) and o[1] == pytest.approx(-1.9 / 2) and o[2] == pytest.approx(z / 2)
     assert o[3] == pytest.approx(0.05)                  # 0.1 above the flat ground / size_y 2
-    assert list(o[4:7]) == pytest.approx([1, 0, 0], abs=1e-6) and o[7] == 0.5 and o[8] == 1
+    assert list(o[4:7]) == pytest.approx([0, 0, 1], abs=1e-6) and o[7] == 0.5 and o[8] == 1
     assert list(o[9:16]) == [0, 0, 1, 0, 0, 0, 0]       # a fighter
-    assert o[17] == pytest.approx((env.field("base_x[0]") - x) / 4, abs=1e-6)
-    assert o[20] == pytest.approx((env.field("base_x[1]") - x) / 4, abs=1e-6)
+    base = own(env.field("base_x[0]") - x, env.field("base_z[0]") - z)
+    assert (o[17], o[19]) == pytest.approx((base[0] / 4, base[1] / 4), abs=1e-5)
+    enemy_base = own(env.field("base_x[1]") - x, env.field("base_z[1]") - z)
+    assert (o[20], o[22]) == pytest.approx((enemy_base[0] / 4, enemy_base[1] / 4), abs=1e-5)
     bomber, tank = o[29:34], o[34:39]                   # nearest first: the bomber, then the tank
-    assert list(bomber) == pytest.approx([env.field("x[71]") - x, 0, env.field("z[71]") - z, 1, 1], abs=1e-5)
-    assert list(tank) == pytest.approx([env.field("x[65]") - x, -0.1, env.field("z[65]") - z, 0, 1], abs=1e-5)
+    assert list(bomber[[0, 2, 3, 4]]) == pytest.approx([*own(env.field("x[71]") - x, env.field("z[71]") - z), 1, 1],
+                                                       abs=1e-5)
+    assert bomber[1] == pytest.approx(0, abs=1e-6)
+    assert list(tank[[0, 2, 3, 4]]) == pytest.approx([*own(env.field("x[65]") - x, env.field("z[65]") - z), 0, 1],
+                                                     abs=1e-5)
+    assert tank[1] == pytest.approx(-0.1, abs=1e-5) and tank[2] < -0.5   # the tank lies at -x: on the -side
     assert (o[39:49] == 0).all() and o[49] == pytest.approx(1 / 200)
+    # The arena's edge: 0.95 x size = 1.9 out. Ahead along +z, the nearest wall, the centre.
+    walls = {(1, 0): 1.9 - x, (-1, 0): 1.9 + x, (0, 1): 1.9 - z, (0, -1): 1.9 + z}
+    (nx, nz), near = min(walls.items(), key=lambda kv: kv[1])
+    assert o[50] == pytest.approx(min(1.0, 1.9 - z), abs=1e-5)
+    assert o[51] == pytest.approx(min(1.0, near), abs=1e-5) and list(o[52:54]) == pytest.approx(own(nx, nz), abs=1e-5)
+    assert list(o[54:56]) == pytest.approx([c / 4 for c in own(-x, -z)], abs=1e-5)
+    assert o[56] == 1.0                                 # 1.9 - (-1.9) = 3.8 below the ceiling: at most 1
+
+
+def test_a_unit_sees_the_walls_and_the_ceiling_ahead_and_the_wall_on_its_side(env):
+    sx, sz = (1 if c > 0 else -1 for c in env.spot)
+    put(env, DRONE, dx=sx * 1.75 - env.spot[0], y=0.0, yaw=0.0 if sx > 0 else math.pi)   # 0.15 from the x wall
+    obs, *_ = step(env)                                 # 0.005 on (a drone at throttle -1)
+    o = obs[DRONE]
+    assert o[50] == pytest.approx(0.145, abs=1e-4) and o[51] == pytest.approx(0.145, abs=1e-4)
+    assert list(o[52:54]) == pytest.approx([1, 0], abs=1e-5)         # the wall straight ahead
+    env.set_field("yaw[33]", math.pi / 2)                             # turned to +z: the wall on a side
+    obs, *_ = step(env)
+    o = obs[DRONE]
+    assert o[50] == pytest.approx(min(1.0, 1.9 - env.field("z[33]")), abs=1e-4)
+    assert o[52] == pytest.approx(0, abs=1e-5) and o[53] == pytest.approx(-sx, abs=1e-5)
+    assert o[51] == pytest.approx(0.145, abs=1e-4)
+    # Climbing toward the middle: the ceiling (0.95 x size_y = 1.9) comes before any wall.
+    put(env, DRONE, y=1.5, pitch=0.5, yaw=math.pi if sx > 0 else 0.0)
+    obs, *_ = step(env)
+    y, pitch = env.field("y[33]"), env.field("pitch[33]")
+    assert obs[DRONE][56] == pytest.approx(1.9 - y, abs=1e-5)
+    assert obs[DRONE][50] == pytest.approx((1.9 - y) / math.sin(pitch), abs=1e-3)
 
 
 def run(seed, steps=30):

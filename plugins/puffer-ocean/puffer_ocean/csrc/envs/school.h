@@ -29,13 +29,20 @@
  * score: a life's return (hits x hit_reward - crash_penalty if it crashed or left); hits: hits
  * per life; crash_rate, oob_rate, death_rate: how lives ended (the rest were cut by the battle's end).
  *
- * Observation (50 floats in [-1, 1]): 0-2 x / size, y / size_y, z / size; 3 height above the
+ * Observation (57 floats in [-1, 1]): 0-2 x / size, y / size_y, z / size; 3 height above the
  * ground / size_y; 4-6 the unit's direction of travel; 7 throttle (speed / the unit's top
  * speed); 8 health / the type's full health; 9-15 the type, one-hot (SC_UNITS order); 16 the
- * last step's reward; 17-19 its base, 20-22 the nearest enemy base, 23-25 its army's centre,
- * 26-28 the nearest enemy army's centre (offsets / (2 size)); 29-48 the 4 nearest enemies within
- * 1.0 (nearest first): offset / 1.0, 1 if airborne, health / full health (zeros where fewer);
- * 49 the battle's tick / max_steps.
+ * last step's reward. Offsets from here on are in the unit's own frame: (forward along its
+ * heading in x, z; up; side, the way a positive turn a1 turns), not the world's. 17-19 its base,
+ * 20-22 the nearest enemy base, 23-25 its army's centre, 26-28 the nearest enemy army's centre
+ * (offsets / (2 size)); 29-48 the 4 nearest enemies within 1.0 (nearest first): offset / 1.0,
+ * 1 if airborne, health / full health (zeros where fewer); 49 the battle's tick / max_steps;
+ * the arena's bounds (walls at 0.95 size, the ceiling at 0.95 size_y: beyond, a life ends): 50 how
+ * far the unit travels (along o[4-6]) before it leaves or, diving, reaches the height of the
+ * ground under it now, 51 the nearest wall's distance (both / 1.0, at most 1), 52-53 the way to
+ * that wall (forward, side), 54-55 the arena's centre (forward, side) / (2 size), 56 the room
+ * above, to the ceiling / 1.0 (at most 1). (3.0 observes world coordinates only; its units, and
+ * ours before these, learned not to crash and then flew out of the arena.)
  */
 #define OCEAN_WRITES_FINAL 1  /* every ended life's last observation is kept */
 #define LOG_FIELDS(X) X(score) X(episode_return) X(episode_length) X(hits) X(crash_rate) X(oob_rate) \
@@ -56,7 +63,8 @@
 #include "../puffer.h"
 #include "../noise.h"
 
-#define SC_OBS 50
+#define SC_OBS 57
+#define SC_EDGE 1.0f            /* the edge features see this far */
 #define SC_TERRAIN 64
 #define SC_CELL 0.25f            /* the spatial grid's cell (x, z) */
 #define SC_GRID 32               /* cells per side: 2 x the largest size / SC_CELL */
@@ -263,21 +271,19 @@ static void sc_observe(Env* env, int i) {
         d = dx * dx + dz * dz;
         if (d < best_army) { best_army = d; near_army = b; }
     }
-    o[17] = clampf((env->base_x[a] - x) * inv_span, -1, 1);
-    o[18] = clampf((sc_ground(env, env->base_x[a], env->base_z[a]) - y) * inv_span, -1, 1);
-    o[19] = clampf((env->base_z[a] - z) * inv_span, -1, 1);
+    /* Offsets in the unit's own frame: forward along its heading (x, z), up, and side (the way a1 > 0 turns). */
+#define SC_OWN(k, dx, dy, dz) do { float dx_ = (dx), dz_ = (dz);                                          \
+        o[k] = clampf((dx_ * cy + dz_ * sy) * inv_span, -1, 1); o[(k) + 1] = clampf((dy) * inv_span, -1, 1); \
+        o[(k) + 2] = clampf((dz_ * cy - dx_ * sy) * inv_span, -1, 1); } while (0)
+    SC_OWN(17, env->base_x[a] - x, sc_ground(env, env->base_x[a], env->base_z[a]) - y, env->base_z[a] - z);
     o[20] = o[21] = o[22] = o[26] = o[27] = o[28] = 0;
     if (near_base >= 0) {
-        o[20] = clampf((env->base_x[near_base] - x) * inv_span, -1, 1);
-        o[21] = clampf((sc_ground(env, env->base_x[near_base], env->base_z[near_base]) - y) * inv_span, -1, 1);
-        o[22] = clampf((env->base_z[near_base] - z) * inv_span, -1, 1);
-        o[26] = clampf((env->centre[near_army][0] - x) * inv_span, -1, 1);
-        o[27] = clampf((env->centre[near_army][1] - y) * inv_span, -1, 1);
-        o[28] = clampf((env->centre[near_army][2] - z) * inv_span, -1, 1);
+        SC_OWN(20, env->base_x[near_base] - x, sc_ground(env, env->base_x[near_base], env->base_z[near_base]) - y,
+               env->base_z[near_base] - z);
+        SC_OWN(26, env->centre[near_army][0] - x, env->centre[near_army][1] - y, env->centre[near_army][2] - z);
     }
-    o[23] = clampf((env->centre[a][0] - x) * inv_span, -1, 1);
-    o[24] = clampf((env->centre[a][1] - y) * inv_span, -1, 1);
-    o[25] = clampf((env->centre[a][2] - z) * inv_span, -1, 1);
+    SC_OWN(23, env->centre[a][0] - x, env->centre[a][1] - y, env->centre[a][2] - z);
+#undef SC_OWN
     /* The SC_SEEN nearest enemies within SC_SENSE, by insertion into a short sorted list. */
     int seen[SC_SEEN], count = 0;
     float dist[SC_SEEN];
@@ -296,13 +302,36 @@ static void sc_observe(Env* env, int i) {
     for (int k = 0; k < SC_SEEN; k++, e += 5) {
         if (k >= count) { e[0] = e[1] = e[2] = e[3] = e[4] = 0; continue; }
         int j = seen[k];
-        e[0] = (env->x[j] - x) * (1.0f / SC_SENSE);
-        e[1] = (env->y[j] - y) * (1.0f / SC_SENSE);
-        e[2] = (env->z[j] - z) * (1.0f / SC_SENSE);
+        float dx = env->x[j] - x, dz = env->z[j] - z;
+        e[0] = clampf((dx * cy + dz * sy) * (1.0f / SC_SENSE), -1, 1);
+        e[1] = clampf((env->y[j] - y) * (1.0f / SC_SENSE), -1, 1);
+        e[2] = clampf((dz * cy - dx * sy) * (1.0f / SC_SENSE), -1, 1);
         e[3] = (float)SC_UNITS[env->unit[j]].air;
         e[4] = clampf(env->health[j] / SC_UNITS[env->unit[j]].health, 0, 1);
     }
     o[49] = (float)env->tick / (float)env->max_steps;
+    /* The arena's bounds in the unit's frame: how far along its path to a wall, the ceiling or (diving)
+     * the ground's height here; the nearest wall's distance and the way to it (forward, side); the
+     * arena's centre (forward, side); the room above. */
+    float lim = 0.95f * env->size, top = 0.95f * env->size_y, ahead = 1e30f;
+    float fx = cp * cy, fz = cp * sy;                     /* the direction of travel (o[4-6]) */
+    if (fx > 1e-6f) ahead = (lim - x) / fx;
+    else if (fx < -1e-6f) ahead = (-lim - x) / fx;
+    if (fz > 1e-6f) ahead = fminf(ahead, (lim - z) / fz);
+    else if (fz < -1e-6f) ahead = fminf(ahead, (-lim - z) / fz);
+    if (sp > 1e-6f) ahead = fminf(ahead, (top - y) / sp);
+    else if (sp < -1e-6f) ahead = fminf(ahead, fmaxf(y - sc_ground(env, x, z), 0) / -sp);  /* the ground here */
+    o[50] = clampf(ahead * (1.0f / SC_EDGE), 0, 1);
+    float wall = lim - x, nx = 1, nz = 0;
+    if (lim + x < wall) { wall = lim + x; nx = -1; nz = 0; }
+    if (lim - z < wall) { wall = lim - z; nx = 0; nz = 1; }
+    if (lim + z < wall) { wall = lim + z; nx = 0; nz = -1; }
+    o[51] = clampf(wall * (1.0f / SC_EDGE), 0, 1);
+    o[52] = nx * cy + nz * sy;
+    o[53] = nz * cy - nx * sy;
+    o[54] = clampf((-x * cy - z * sy) * inv_span, -1, 1);
+    o[55] = clampf((x * sy - z * cy) * inv_span, -1, 1);
+    o[56] = clampf((top - y) * (1.0f / SC_EDGE), 0, 1);
 }
 
 static void sc_observe_all(Env* env) {
