@@ -34,7 +34,7 @@ from pathlib import Path
 from pufferlib._locks import folder_lock
 from pufferlib.agent import Agent, load
 from pufferlib.errors import APIUsageError, CheckpointError
-from pufferlib.match import play_match
+from pufferlib.match import MAX_GAME_STEPS, play_match
 from pufferlib.train import checkpoint
 from pufferlib.train.evaluation import builtin_players
 from pufferlib.train.pool import POOL_DIR, POOL_FILE, read_pool
@@ -117,16 +117,17 @@ def _agents(players: list[Player], env_id: str) -> dict[str, Agent | str]:
 
 
 def play_round(run_dir: Path, env_id: str, games: int, anchors: Sequence[str] = (), seed: int = 0,
-               progress: Callable[[str], object] | None = None) -> int:
+               progress: Callable[[str], object] | None = None, max_game_steps: int = MAX_GAME_STEPS) -> int:
     """Play `games` games for every pair of the run's players (anchors do not play each other)
-    and add them to RUN_DIR/league.db, holding the league's lock; returns the matches played."""
+    and add them to RUN_DIR/league.db, holding the league's lock; returns the matches played. A game
+    that runs `max_game_steps` steps without ending is cut and not recorded (`play_match`)."""
     with folder_lock(run_dir, f"a league round ({DB_NAME})", LOCK_NAME):
         results(run_dir)  # a damaged league.db is refused before any game is played
-        return _play_round(run_dir, env_id, games, anchors, seed, progress)
+        return _play_round(run_dir, env_id, games, anchors, seed, progress, max_game_steps)
 
 
 def _play_round(run_dir: Path, env_id: str, games: int, anchors: Sequence[str], seed: int,
-                progress: Callable[[str], object] | None) -> int:
+                progress: Callable[[str], object] | None, max_game_steps: int) -> int:
     players = players_of(run_dir, env_id, anchors)
     agents = _agents(players, env_id)
     if sum(1 for a in agents.values() if not isinstance(a, str)) < 1 or len(agents) < 2:
@@ -142,7 +143,8 @@ def _play_round(run_dir: Path, env_id: str, games: int, anchors: Sequence[str], 
                 b = names[j]
                 if isinstance(agents[a], str) and isinstance(agents[b], str):
                     continue  # two built-in players: the env plays neither against the other
-                result = play_match(env_id, agents[a], agents[b], games, seed=seed + rounds * 7919 + played)
+                result = play_match(env_id, agents[a], agents[b], games, seed=seed + rounds * 7919 + played,
+                                    max_game_steps=max_game_steps)
                 db.execute("INSERT INTO matches VALUES (?, ?, ?, ?, ?, ?, ?)",
                            (a, b, result.wins, result.draws, result.losses, seed + rounds, time.time()))
                 db.commit()

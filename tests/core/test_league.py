@@ -178,9 +178,9 @@ def test_games_cut_at_the_step_limit_are_said_and_not_recorded(tmp_path, monkeyp
             checkpoint.save(tmp_path / f"model_00000{step}.pt", {
                 "policy": policy.state_dict(), "optimizers": [], "global_step": step, "epoch": step,
                 "config": config, "env_id": "test-endless"})
-        monkeypatch.setattr(league, "play_match", functools.partial(play_match, num_envs=1, max_game_steps=20))
+        monkeypatch.setattr(league, "play_match", functools.partial(play_match, num_envs=1))
         lines = []
-        assert league.play_round(tmp_path, "test-endless", 4, [], progress=lines.append) == 1
+        assert league.play_round(tmp_path, "test-endless", 4, [], progress=lines.append, max_game_steps=20) == 1
         # one game slot: its first game is a draw, its second never ends: it and the other two are cut
         assert lines == ["step 1 vs step 2: 0-1-0 (3 cut at 20 steps, not recorded)"]
         assert league.results(tmp_path) == [("step 1", "step 2", 0, 1, 0)]

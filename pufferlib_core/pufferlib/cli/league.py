@@ -27,11 +27,15 @@ def league_command(argv: list[str]) -> int:
     parser.add_argument("--anchors", default=None,
                         help="built-in players of the run's env to rate beside the snapshots, comma-separated ('' for "
                              "none; default: every built-in player the env declares)")
+    parser.add_argument("--max-game-steps", type=int, default=None,
+                        help="steps after which a game that has not ended is cut and not recorded (default 10,000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--plot", help="draw rating against training step to this PNG")
     args = parser.parse_args(argv)
     if args.games < 0:
         raise APIUsageError(f"--games must be at least 0, got {args.games}.")
+    if args.max_game_steps is not None and args.max_game_steps < 1:
+        raise APIUsageError(f"--max-game-steps must be at least 1, got {args.max_game_steps}.")
     from pufferlib import league
     from pufferlib._text import printable
     from pufferlib.games.ratings import fit, rank_correlation
@@ -53,8 +57,11 @@ def league_command(argv: list[str]) -> int:
     anchors = list(builtin_players(env_id)) if args.anchors is None else [a for a in args.anchors.split(",") if a]
     players = league.players_of(run_dir, env_id, anchors)
     if args.games:
+        from pufferlib.match import MAX_GAME_STEPS
+
         league.play_round(run_dir, env_id, args.games, anchors, args.seed,
-                          progress=lambda line: print(f"puffer league: {line}", file=sys.stderr, flush=True))
+                          progress=lambda line: print(f"puffer league: {line}", file=sys.stderr, flush=True),
+                          max_game_steps=args.max_game_steps or MAX_GAME_STEPS)
     ratings = fit(league.results(run_dir))
     steps = {p.name: p.step for p in players}
     print(f"{printable(env_id)}: Bradley-Terry ratings (Elo scale, mean 1000, 95% intervals) from every game in "
