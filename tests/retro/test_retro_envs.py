@@ -30,6 +30,11 @@ def test_one_id_per_game_whose_rom_ships():
     assert s.policy == "pufferlib.models:SmallConvolutional"
     assert spec("retro-airstriker").id == s.id
     assert s.config["vec"] == {"num_envs": 8, "num_workers": 0}  # 0: the vectorizer picks, by the cores
+    # the settings that left random play in the README's runs: whole steps of every env in a batch,
+    # whole minibatches, 4 epochs
+    train = s.config["train"]
+    assert (train["batch_size"], train["minibatch_size"], train["update_epochs"]) == (512, 128, 4)
+    assert train["batch_size"] % s.config["vec"]["num_envs"] == 0 and train["batch_size"] % train["minibatch_size"] == 0
 
 
 def test_every_game_of_the_specs_has_its_rom_in_the_installed_package():
