@@ -10,8 +10,8 @@ import pytest
 import torch
 
 import pufferlib
-from pufferlib.train.evaluation import evaluate
 from puffer_ocean import envs
+from pufferlib.train.evaluation import evaluate
 
 NONE, EAST, NORTH, WEST, SOUTH = 0, 1, 3, 5, 7
 ACCEL, DAMP, R = 0.03, 0.94, 0.5
@@ -205,7 +205,7 @@ def test_sudden_death_closes_a_deadly_border_in_and_the_observation_sees_it():
             _, _, term, _, _ = env.step(act((NONE, 0), (NONE, 0)))
         obs = env.observations
         assert not term.any() and obs[0, 7] == 0 and obs[0, 8] == 0 and obs[0, 5:7].tolist() == [0, 0]
-        for tick in range(11, 16):  # the border at 0.04 a step: 0.2 at tick 15, not yet at 0.7
+        for _ in range(11, 16):  # the border at 0.04 a step: 0.2 at tick 15, not yet at 0.7
             _, _, term, _, _ = env.step(act((NONE, 0), (NONE, 0)))
             assert not term.any()
         obs = env.observations
