@@ -182,7 +182,7 @@ def test_the_observation_is_in_the_own_view(duel):
     obs = duel.observations
     x0, v0, y1, v1 = 4.0 + 0.1 * DAMP, 0.1 * DAMP, 12.0 - 0.2 * DAMP, -0.2 * DAMP
     assert obs.shape == (2, 45)
-    to_sudden_death = (1 - 250) / 250  # tick 1 of the default 250 before sudden death
+    to_sudden_death = (1 - 150) / 150  # tick 1 of the default 150 before sudden death
     np.testing.assert_allclose(obs[0, :OWN], [x0 / 8 - 1, 0, v0, 0, 2 / 15, (10 - x0) / 16, (5 - 8) / 16, 0,
                                               to_sudden_death], atol=1e-6)
     # drone 1's nearest hazard: the pit's top-left corner (10, 5) from (8, y1)

@@ -14,7 +14,7 @@
  * restitution 0.8; a drone past a wall is put back against it and its velocity across the wall
  * reversed with restitution 0.5; (4) a drone whose circle overlaps a pit or the deadly border
  * dies (it leaves the arena); (5) cooldowns count down. Sudden death: after `sudden_death` steps
- * (default 250; 0 never) a deadly border closes in from the walls, 0.04 units a step, until a
+ * (default 150; 0 never) a deadly border closes in from the walls, 0.04 units a step, until a
  * square of side 3 is left in the middle (upstream's sudden-death walls, closing smoothly here).
  * The game ends when at most one drone lives: the survivor wins (+1, outcome 1), the others lose
  * (-1, outcome 0); drones that die in the same step as the last rival draw (0, outcome 0.5). It is
@@ -23,7 +23,7 @@
  * a loss). `push_reward` (default 0) pays a drone, for each rival its burst kicks, push_reward x
  * (the kick / 0.7) x the cosine between the kick and the way to the rival's nearest hazard (when
  * positive): a shaped term for pushing rivals toward a hazard. With sudden death before `max_steps`
- * (the default: the square is left at step 412 of 500) nearly every game is decided.
+ * (the default: the square is left at step 313 of 500) nearly every game is decided.
  *
  * Actions MultiDiscrete([9, 2]): a move (0 none, 1-8 the compass directions counterclockwise from
  * east: 1 east, 3 north, 5 west, 7 south) and fire (1). Observation (45 floats, the row's own
@@ -56,7 +56,7 @@
 #define IW_MAXP 4
 #define PARAMS(P) P(int, num_drones, 2, 2, IW_MAXD) P(int, opponent, 1, 0, 2) P(int, size, 16, 8, 40) \
     P(int, pits, 2, 0, IW_MAXP) P(int, cooldown, 15, 1, 1000) P(int, max_steps, 500, 1, 10000000) \
-    P(float, step_cost, 0, 0, 1) P(int, sudden_death, 250, 0, 10000000) \
+    P(float, step_cost, 0, 0, 1) P(int, sudden_death, 150, 0, 10000000) \
     P(float, push_reward, 0, 0, 1)
 #define IW_DRONE_FIELDS(F, i) F(float, x[i]) F(float, y[i]) F(float, vx[i]) F(float, vy[i]) \
     F(int, cooldown_left[i]) F(int, alive[i])
