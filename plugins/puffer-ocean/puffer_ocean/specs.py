@@ -173,8 +173,8 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                       _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, gae_lambda=0.95)),
     "impulse_wars": ("two drones in a walled arena with death pits: push the scripted drone into a pit with an "
                      "impulse burst before it pushes you (2D circle physics; a deadly border closes in from step "
-                     "250)",
-                     {},  # step_cost 0.002 and push_reward 0.05 did not win more (README)
+                     "150)",
+                     {},  # step_cost 0.002, push_reward 0.05 and the border from 250 won less (README)
                      _config(256, 12_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.002)),
 }
 
