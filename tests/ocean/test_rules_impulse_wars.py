@@ -1,14 +1,17 @@
 """Rules of ocean-impulse_wars: thrust and damping, the burst's kick and cooldown, drone-drone and
 wall contacts, death in a pit, the end of a game (win, loss, draw, truncation) with outcomes and
-knockouts, the step cost, masks of dead drones, the observation layout, the built-in drones, determinism and the
-renders."""
+knockouts, the step cost, sudden death, the push reward, masks of dead drones, the observation layout, the
+built-in drones, determinism, the renders, and an evaluation's env stats."""
 
 import math
 
 import numpy as np
 import pytest
+import torch
 
+import pufferlib
 from puffer_ocean import envs
+from pufferlib.train.evaluation import evaluate
 
 NONE, EAST, NORTH, WEST, SOUTH = 0, 1, 3, 5, 7
 ACCEL, DAMP, R = 0.03, 0.94, 0.5
@@ -166,6 +169,9 @@ def test_a_dead_drone_waits_masked_until_one_is_left():
         env.close()
 
 
+OWN, OTHER, PITS = 9, 8, 9 + 8 * 3  # where the own entries, each other drone's and the pits' start
+
+
 def test_the_observation_is_in_the_own_view(duel):
     duel.set_field("num_pits", 1)
     duel.set_field("pit_x[0]", 10.0)
@@ -175,14 +181,75 @@ def test_the_observation_is_in_the_own_view(duel):
     duel.step(act((NONE, 0), (NONE, 0)))  # cooldowns count down to 2 and 0
     obs = duel.observations
     x0, v0, y1, v1 = 4.0 + 0.1 * DAMP, 0.1 * DAMP, 12.0 - 0.2 * DAMP, -0.2 * DAMP
-    assert obs.shape == (2, 35)
-    np.testing.assert_allclose(obs[0, :5], [x0 / 8 - 1, 0, v0, 0, 2 / 15], atol=1e-6)
-    np.testing.assert_allclose(obs[0, 5:11], [(8 - x0) / 16, (y1 - 8) / 16, -v0, v1, 1, 0], atol=1e-6)
-    np.testing.assert_allclose(obs[0, 11:23], 0)  # no third or fourth drone
-    np.testing.assert_allclose(obs[0, 23:26], [(10 - x0) / 16, (5 - 8) / 16, 1], atol=1e-6)
-    np.testing.assert_allclose(obs[0, 26:], 0)  # one pit
-    np.testing.assert_allclose(obs[1, 5:11], [(x0 - 8) / 16, (8 - y1) / 16, v0, -v1, 1, 2 / 15], atol=1e-6)
-    np.testing.assert_allclose(obs[1, 23:26], [(10 - 8) / 16, (5 - y1) / 16, 1], atol=1e-6)
+    assert obs.shape == (2, 45)
+    to_sudden_death = (1 - 150) / 150  # tick 1 of the default 150 before sudden death
+    np.testing.assert_allclose(obs[0, :OWN], [x0 / 8 - 1, 0, v0, 0, 2 / 15, (10 - x0) / 16, (5 - 8) / 16, 0,
+                                              to_sudden_death], atol=1e-6)
+    # drone 1's nearest hazard: the pit's top-left corner (10, 5) from (8, y1)
+    np.testing.assert_allclose(obs[0, OWN:OWN + OTHER], [(8 - x0) / 16, (y1 - 8) / 16, -v0, v1, 1, 0,
+                                                         (10 - 8) / 16, (5 - y1) / 16], atol=1e-6)
+    np.testing.assert_allclose(obs[0, OWN + OTHER:PITS], 0)  # no third or fourth drone
+    np.testing.assert_allclose(obs[0, PITS:PITS + 3], [(10 - x0) / 16, (5 - 8) / 16, 1], atol=1e-6)
+    np.testing.assert_allclose(obs[0, PITS + 3:], 0)  # one pit
+    np.testing.assert_allclose(obs[1, OWN:OWN + OTHER], [(x0 - 8) / 16, (8 - y1) / 16, v0, -v1, 1, 2 / 15,
+                                                         (10 - x0) / 16, (5 - 8) / 16], atol=1e-6)
+    np.testing.assert_allclose(obs[1, PITS:PITS + 3], [(10 - 8) / 16, (5 - y1) / 16, 1], atol=1e-6)
+
+
+def test_sudden_death_closes_a_deadly_border_in_and_the_observation_sees_it():
+    env = make(opponent="none", pits=0, sudden_death=10)
+    try:
+        place(env, 0, 8.0, 8.0)
+        place(env, 1, 1.2, 8.0)  # 0.7 units from the west wall: its circle reaches 0.7
+        for _ in range(10):  # ticks 1-10: no border yet
+            _, _, term, _, _ = env.step(act((NONE, 0), (NONE, 0)))
+        obs = env.observations
+        assert not term.any() and obs[0, 7] == 0 and obs[0, 8] == 0 and obs[0, 5:7].tolist() == [0, 0]
+        for _ in range(11, 16):  # the border at 0.04 a step: 0.2 at tick 15, not yet at 0.7
+            _, _, term, _, _ = env.step(act((NONE, 0), (NONE, 0)))
+            assert not term.any()
+        obs = env.observations
+        np.testing.assert_allclose(obs[0, 7], 2 * 0.2 / 16, rtol=1e-5)
+        np.testing.assert_allclose(obs[0, 5:7], [-(8 - 0.2) / 16, 0], atol=1e-5)  # the border, all ways alike
+        np.testing.assert_allclose(obs[0, OWN + 6:OWN + 8], [-(1.2 - 0.2) / 16, 0], atol=1e-5)  # drone 1's: west
+        ended = None
+        for tick in range(16, 40):
+            _, rew, term, _, _ = env.step(act((NONE, 0), (NONE, 0)))
+            if term.any():
+                ended = tick
+                break
+        # drone 1's circle (from 0.7) meets the border at tick 10 + 0.7 / 0.04 = 27.5: dead at 28
+        assert ended == 28 and rew.tolist() == [1, -1] and env.outcomes.tolist() == [1.0, 0.0]
+    finally:
+        env.close()
+    env = make(opponent="none", pits=0, sudden_death=1, max_steps=1000)
+    try:
+        place(env, 0, 7.0, 8.0)
+        place(env, 1, 9.0, 8.0)
+        for _ in range(300):  # the square of side 3 left (border 6.5) stays: both inside, both live
+            _, _, term, trunc, _ = env.step(act((NONE, 0), (NONE, 0)))
+            assert not term.any() and not trunc.any()
+        np.testing.assert_allclose(env.observations[0, 7], 2 * 6.5 / 16, rtol=1e-5)
+    finally:
+        env.close()
+
+
+def test_push_reward_pays_a_kick_toward_the_rivals_nearest_hazard():
+    env = make(opponent="none", push_reward=0.1)
+    try:
+        env.set_field("num_pits", 1)
+        env.set_field("pit_x[0]", 10.0)
+        env.set_field("pit_y[0]", 6.5)  # the pit spans x 10-13, y 6.5-9.5
+        place(env, 0, 6.0, 8.0)
+        place(env, 1, 8.0, 8.0)  # 2 east of drone 0, the pit 2 further east: the kick points at it
+        _, rew, _, _, _ = env.step(act((NONE, 1), (NONE, 0)))
+        np.testing.assert_allclose(rew, [0.1 * 0.525 / 0.7, 0], rtol=1e-5)
+        place(env, 0, 8.0, 10.0)
+        place(env, 1, 8.0, 12.0)  # kicked north, away from the pit (south-east of it): nothing
+        _, rew, _, _, _ = env.step(act((NONE, 1), (NONE, 0)))
+        assert rew.tolist() == [0, 0]
+    finally:
+        env.close()
 
 
 def test_the_scripted_drone_beats_random_play_more_than_random_play_does():
@@ -214,7 +281,7 @@ def test_same_seed_same_game_and_pits_away_from_the_drones():
         finally:
             env.close()
     np.testing.assert_array_equal(runs[0], runs[1])
-    pits = runs[0][0][:, 23:35].reshape(16, 4, 3)  # the reset: 4 games of 4 rows
+    pits = runs[0][0][:, PITS:PITS + 12].reshape(16, 4, 3)  # the reset: 4 games of 4 rows
     assert (pits[..., 0, 2] == 1).all() and (pits[..., 2] == 1).any(1).all()  # every game has a pit
     assert (pits[..., 2] == 1).sum() > 16  # 64 tries each: a crowded arena may get fewer than 4
     assert (np.hypot(pits[..., 0], pits[..., 1])[pits[..., 2] == 1] * 16 > 2.5).all()  # clear of the spawns
@@ -238,3 +305,25 @@ def test_the_renders_show_walls_pits_and_drones(duel):
         assert first.shape == (256, 256, 3) and (env.render() != first).any()
     finally:
         env.close()
+
+
+class Still(torch.nn.Module):
+    """Equal logits for every move and fire choice, value 0."""
+
+    def forward(self, obs):
+        return torch.zeros(obs.shape[0], 11), torch.zeros(obs.shape[0], 1)
+
+
+def test_an_evaluation_reports_the_episodes_of_its_last_steps_too():
+    """`puffer eval --json`'s env/score came out at 0.52 where 0.25 of the counted games were won:
+    the env reports its stats every log_interval (128) steps, and the games that ran to the step
+    limit, the longest, ended after its last report and were never counted in env/*. Here every
+    game runs its 20 steps out, before any report."""
+    env = pufferlib.make("ocean-impulse_wars", num_envs=4, pits=0, sudden_death=0, max_steps=20)
+    try:
+        result = evaluate(env, Still(), 4)
+    finally:
+        env.close()
+    figures = result.as_dict()
+    assert figures["env/n"] == 4 and figures["env/episode_length"] == 20 and figures["env/score"] == 0
+    assert figures["no_result_rate"] == 1 and figures["win_share"] == 0 and "win_rate" not in figures

@@ -174,9 +174,10 @@ ENVS: dict[str, tuple[str, dict, dict]] = {
                       "with LunarLander's shaping", {},
                       _config(256, 5_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, gae_lambda=0.95)),
     "impulse_wars": ("two drones in a walled arena with death pits: push the scripted drone into a pit with an "
-                     "impulse burst before it pushes you (2D circle physics)",
-                     {},  # step_cost 0.002 (running out the clock worth a loss) did not win more (README)
-                     _config(256, 8_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.002)),
+                     "impulse burst before it pushes you (2D circle physics; a deadly border closes in from step "
+                     "150)",
+                     {},  # step_cost 0.002, push_reward 0.05 and the border from 250 won less (README)
+                     _config(256, 12_000_000, 16384, 4096, learning_rate=0.003, gamma=0.99, ent_coef=0.002)),
 }
 
 

@@ -74,8 +74,15 @@ class EvalResult:
     """The returns and lengths of the episodes counted, and what the evaluation was.
 
     `env_stats` are the means of the numeric stats the env reported in its infos while the
-    evaluation ran (e.g. Ocean's `score`); the env aggregates them over every episode that
-    ended, counted or not, so they are shown beside the rule's numbers, not in place of them.
+    evaluation ran (e.g. Ocean's `score`), over episodes: an info that says how many episodes it
+    averages (`n`, as Ocean's do) weighs that many, and `n` comes back as their total; the stats
+    an env holds but has not reported when the evaluation ends (`pending_infos`; Ocean's envs
+    report every `log_interval` steps) are collected then, or the episodes of the last steps,
+    often the longest, counted ones, would be missing. The env aggregates them over every episode
+    that ended, counted or not, so they are shown beside the rule's numbers, not in place of
+    them: while the evaluation waits for its longest counted episodes, the other rows end more
+    short ones, which these over-represent. For games, the share of the counted games won, those
+    cut short without a result included, is `win_share`.
     """
 
     returns: list[float]
@@ -117,8 +124,9 @@ class EvalResult:
         how = "greedy actions" if self.deterministic else "sampled actions"
         seed = f", seed {self.seed}" if self.seed is not None else ", unseeded"
         tally = Tally.of(self.outcomes)
-        record = (f"; score {tally.score:.3f} ({tally.wins} wins, {tally.draws} draws, {tally.losses} losses)"
-                  if tally.games else "")
+        cut = sum(1 for o in self.outcomes if math.isnan(o))
+        record = (f"; score {tally.score:.3f} ({tally.wins} wins, {tally.draws} draws, {tally.losses} losses"
+                  + (f", {cut} without a result" if cut else "") + ")" if tally.games else "")
         against = f"; against the env's built-in player {self.opponent!r}" if self.opponent else ""
         return (f"mean return {self.mean:.2f}{interval}, std {self.std:.2f}, over {self.episodes} episodes "
                 f"(the first {self.episodes} to start; {how}{seed}); mean length {self.mean_length:.1f}{record}"
@@ -128,7 +136,11 @@ class EvalResult:
         """The figures as flat numbers (what eval during training logs as `eval/<key>`)."""
         out = {"episode_return": self.mean, "episode_return_std": self.std, "episode_return_ci95": self.ci95,
                "episodes": float(self.episodes), "episode_length": self.mean_length}
-        out.update(Tally.of(self.outcomes).metrics(""))
+        tally = Tally.of(self.outcomes)
+        out.update(tally.metrics(""))
+        if self.outcomes:  # over every counted game, those cut short without a result included
+            out.update({"win_share": tally.wins / len(self.outcomes),
+                        "no_result_rate": 1 - tally.games / len(self.outcomes)})
         out.update({f"env/{k}": v for k, v in self.env_stats.items()})
         return out
 
@@ -261,9 +273,23 @@ def with_opponent(env_id: str, config: Mapping[str, Any], opponent: str | None =
 
 
 def _env_stats(infos: list[dict[str, float]]) -> dict[str, float]:
+    """The mean of each numeric key over `infos`, each weighted by the episodes it averages (its
+    `n`, else 1); `n` itself summed (`EvalResult.env_stats`)."""
     keys = dict.fromkeys(k for info in infos for k, v in info.items()
                          if isinstance(v, (int, float, np.number)) and not isinstance(v, bool))
-    return {k: float(np.mean([info[k] for info in infos if k in info])) for k in keys}
+
+    def weight(info: dict[str, float]) -> float:
+        n = info.get("n", 1)
+        return float(n) if isinstance(n, (int, float, np.number)) and not isinstance(n, bool) and n > 0 else 1.0
+
+    stats = {}
+    for k in keys:
+        rows = [(float(info[k]), weight(info)) for info in infos if k in info]
+        if k == "n":
+            stats[k] = float(sum(value for value, _ in rows))
+        else:
+            stats[k] = sum(value * w for value, w in rows) / sum(w for _, w in rows)
+    return stats
 
 
 @torch.no_grad()
@@ -317,6 +343,9 @@ def evaluate_players(env: VecEnv, players: Sequence[Predictor], episodes: int, *
         raise APIUsageError(f"Only {len(book.ended)} episodes ended in {max_steps:,} steps of {rows} agent rows, "
                             f"and {episodes} were asked for: does the env end its episodes (terminal or truncation "
                             "flags)?")
+    pending = getattr(env, "pending_infos", None)  # the stats the env holds since its last report
+    if callable(pending):
+        infos.extend(i for i in pending() if isinstance(i, dict))
     returns, lengths, outcomes = book.counted()
     return EvalResult(returns, lengths, deterministic, seed, t, time.perf_counter() - started, _env_stats(infos),
                       outcomes if games else [])

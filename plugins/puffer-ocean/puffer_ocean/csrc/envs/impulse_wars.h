@@ -12,28 +12,38 @@
  * by it; (3) the contacts, in one pass: two overlapping drones are moved apart along the line of
  * their centres, half each, and if they approach, their velocities along it are exchanged with
  * restitution 0.8; a drone past a wall is put back against it and its velocity across the wall
- * reversed with restitution 0.5; (4) a drone whose circle overlaps a pit dies (it leaves the
- * arena); (5) cooldowns count down. The game ends when at most one drone lives: the survivor wins
- * (+1, outcome 1), the others lose (-1, outcome 0); drones that die in the same step as the last
- * rival draw (0, outcome 0.5). It is truncated after `max_steps` steps (reward 0, no outcome). Each
- * step also costs every drone alive at its start `step_cost` (default 0; at 1 / max_steps running
- * out the clock is worth as little as a loss).
+ * reversed with restitution 0.5; (4) a drone whose circle overlaps a pit or the deadly border
+ * dies (it leaves the arena); (5) cooldowns count down. Sudden death: after `sudden_death` steps
+ * (default 150; 0 never) a deadly border closes in from the walls, 0.04 units a step, until a
+ * square of side 3 is left in the middle (upstream's sudden-death walls, closing smoothly here).
+ * The game ends when at most one drone lives: the survivor wins (+1, outcome 1), the others lose
+ * (-1, outcome 0); drones that die in the same step as the last rival draw (0, outcome 0.5). It is
+ * truncated after `max_steps` steps (reward 0, no outcome). Each step also costs every drone alive
+ * at its start `step_cost` (default 0; at 1 / max_steps running out the clock is worth as little as
+ * a loss). `push_reward` (default 0) pays a drone, for each rival its burst kicks, push_reward x
+ * (the kick / 0.7) x the cosine between the kick and the way to the rival's nearest hazard (when
+ * positive): a shaped term for pushing rivals toward a hazard. With sudden death before `max_steps`
+ * (the default: the square is left at step 313 of 500) nearly every game is decided.
  *
  * Actions MultiDiscrete([9, 2]): a move (0 none, 1-8 the compass directions counterclockwise from
- * east: 1 east, 3 north, 5 west, 7 south) and fire (1). Observation (35 floats, the row's own
- * view): own x and y (scaled to [-1, 1]), vx, vy, cooldown left / `cooldown`; then for the other
+ * east: 1 east, 3 north, 5 west, 7 south) and fire (1). Observation (45 floats, the row's own
+ * view): own x and y (scaled to [-1, 1]), vx, vy, cooldown left / `cooldown`, the nearest hazard
+ * point (of a pit or the deadly border) relative to its centre / size (zeros where there is none),
+ * how far the border has moved in (2 border / size, in the units of own x), the time to sudden
+ * death ((tick - sudden_death) / sudden_death in [-1, 1]; -1 without it); then for the other
  * drones in order after its own (slots past num_drones - 1 zero): their position relative to its
- * own / size, their velocity relative to its own, alive, cooldown left / `cooldown`; then for each
- * pit slot (4): the nearest point of the pit relative to its own centre / size and 1 (zeros where
- * there is no pit). The walls are at own x and y = -1 and 1.
+ * own / size, their velocity relative to its own, alive, cooldown left / `cooldown`, and their
+ * nearest hazard point relative to their centre / size (can it be pushed into one?); then for
+ * each pit slot (4): the nearest point of the pit relative to its own centre / size and 1 (zeros
+ * where there is no pit). The walls are at own x and y = -1 and 1.
  *
  * `opponent` (pufferlib's names: 0 "none", 1 "scripted", the default, 2 "random"): with "none"
  * every drone is an agent (a game of num_drones rows; a dead drone's row is masked until the
  * game ends); otherwise the agent flies one drone, drawn per game, against built-in drones:
  * "scripted" goes for the nearest living rival: it flies toward the spot 1.5 units behind the
- * rival as seen from the pit nearest to the rival (the rival itself once it is lined up between
- * the two, or where there is no pit), in the one of the 8 directions closest to that spot whose
- * point 2 units ahead (plus 4 steps of its velocity) is clear of the pits, and fires when the
+ * rival as seen from the hazard nearest to the rival (the rival itself once it is lined up between
+ * the two, or where there is no hazard), in the one of the 8 directions closest to that spot whose
+ * point 2 units ahead (plus 4 steps of its velocity) is clear of the hazards, and fires when the
  * rival is within 2.7 units and lined up (or within 1.5 units);
  * "random" takes random actions. With "none", any drone may be flown by a built-in one instead
  * (the `players` input: self-play's anchors). score: games won; knockouts: rivals that died
@@ -46,7 +56,8 @@
 #define IW_MAXP 4
 #define PARAMS(P) P(int, num_drones, 2, 2, IW_MAXD) P(int, opponent, 1, 0, 2) P(int, size, 16, 8, 40) \
     P(int, pits, 2, 0, IW_MAXP) P(int, cooldown, 15, 1, 1000) P(int, max_steps, 500, 1, 10000000) \
-    P(float, step_cost, 0, 0, 1)
+    P(float, step_cost, 0, 0, 1) P(int, sudden_death, 150, 0, 10000000) \
+    P(float, push_reward, 0, 0, 1)
 #define IW_DRONE_FIELDS(F, i) F(float, x[i]) F(float, y[i]) F(float, vx[i]) F(float, vy[i]) \
     F(int, cooldown_left[i]) F(int, alive[i])
 #define IW_PIT_FIELDS(F, i) F(float, pit_x[i]) F(float, pit_y[i])
@@ -67,7 +78,10 @@
 #define IW_E_WALL 0.5f
 #define IW_PIT 3.0f        /* pit side */
 #define IW_CREDIT 60       /* steps a burst stays the cause of a death (knockouts) */
-#define IW_OBS (5 + 6 * (IW_MAXD - 1) + 3 * IW_MAXP)
+#define IW_CLOSE 0.04f    /* units a step the deadly border moves in during sudden death */
+#define IW_OWN 9           /* own entries of the observation */
+#define IW_OTHER 8         /* entries per other drone */
+#define IW_OBS (IW_OWN + IW_OTHER * (IW_MAXD - 1) + 3 * IW_MAXP)
 
 static const float IW_DX[9] = {0, 1, 0.70710678f, 0, -0.70710678f, -1, -0.70710678f, 0, 0.70710678f};
 static const float IW_DY[9] = {0, 0, 0.70710678f, 1, 0.70710678f, 0, -0.70710678f, -1, -0.70710678f};
@@ -109,18 +123,45 @@ static inline void iw_pit_offset(Env* env, int i, float x, float y, float* dx, f
     *dy = ny - y;
 }
 
-/* Whether a circle of radius r at (x, y) overlaps a pit. */
+/* How far the deadly border has moved in from the walls: 0 until `sudden_death` steps have
+ * passed, then IW_CLOSE more a step, until a square of side 3 is left. */
+static inline float iw_border(Env* env) {
+    if (env->sudden_death <= 0 || env->tick <= env->sudden_death) return 0;
+    float m = IW_CLOSE * (float)(env->tick - env->sudden_death), most = 0.5f * (float)env->size - 1.5f;
+    return m < most ? m : most;
+}
+
+/* The offset from (x, y) to the nearest hazard: the nearest point of any pit or, during sudden
+ * death, of the deadly border; (0, 0) where there is none. */
+static void iw_hazard_offset(Env* env, float x, float y, float* hx, float* hy) {
+    float best = 1e30f, m = iw_border(env), hi = (float)env->size - m;
+    *hx = *hy = 0;
+    for (int i = 0; i < env->num_pits; i++) {
+        float dx, dy;
+        iw_pit_offset(env, i, x, y, &dx, &dy);
+        if (dx * dx + dy * dy < best) { best = dx * dx + dy * dy; *hx = dx; *hy = dy; }
+    }
+    if (m <= 0) return;
+    const float cand[4][2] = {{m - x, 0}, {hi - x, 0}, {0, m - y}, {0, hi - y}};
+    for (int i = 0; i < 4; i++) {
+        float d2 = cand[i][0] * cand[i][0] + cand[i][1] * cand[i][1];
+        if (d2 < best) { best = d2; *hx = cand[i][0]; *hy = cand[i][1]; }
+    }
+}
+
+/* Whether a circle of radius r at (x, y) overlaps a pit or, during sudden death, the deadly border. */
 static int iw_in_pit(Env* env, float x, float y, float r) {
     for (int i = 0; i < env->num_pits; i++) {
         float dx, dy;
         iw_pit_offset(env, i, x, y, &dx, &dy);
         if (dx * dx + dy * dy < r * r) return 1;
     }
-    return 0;
+    float m = iw_border(env);
+    return m > 0 && (x - r < m || y - r < m || x + r > (float)env->size - m || y + r > (float)env->size - m);
 }
 
 static void iw_observe(Env* env) {
-    float inv = 1.0f / (float)env->size, cd = 1.0f / (float)env->cooldown;
+    float inv = 1.0f / (float)env->size, cd = 1.0f / (float)env->cooldown, border = iw_border(env), hx, hy;
     for (int k = 0; k < iw_rows(env); k++) {
         int me = iw_drone_of(env, k);
         float* o = (float*)env->p.observations + k * IW_OBS;
@@ -128,16 +169,23 @@ static void iw_observe(Env* env) {
         o[0] = 2 * env->x[me] * inv - 1; o[1] = 2 * env->y[me] * inv - 1;
         o[2] = clampf(env->vx[me], -2, 2); o[3] = clampf(env->vy[me], -2, 2);
         o[4] = env->cooldown_left[me] * cd;
+        iw_hazard_offset(env, env->x[me], env->y[me], &hx, &hy);
+        o[5] = hx * inv; o[6] = hy * inv;
+        o[7] = 2 * border * inv;
+        o[8] = env->sudden_death > 0
+                   ? clampf((float)(env->tick - env->sudden_death) / (float)env->sudden_death, -1, 1) : -1;
         for (int j = 1; j < env->num_drones; j++) {
             int d = (me + j) % env->num_drones;
-            float* s = o + 5 + 6 * (j - 1);
+            float* s = o + IW_OWN + IW_OTHER * (j - 1);
             if (!env->alive[d]) continue;
             s[0] = (env->x[d] - env->x[me]) * inv; s[1] = (env->y[d] - env->y[me]) * inv;
             s[2] = clampf(env->vx[d] - env->vx[me], -2, 2); s[3] = clampf(env->vy[d] - env->vy[me], -2, 2);
             s[4] = 1; s[5] = env->cooldown_left[d] * cd;
+            iw_hazard_offset(env, env->x[d], env->y[d], &hx, &hy);
+            s[6] = hx * inv; s[7] = hy * inv;
         }
         for (int i = 0; i < env->num_pits; i++) {
-            float* s = o + 5 + 6 * (IW_MAXD - 1) + 3 * i, dx, dy;
+            float* s = o + IW_OWN + IW_OTHER * (IW_MAXD - 1) + 3 * i, dx, dy;
             iw_pit_offset(env, i, env->x[me], env->y[me], &dx, &dy);
             s[0] = dx * inv; s[1] = dy * inv; s[2] = 1;
         }
@@ -199,16 +247,12 @@ static void iw_builtin(Env* env, int d, int kind, int* move, int* fire) {
     *move = 0;
     *fire = 0;
     if (target < 0) return;
-    /* the spot 1.5 units behind the rival, seen from the pit nearest to it (the rival itself
-     * where there is no pit) */
-    float gx = env->x[target], gy = env->y[target], px = 0, py = 0, pd = 1e30f;
-    for (int i = 0; i < env->num_pits; i++) {
-        float dx, dy;
-        iw_pit_offset(env, i, gx, gy, &dx, &dy);
-        if (dx * dx + dy * dy < pd) { pd = dx * dx + dy * dy; px = dx; py = dy; }
-    }
-    float aligned = 1;
-    if (pd < 1e29f && pd > 1e-6f) {
+    /* the spot 1.5 units behind the rival, seen from the hazard nearest to it (the rival itself
+     * where there is none) */
+    float gx = env->x[target], gy = env->y[target], px, py;
+    iw_hazard_offset(env, gx, gy, &px, &py);
+    float pd = px * px + py * py, aligned = 1;
+    if (pd > 1e-6f) {
         float l = sqrtf(pd), ux = px / l, uy = py / l, tx = gx - env->x[d], ty = gy - env->y[d];
         float tl = sqrtf(tx * tx + ty * ty) + 1e-6f;
         aligned = (tx * ux + ty * uy) / tl;  /* 1: the rival is between this drone and the pit */
@@ -282,7 +326,7 @@ static void c_step(Env* env) {
         if (builtin) iw_builtin(env, d, builtin, &move[d], &fire[d]);
         else { move[d] = env->p.actions[2 * k]; fire[d] = env->p.actions[2 * k + 1]; }
     }
-    float kick_x[IW_MAXD] = {0}, kick_y[IW_MAXD] = {0};
+    float kick_x[IW_MAXD] = {0}, kick_y[IW_MAXD] = {0}, shaped[IW_MAXD] = {0};
     for (int d = 0; d < n; d++) {  /* (1) the bursts, from the positions before the step */
         if (!env->alive[d] || !fire[d] || env->cooldown_left[d] > 0) continue;
         env->cooldown_left[d] = env->cooldown + 1;  /* counted down at the end of this step */
@@ -294,6 +338,12 @@ static void c_step(Env* env) {
             if (dist > 1e-6f) { nx = dx / dist; ny = dy / dist; }
             float t = (dist - 2 * IW_R) / (IW_RANGE - 2 * IW_R), kick = IW_KICK * (1 - 0.5f * clampf(t, 0, 1));
             kick_x[o] += kick * nx; kick_y[o] += kick * ny;
+            if (env->push_reward > 0) {  /* the kick's share toward the hazard nearest the rival */
+                float hx, hy;
+                iw_hazard_offset(env, env->x[o], env->y[o], &hx, &hy);
+                float hl = sqrtf(hx * hx + hy * hy);
+                if (hl > 1e-6f) shaped[d] += env->push_reward * fmaxf(0, (nx * hx + ny * hy) / hl) * kick / IW_KICK;
+            }
             env->hit_by[o] = d; env->hit_tick[o] = env->tick;
         }
     }
@@ -327,7 +377,7 @@ static void c_step(Env* env) {
     }
     for (int k = 0; k < rows; k++) {  /* the cost of a step to every drone that began it alive */
         int me = iw_drone_of(env, k);
-        if (env->alive[me] || died_now[me]) env->p.rewards[k] = -env->step_cost;
+        if (env->alive[me] || died_now[me]) env->p.rewards[k] = shaped[me] - env->step_cost;
     }
     iw_observe(env);
     int agent_dead = env->opponent != IW_NONE && !env->alive[env->agent_player];
