@@ -71,6 +71,9 @@ class Threshold:
     ours_at: float
     upstream_at: float
     source: str
+    #: ours only: a log row counts only when at least this many episodes ended in it (its `n`); a share's first
+    #: logs hold the few episodes that ended soonest, which in a maze are the ones that reached the goal
+    min_episodes: int = 0
 
 
 THRESHOLDS: dict[str, Threshold] = {
@@ -106,6 +109,16 @@ THRESHOLDS: dict[str, Threshold] = {
                                "with both feet on the pad; 0.8 is our choice (a scripted lander reaches "
                                "0.80-0.83 of its episodes, fourth_wave_anchors.py); upstream 3.0 has no runnable "
                                "rocket_lander"),
+    # Ours only as well: PufferLib 3.0 has no maze, and its tactical does not import (undefined symbol
+    # c_close; its c_step plays no turns). Do not pass --reference-python with them.
+    "maze": Threshold("score", "score", 0.7, 0.7, "share of a log's episodes reaching the goal of a new 5 x 5-cell "
+                      "maze within 150 steps; 0.7 is our choice, below the 0.82-0.85 that the learned policies "
+                      "level off at (sampled; the wall follower 1.00, random play 0.018), in a log of 100 "
+                      "episodes or more (the first logs hold only the few episodes that reached the goal soonest: "
+                      "share 1.0 at 32K steps); 3.0 has no maze", min_episodes=100),
+    "tactical": Threshold("score", "score", 0.8, 0.8, "share of a log's games won against the scripted squad; 0.8 is "
+                          "our choice, below the 0.91-0.94 the shipped config ends at (random legal moves 0.0067); "
+                          "3.0's tactical does not run; a log of 100 games or more", min_episodes=100),
 }
 
 #: envs of the issue's list with no honest common threshold, and why
@@ -119,8 +132,11 @@ LEFT_OUT = {
 }
 
 
-def metric_value(row: dict, metric: str) -> float | None:
-    """The value of `metric` ("key" or "key - key", env info keys) in a log row, None if a key is missing."""
+def metric_value(row: dict, metric: str, min_episodes: int = 0) -> float | None:
+    """The value of `metric` ("key" or "key - key", env info keys) in a log row, None if a key is missing or the
+    row's episode count (`n`) is below `min_episodes`."""
+    if min_episodes and not row.get("environment/n", 0) >= min_episodes:
+        return None
     total = 0.0
     for sign, key in zip((1.0, -1.0), metric.split(" - ")):
         value = row.get(f"environment/{key.strip()}")
@@ -130,10 +146,11 @@ def metric_value(row: dict, metric: str) -> float | None:
     return total
 
 
-def first_crossing(rows: list[dict], metric: str, threshold: float) -> int | None:
-    """Index of the first row whose `metric` is at or above `threshold`, None if none is."""
+def first_crossing(rows: list[dict], metric: str, threshold: float, min_episodes: int = 0) -> int | None:
+    """Index of the first row whose `metric` is at or above `threshold` (of `min_episodes` episodes or more),
+    None if none is."""
     for i, row in enumerate(rows):
-        value = metric_value(row, metric)
+        value = metric_value(row, metric, min_episodes)
         if value is not None and value >= threshold:
             return i
     return None
@@ -153,12 +170,13 @@ class RunResult:
 
 
 def run_result(rows: list[dict], metric: str, threshold: float, t0: float, timeout: float,
-               end: float | None) -> RunResult:
+               end: float | None, min_episodes: int = 0) -> RunResult:
     """The result of a run started at `t0` (epoch seconds) from its log rows; rows written after `timeout`
-    seconds do not count; `end`: when it exited by itself (None: it was stopped)."""
+    seconds, or with fewer than `min_episodes` episodes, do not count; `end`: when it exited by itself (None: it
+    was stopped)."""
     rows = [r for r in rows if r["time"] - t0 <= timeout]
     first = rows[0] if rows else None
-    hit = first_crossing(rows, metric, threshold)
+    hit = first_crossing(rows, metric, threshold, min_episodes)
     last = rows[hit] if hit is not None else (rows[-1] if rows else None)
     sps = None
     if first is not None and last is not None and last["time"] > first["time"]:
@@ -166,7 +184,7 @@ def run_result(rows: list[dict], metric: str, threshold: float, t0: float, timeo
     first_log = first["time"] - t0 if first else None
     if hit is not None:
         return RunResult(True, last["time"] - t0, int(last["step"]), sps, first_log)
-    values = [v for v in (metric_value(r, metric) for r in rows) if v is not None]
+    values = [v for v in (metric_value(r, metric, min_episodes) for r in rows) if v is not None]
     steps = int(last["step"]) if last else None
     why, wall = ("ended", end - t0) if end is not None and end - t0 < timeout else ("timeout", timeout)
     return RunResult(False, wall, steps, sps, first_log, why, values[-1] if values else None)
@@ -273,7 +291,7 @@ def _kill_group(proc: subprocess.Popen) -> None:
 
 
 def watch(argv: list[str], cwd: Path, env: dict, rows_file, metric: str, threshold: float, timeout: float,
-          stop_signal: int, log_path: Path) -> RunResult:
+          stop_signal: int, log_path: Path, min_episodes: int = 0) -> RunResult:
     """Run `argv` in its own process group and read its log rows (`rows_file()`: the JSONL path, once known)
     until the first crossing, its exit or `timeout`; stop it and clean up; the run's result."""
     rows: list[dict] = []
@@ -289,7 +307,7 @@ def watch(argv: list[str], cwd: Path, env: dict, rows_file, metric: str, thresho
             if path is not None:
                 new, offset = read_rows(path, offset)
                 rows += new
-                crossed = crossed or first_crossing(new, metric, threshold) is not None  # only new rows
+                crossed = crossed or first_crossing(new, metric, threshold, min_episodes) is not None  # only new rows
             if exited:
                 end = time.time()
                 break
@@ -311,24 +329,26 @@ def watch(argv: list[str], cwd: Path, env: dict, rows_file, metric: str, thresho
             proc.kill()
             proc.wait()
         _kill_group(proc)
-    return run_result(rows, metric, threshold, t0, timeout, end)
+    return run_result(rows, metric, threshold, t0, timeout, end, min_episodes)
 
 
-def run_ours(env: str, seed: int, timeout: float, work: Path, device: str = "cpu") -> RunResult:
+def run_ours(env: str, seed: int, timeout: float, work: Path, device: str = "cpu", cpu_threads: int = 0) -> RunResult:
     """One run of our `puffer train ocean-ENV` (shipped config, a log row per epoch, training on `device`) in
-    folder `work`."""
+    folder `work`; `cpu_threads` > 0 pins torch's thread count (`train.cpu_threads`; 0: the trainer's choice)."""
     th = THRESHOLDS[env]
     data = work / "runs"
     argv = [sys.executable, "-m", "pufferlib", "train", f"ocean-{env}", "--train.seed", str(seed),
             "--vec.seed", str(seed * 1000), "--train.data-dir", str(data), "--train.log-interval", "0",
             "--train.device", device]
+    if cpu_threads > 0:
+        argv += ["--train.cpu-threads", str(cpu_threads)]
 
     def rows_file() -> Path | None:
         found = sorted(data.glob("*/metrics.jsonl"))
         return found[0] if found else None
 
     return watch(argv, work, dict(os.environ), rows_file, th.ours, th.ours_at, timeout, signal.SIGINT,
-                 work / "stderr.txt")
+                 work / "stderr.txt", th.min_episodes)
 
 
 def run_upstream(python: str, env: str, seed: int, timeout: float, work: Path, device: str = "cpu") -> RunResult:
@@ -375,6 +395,8 @@ def main() -> None:
     parser.add_argument("--data-dir", default=None, metavar="DIR",
                         help="keep the runs under DIR/{ours,upstream}/ENV/SEED (default: a temp dir, removed)")
     parser.add_argument("--device", default="cpu", help="train.device of both sides (default cpu; cuda on a GPU)")
+    parser.add_argument("--cpu-threads", type=int, default=0,
+                        help="ours: train.cpu_threads (default 0: the trainer's choice; 1 on a shared machine)")
     args = parser.parse_args()
     envs = [e.removeprefix("ocean-").removeprefix("puffer_") for e in args.envs] or list(THRESHOLDS)
     for env in envs:
@@ -389,7 +411,7 @@ def main() -> None:
                 "no upstream runs (pass --reference-python PATH)")
     print(f"Measured on {machine()}, {datetime.datetime.now():%Y-%m-%d %H:%M}; seeds {seeds[0]}-{seeds[-1]}, "
           f"one training at a time; ours: `puffer train ocean-ENV`, shipped config, train.device {args.device}, "
-          f"a log per epoch; {upstream}. "
+          f"a log per epoch{f', train.cpu_threads {args.cpu_threads}' if args.cpu_threads else ''}; {upstream}. "
           "Wall s: from just before the process starts to the timestamp of its first log at or above the "
           f"threshold, median [min, max] over seeds; steps: at that log; SPS: agent steps per second from the "
           f"first log to that one; timeout {args.timeout:g} s.")
@@ -407,7 +429,8 @@ def main() -> None:
                     if work.exists() and any(work.iterdir()):
                         raise SystemExit(f"{work} already holds a run: choose another --data-dir")
                     work.mkdir(parents=True, exist_ok=True)
-                    result = (run_ours(env, seed, args.timeout, work, args.device) if side == "ours" else
+                    result = (run_ours(env, seed, args.timeout, work, args.device, args.cpu_threads)
+                              if side == "ours" else
                               run_upstream(args.reference_python, env, seed, args.timeout, work, args.device))
                     results[side].append(result)
                     print(f"{env} seed {seed} {side}: {describe(result)}", file=sys.stderr, flush=True)

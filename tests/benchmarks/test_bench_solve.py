@@ -102,3 +102,15 @@ def test_both_sides_train_on_the_chosen_device(monkeypatch, tmp_path):
     assert seen[1][seen[1].index("--device") + 1] == "cuda"
     bench.run_ours("breakout", 1, 10.0, tmp_path)
     assert seen[2][seen[2].index("--train.device") + 1] == "cpu"  # the default
+
+
+def test_a_share_counts_only_from_logs_of_enough_episodes():
+    points = rows((5, 1000, 1.0), (6, 2000, 0.5), (7, 3000, 0.9))
+    log = [{**r, "environment/n": n} for r, n in zip(points, (5, 200, 300))]
+    assert bench.first_crossing(log, "score", 0.8) == 0  # the first log: the 5 episodes that ended soonest
+    assert bench.first_crossing(log, "score", 0.8, min_episodes=100) == 2
+    assert bench.metric_value(rows((5, 1000, 1.0))[0], "score", min_episodes=1) is None  # no count: no value
+    result = bench.run_result(log[:1], "score", 0.8, T0, timeout=900, end=None, min_episodes=100)
+    assert not result.solved and result.last is None
+    assert all(th.min_episodes >= 0 for th in bench.THRESHOLDS.values())
+    assert bench.THRESHOLDS["maze"].min_episodes == 100
