@@ -284,6 +284,11 @@ def read_rows(path: Path, offset: int) -> tuple[list[dict], int]:
     return rows, offset + end
 
 
+def _default_sigint() -> None:
+    """In the child, before exec: SIGINT handled as by default (Python makes it KeyboardInterrupt)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _kill_group(proc: subprocess.Popen) -> None:
     """SIGKILL whatever is left of the run's process group (workers of a run that has exited)."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -298,8 +303,11 @@ def watch(argv: list[str], cwd: Path, env: dict, rows_file, metric: str, thresho
     offset, path, end, crossed = 0, None, None, False
     with open(log_path, "wb") as log:
         t0 = time.time()
+        # SIGINT back to its default in the child: a script started in the background (`&`) runs with
+        # SIGINT ignored, which the child would inherit, and our trainer's stop (SIGINT) would go
+        # unheard until GRACE_S ran out
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=log,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=_default_sigint)
     try:
         while True:
             exited = proc.poll() is not None

@@ -114,3 +114,24 @@ def test_a_share_counts_only_from_logs_of_enough_episodes():
     assert not result.solved and result.last is None
     assert all(th.min_episodes >= 0 for th in bench.THRESHOLDS.values())
     assert bench.THRESHOLDS["maze"].min_episodes == 100
+
+
+def test_the_stop_reaches_a_run_started_from_a_process_that_ignores_sigint(tmp_path):
+    """A script started in the background (`&`) ignores SIGINT; the run it starts must still hear the
+    stop (before: the trainer never did, and was killed after GRACE_S)."""
+    import signal
+    import sys
+    import time
+
+    marker = tmp_path / "stopped"
+    child = (f"import pathlib, time\ntry:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n"
+             f"    pathlib.Path({str(marker)!r}).write_text('KeyboardInterrupt')\n")
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        started = time.time()
+        bench.watch([sys.executable, "-c", child], tmp_path, {}, lambda: None, "environment/score", 1.0,
+                    timeout=1.0, stop_signal=signal.SIGINT, log_path=tmp_path / "log")
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert marker.read_text() == "KeyboardInterrupt"
+    assert time.time() - started < bench.GRACE_S
