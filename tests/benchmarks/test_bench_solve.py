@@ -135,3 +135,11 @@ def test_the_stop_reaches_a_run_started_from_a_process_that_ignores_sigint(tmp_p
         signal.signal(signal.SIGINT, previous)
     assert marker.read_text() == "KeyboardInterrupt"
     assert time.time() - started < bench.GRACE_S
+
+
+def test_envs_upstream_cannot_run_are_ours_only(monkeypatch):
+    ours_only = [env for env, th in bench.THRESHOLDS.items() if th.no_upstream]
+    assert {"rocket_lander", "maze", "tactical"} <= set(ours_only)
+    monkeypatch.setattr("sys.argv", ["bench_solve.py", "maze", "--reference-python", "/nonexistent/python"])
+    with pytest.raises(SystemExit, match=r"maze: ours only \(3.0 has no maze\); run it without --reference-python"):
+        bench.main()
