@@ -71,7 +71,7 @@ def seat_share(cls, seed: int, copies: int, steps: int) -> dict:
         for _ in range(steps):
             _, _, term, _, _ = env.step(actions)
             outcomes += env.outcomes[0::2][term[0::2]].tolist()
-        return {"score": float(np.mean(outcomes)), "n": len(outcomes)}
+        return {"score": float(np.mean(outcomes)), "n": len(outcomes)} if outcomes else {}
     finally:
         env.close()
 
@@ -99,6 +99,10 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for name, player, run in cases:
         logs = [run(seed) for seed in seeds]
+        if not all(logs):  # a seed whose steps ended no episode has no figures: say so, not a KeyError
+            print(f"| {name} | {player} | no episode ended in {args.steps:,} steps of seed(s) "
+                  f"{[s for s, log in zip(seeds, logs) if not log]}: raise --steps | - | - |", flush=True)
+            continue
         keys = [k for k in logs[0] if k not in ("score", "n", "episode_return", "episode_length")]
         others = ", ".join(f"{k} {spread([log[k] for log in logs])}" for k in keys)
         print(f"| {name} | {player} | {spread([log['score'] for log in logs])} | {others or '-'} | "
