@@ -75,9 +75,14 @@ def test_a_tilde_data_dir_is_the_home_folder_for_every_writer_and_every_printed_
 
 
 def test_a_pettingzoo_game_without_its_extra_names_the_extra_to_install(capsys, monkeypatch):
+    from pettingzoo.env_registry import spec as pettingzoo_spec
+
     monkeypatch.setitem(sys.modules, "chess", None)  # as if pettingzoo[classic] were not installed
     for name in [m for m in sys.modules if m.startswith("pettingzoo.classic.chess")]:
         monkeypatch.delitem(sys.modules, name)
+    # PettingZoo caches each env's creator once loaded: a chess game an earlier test of this process
+    # made (the game matrix) would be made again from it, and nothing would be imported
+    pettingzoo_spec._load_env_creator.cache_clear()
     assert cli.main(["train", "pettingzoo-chess", *TINY]) == 2
     err = one_line_error(capsys, "train")
     assert "needs its classic extra" in err and "pip install 'pettingzoo[classic]'" in err, err
