@@ -21,18 +21,7 @@ import numpy as np
 from anchors import spread
 
 from puffer_ocean import envs
-
-MAIN, CCW, CW, NOTHING = 1, 2, 3, 0
-
-
-def scripted_lander(obs: np.ndarray) -> np.ndarray:
-    """Discrete actions of a hand-written lander for rocket_lander observations (rows of 9)."""
-    x, h, vx, vy, angle, omega, left, right = obs[:, :8].T
-    lean = np.clip(0.5 * (1.25 * x + vx), -0.2, 0.2)
-    turn = lean - angle * np.pi - 2.0 * omega
-    fire = -np.clip(15 * h, 0.5, 6) - 10 * vy > 0.5
-    action = np.where(fire, MAIN, np.where(np.abs(turn) > 0.05, np.where(turn > 0, CCW, CW), NOTHING))
-    return np.where((left > 0) & (right > 0), NOTHING, action).astype(np.int32)
+from puffer_ocean.rocket_lander import scripted_lander
 
 
 def random_actions(env, obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:

@@ -50,8 +50,6 @@ def random_actions(obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return rng.integers(0, 4, len(obs)).astype(np.int32)
 
 
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--copies", type=int, default=64, help="env copies")

@@ -56,8 +56,6 @@ def random_actions(obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return rng.integers(0, 8, len(obs)).astype(np.int32)
 
 
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--copies", type=int, default=2, help="env copies (128 agents each)")

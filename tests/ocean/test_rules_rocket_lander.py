@@ -7,10 +7,10 @@ import pytest
 
 import pufferlib
 from puffer_ocean import envs
+from puffer_ocean.rocket_lander import CCW, CW, MAIN, NOTHING, scripted_lander
 
 from .rules_helpers import make
 
-NOTHING, MAIN, CCW, CW = 0, 1, 2, 3
 DT, G, MAIN_ACCEL, SIDE_ACCEL, INERTIA, FEET = 0.05, 9.8, 16.0, 1.5, 17 / 12, 2.6
 
 
@@ -187,16 +187,6 @@ def test_the_same_seed_replays_the_same_episodes():
     assert np.array_equal(runs[0], runs[1]) and not np.array_equal(runs[0][0, 0], runs[0][0, 1])
 
 
-def scripted(obs):
-    """A hand-written lander: lean against the drift, hold a sink rate that shrinks near the ground."""
-    x, h, vx, vy, angle, omega, left, right = obs[:, :8].T
-    lean = np.clip(0.5 * (1.25 * x + vx), -0.2, 0.2)
-    turn = lean - angle * np.pi - 2.0 * omega
-    fire = -np.clip(15 * h, 0.5, 6) - 10 * vy > 0.5
-    action = np.where(fire, MAIN, np.where(np.abs(turn) > 0.05, np.where(turn > 0, CCW, CW), NOTHING))
-    return np.where((left > 0) & (right > 0), NOTHING, action).astype(np.int32)
-
-
 def test_a_scripted_lander_lands_on_the_pad_where_random_play_crashes():
     scores = {}
     for name in ("scripted", "random"):
@@ -205,7 +195,7 @@ def test_a_scripted_lander_lands_on_the_pad_where_random_play_crashes():
             obs, _ = env.reset(seed=1)
             rng = np.random.default_rng(0)
             for _ in range(800):
-                action = scripted(obs) if name == "scripted" else rng.integers(0, 4, 32).astype(np.int32)
+                action = scripted_lander(obs) if name == "scripted" else rng.integers(0, 4, 32).astype(np.int32)
                 obs, *_ = env.step(action)
             scores[name] = env.log()
         finally:
