@@ -49,6 +49,7 @@ import numpy as np
 import torch
 
 from pufferlib import __version__
+from pufferlib._paths import check_writable
 from pufferlib._text import printable
 from pufferlib.agent import build
 from pufferlib.config import load_default
@@ -339,7 +340,7 @@ def _local_target(hub: Path, repo_id: str) -> Path:
     folder. Stale staging folders (`_STAGING`) that an interrupted push left there are removed;
     one holding anything else is refused."""
     target = published.local_folder(hub, repo_id)
-    checkpoint.check_writable(target.parent, "into the local hub folder")
+    check_writable(target.parent, "into the local hub folder")
     inside = hub.resolve() / repo_id
     if target.resolve() != inside:
         raise APIUsageError(f"puffer push: {target} resolves to {target.resolve()}, which is not {inside} inside the "

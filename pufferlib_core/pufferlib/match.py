@@ -47,12 +47,13 @@ import numpy as np
 import torch
 
 from pufferlib import registry
+from pufferlib._paths import check_writable
 from pufferlib.agent import Agent, load
 from pufferlib.errors import APIUsageError
 from pufferlib.games.exact import MAX_EXACT_POSITIONS, ExactResult, exact_against_random
 from pufferlib.games.scores import Counts, outcome_kind
 from pufferlib.protocols import Batch, VecEnv
-from pufferlib.train import checkpoint, published
+from pufferlib.train import published
 from pufferlib.train.evaluation import builtin_players
 from pufferlib.train.loop import play_steps
 from pufferlib.train.playback import write_video
@@ -221,7 +222,7 @@ def _play(env_id: str, agent: Agent, other: Agent | str, games: int, seed: int, 
                             f"({agent.spaces.single_observation_space} -> {agent.spaces.single_action_space} against "
                             f"{other.spaces.single_observation_space} -> {other.spaces.single_action_space}).")
     if video_path:
-        checkpoint.check_writable(video_path, "the video")
+        check_writable(video_path, "the video")
     env = _make_env(agent, other, games, num_envs, bool(video_path))
     frames: list[np.ndarray] | None = [] if video_path else None
     with torch.random.fork_rng(devices=[]):  # sampled actions are seeded; the caller's RNG state stays

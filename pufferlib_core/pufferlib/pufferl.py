@@ -30,6 +30,7 @@ import torch
 
 import pufferlib.pytorch
 from pufferlib._locks import folder_lock
+from pufferlib._paths import check_writable
 from pufferlib.config import check_keys, load_default, merge
 from pufferlib.config.validation import validate
 from pufferlib.cpu.cores import usable_cores
@@ -234,7 +235,7 @@ class PuffeRL:
         self.run_dir = Path(run_dir) if run_dir else self._default_run_dir()
         self._run_lock: ExitStack | None = None  # held while this trainer writes run_dir
         if self.rank == 0:
-            checkpoint.check_writable(self.run_dir, "the run folder")
+            check_writable(self.run_dir, "the run folder")
         if run_dir and self.rank == 0:  # a given folder (a resumed run's) is claimed before any work
             self._claim_run_dir()
         self._resumed_step: int | None = None  # the step of the checkpoint this run resumed from

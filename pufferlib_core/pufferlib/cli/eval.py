@@ -48,6 +48,7 @@ def eval_command(argv: list[str]) -> int:
         raise APIUsageError("--video-path records rgb_array frames; use --render-mode rgb_array (or omit it).")
     if args.video_path and not args.video_path.lower().endswith(VIDEO_SUFFIXES):
         raise APIUsageError(f"--video-path {args.video_path!r}: write a {' or '.join(VIDEO_SUFFIXES)} file.")
+    from pufferlib._paths import check_writable
     from pufferlib.agent import build
     from pufferlib.cpu.threads import set_torch_threads
     from pufferlib.train import checkpoint
@@ -56,7 +57,7 @@ def eval_command(argv: list[str]) -> int:
     from pufferlib.train.trust import own_code
 
     if args.video_path:
-        checkpoint.check_writable(args.video_path, "the video")
+        check_writable(args.video_path, "the video")
     payload, trained = None, None
     if args.load_model_path:
         payload = checkpoint.load(args.load_model_path, config["train"]["data_dir"], env_id=args.env_id,

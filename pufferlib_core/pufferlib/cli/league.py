@@ -37,6 +37,7 @@ def league_command(argv: list[str]) -> int:
     if args.max_game_steps is not None and args.max_game_steps < 1:
         raise APIUsageError(f"--max-game-steps must be at least 1, got {args.max_game_steps}.")
     from pufferlib import league
+    from pufferlib._paths import check_writable
     from pufferlib._text import printable
     from pufferlib.games.ratings import fit, rank_correlation
     from pufferlib.train import checkpoint, trust
@@ -47,7 +48,7 @@ def league_command(argv: list[str]) -> int:
         from pufferlib.plot import require_matplotlib
 
         require_matplotlib("puffer league --plot")
-        checkpoint.check_writable(args.plot, "the plot")
+        check_writable(args.plot, "the plot")
     run_dir = _run_dir(args.run_dir, args.data_dir)
 
     env_id = checkpoint.run_env_id(run_dir)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from pufferlib._paths import check_writable
 from pufferlib.plot import plot_runs, plot_sweep
-from pufferlib.train.checkpoint import check_writable
 from pufferlib.train.metrics import SCORE_KEYS
 
 

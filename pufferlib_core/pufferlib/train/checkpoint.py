@@ -86,26 +86,6 @@ def remove_stale_temp_files(folder: str | Path, max_age: float = STALE_TMP_SECON
     return removed
 
 
-def check_writable(path: str | Path, what: str) -> None:
-    """APIUsageError unless `path` (a folder, or a file's path) can be written: it is a writable
-    folder, or a writable file, or it does not exist yet and its nearest existing parent is a
-    writable folder. Checked before work starts, so that a run does not fail at its first save."""
-    path = Path(path)
-    target = path
-    while not target.exists():
-        if target.parent == target:
-            break
-        target = target.parent
-    problem = None
-    if target != path and not target.is_dir():
-        problem = f"{target} is not a folder"
-    elif not os.access(target, os.W_OK | (os.X_OK if target.is_dir() else 0)):
-        problem = f"{target} is not writable"
-    if problem:
-        raise APIUsageError(f"Cannot write {what} {str(path)!r}: {problem}. Choose another place (or fix its "
-                            "permissions).")
-
-
 def save(path: str | Path, payload: dict[str, Any]) -> Path:
     """Write `payload` (as plain data) to `path` atomically and durably; returns the path.
 
@@ -333,6 +313,6 @@ def all_finite(tensors: Any) -> bool:
     return non_finite_count(tensors) == 0
 
 
-__all__ = ["CheckpointError", "PATTERN", "all_finite", "check_finite", "check_writable", "describe", "load",
+__all__ = ["CheckpointError", "PATTERN", "all_finite", "check_finite", "describe", "load",
            "load_policy", "non_finite_count", "plain_data", "policy_state", "remove_stale_temp_files", "resolve",
            "run_env_id", "save"]

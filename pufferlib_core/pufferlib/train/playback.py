@@ -24,7 +24,7 @@ PROGRESS_FRAMES = 250
 
 def write_video(frames: list[np.ndarray], path: str, fps: int) -> None:
     """Save rgb frames as a GIF, or a video file such as MP4 (the `video` extra: imageio, imageio-ffmpeg),
-    creating its folder if it is missing (what `checkpoint.check_writable`, run before the games, allows)."""
+    creating its folder if it is missing (what `pufferlib._paths.check_writable`, run before the games, allows)."""
     if not frames:
         raise APIUsageError("No frames to write: the env returned nothing from render() in rgb_array mode.")
     gif = path.lower().endswith(".gif")

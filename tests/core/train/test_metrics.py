@@ -1,6 +1,8 @@
 """RUN_DIR/metrics.jsonl and `puffer plot`."""
 
 import math
+import subprocess
+import sys
 import warnings
 
 import numpy as np
@@ -37,6 +39,19 @@ def test_plot_draws_a_png(tmp_path):
         plot_runs([tmp_path / "a"], tmp_path / "x.png", metric="environment/nope")
     with pytest.raises(APIUsageError, match="run directory"):
         plot_runs([tmp_path / "missing"], tmp_path / "x.png")
+
+
+def test_puffer_plot_draws_without_importing_torch(tmp_path):
+    """`puffer plot` writes no checkpoint: it starts without torch's import (~3 s of CPU here)."""
+    f = MetricsFile(tmp_path / "run", {}, "env")
+    for step in range(1, 4):
+        f.write(step * 100, {"SPS": 1000.0, "environment/episode_return": float(step)})
+    f.close()
+    code = ("import sys\nfrom pufferlib.cli import main\n"
+            f"assert main(['plot', {str(tmp_path / 'run')!r}, '-o', {str(tmp_path / 'c.png')!r}]) == 0\n"
+            "assert 'torch' not in sys.modules, 'torch'")
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)
+    assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 def test_torn_last_line_is_skipped_with_a_warning_when_read(tmp_path):
