@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+
+from pufferlib.cli import main
 
 #: Random play scores about -1,200 to -1,500; runs of the shipped config (its learning rate annealed over
 #: this budget) ended at -332, -234 and -297 on seeds 42 (the default), 1 and 2, their last six logged
@@ -17,9 +17,8 @@ BUDGET, THRESHOLD = 120_000, -700.0
 
 @pytest.mark.slow
 def test_pendulum_swings_up_with_its_shipped_config(tmp_path):
-    subprocess.run([sys.executable, "-m", "pufferlib", "train", "gym-Pendulum-v1", "--train.total-timesteps",
-                    str(BUDGET), "--train.data-dir", str(tmp_path), "--train.device", "cpu"],
-                   check=True, stdout=subprocess.DEVNULL, timeout=600)
+    assert main(["train", "gym-Pendulum-v1", "--train.total-timesteps", str(BUDGET), "--train.data-dir",
+                 str(tmp_path), "--train.device", "cpu"]) == 0
     (metrics,) = tmp_path.glob("*/metrics.jsonl")
     rows = [json.loads(line) for line in metrics.read_text().splitlines()[1:]]
     returns = [row["environment/episode_return"] for row in rows if "environment/episode_return" in row]
@@ -34,10 +33,8 @@ def test_mountain_car_finds_the_flag_with_gsde(tmp_path):
     896 steps and stayed above 90 to 2,784 (2026-12-07; at 10k steps its best means were 91.7,
     96.9, 98.2 on seeds 1, 2, 3): 4k steps, 4.5x the first, at 10 updates per 8 steps (78 s of CPU
     for 10k under load)."""
-    subprocess.run([sys.executable, "-m", "pufferlib", "train", "gym-MountainCarContinuous-v0", "--train.data-dir",
-                    str(tmp_path), "--train.device", "cpu", "--train.seed", "2",
-                    "--train.total-timesteps", "4000"],
-                   check=True, stdout=subprocess.DEVNULL, timeout=600)
+    assert main(["train", "gym-MountainCarContinuous-v0", "--train.data-dir", str(tmp_path), "--train.device", "cpu",
+                 "--train.seed", "2", "--train.total-timesteps", "4000"]) == 0
     (metrics,) = tmp_path.glob("*/metrics.jsonl")
     rows = [json.loads(line) for line in metrics.read_text().splitlines()[1:]]
     returns = [row["environment/episode_return"] for row in rows if "environment/episode_return" in row]
