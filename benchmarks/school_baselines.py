@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from anchors import Chooser, spread  # noqa: E402
+from anchors import Chooser, checkpoint_player, spread  # noqa: E402
 
 KEYS = ("score", "hits", "crash_rate", "oob_rate", "death_rate", "episode_length")
 
@@ -53,17 +53,6 @@ def play(choose: Chooser, battles: int) -> dict[str, float]:
     return {k: statistics.mean(float(log[k]) for log in logs) for k in KEYS}
 
 
-def checkpoint(path: str, sampled: bool) -> Chooser:
-    """A checkpoint's policy as a player: sampled actions, or its most likely ones."""
-    import pufferlib
-
-    agent = pufferlib.load(path, env="ocean-school")
-
-    def choose(obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return np.clip(np.asarray(agent.act(obs, deterministic=not sampled)[0]), -1, 1)
-    return choose
-
-
 def row(name: str, results: list[dict[str, float]]) -> str:
     """One Markdown row: each key's figure, or its median [min, max] over several runs."""
     cells = [spread([r[k] for r in results], ".3f") if len(results) > 1 else f"{results[0][k]:.3f}" for k in KEYS]
@@ -82,7 +71,7 @@ def main() -> None:
     for sampled in (True, False):
         results = []
         for path in args.checkpoints:
-            results.append(play(checkpoint(path, sampled), args.battles))
+            results.append(play(checkpoint_player(path, "ocean-school", sampled), args.battles))
             print(f"{path} ({'sampled' if sampled else 'greedy'}): "
                   + ", ".join(f"{k} {v:.3f}" for k, v in results[-1].items()), file=sys.stderr, flush=True)
         if results:
