@@ -2,7 +2,7 @@
 
 Contract: `check_writable(path, what)` returns when `path` can be written and raises
 `APIUsageError` naming the place and why not otherwise. It imports nothing heavy (no torch),
-so that commands that write no checkpoint (`puffer plot`) start in a fraction of a second.
+so that a command that writes no checkpoint (`puffer plot`) starts without it.
 """
 
 from __future__ import annotations
