@@ -14,7 +14,7 @@ TINY = ["--train.total-timesteps", "512", "--train.batch-size", "512", "--train.
 
 
 @pytest.mark.parametrize("env_id, dtype", [("ocean-school", np.float32), ("ocean-squared", np.int32)])
-def test_checkpoint_player_acts_in_its_envs_space(env_id, dtype, tmp_path, monkeypatch, capsys):
+def test_checkpoint_player_acts_in_its_envs_space(env_id, dtype, tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     anchors = load_benchmark("anchors")
     assert cli.main(["train", env_id, *TINY, "--train.data-dir", str(tmp_path)]) == 0
