@@ -15,7 +15,7 @@ Chooser = Callable[[np.ndarray, np.random.Generator], np.ndarray]
 def checkpoint_player(path: str, env_id: str, sampled: bool = False) -> Chooser:
     """The policy of a checkpoint (or run folder) of `env_id`: its most likely actions, or sampled
     ones with `sampled`; (n,) actions for a Discrete space, (n, k) for MultiDiscrete, and (n, k)
-    floats clipped to the space's bounds for a Box (a Gaussian head's samples overshoot them)."""
+    floats for a Box (`Agent.act` clips them to the space's bounds)."""
     import gymnasium
 
     import pufferlib
@@ -26,7 +26,7 @@ def checkpoint_player(path: str, env_id: str, sampled: bool = False) -> Chooser:
     def choose(obs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         actions = np.asarray(agent.act(obs, deterministic=not sampled)[0])
         if isinstance(space, gymnasium.spaces.Box):
-            return np.clip(actions.astype(np.float32), space.low, space.high)
+            return actions.astype(np.float32)
         actions = actions.astype(np.int32).reshape(len(obs), -1)
         return actions[:, 0] if actions.shape[1] == 1 else actions
     return choose
